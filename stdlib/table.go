@@ -13,6 +13,8 @@ var (
 	argMat   = []Arg{{Name: "A", Ranks: Matrix}}
 	argArray = []Arg{{Name: "x", Ranks: Vector | Matrix}}
 	argVec   = []Arg{{Name: "x", Ranks: Vector}}
+	// argVecOrRows is a vector, or a matrix taken row by row
+	argVecOrRows = []Arg{{Name: "x", Ranks: Vector | Matrix}}
 
 	// odeArgs are ode_rk45's: "..." stands for the arguments passed on to f.
 	odeData    = "the solver's times and settings are fixed, as in Stan"
@@ -259,10 +261,10 @@ var funcs = []*Func{
 	{Name: "outer", Args: []Arg{{Name: "x", Ranks: Vector}, {Name: "y", Ranks: Vector}}, Shape: Outer,
 		Support: SupportRule{Kind: Product, Default: dist.Real}, Elem: RealResult, Op: "outer",
 		Doc: "outer product x * y' of two vectors", Example: "outer(a, b)"},
-	{Name: "softmax", Args: argVec, Shape: Elementwise1, Support: SupportRule{Kind: Fixed, Default: dist.Simplex}, Elem: RealResult, Op: "softmax",
-		Doc: "exp(x - logsumexp(x)): the simplex of probabilities with log-odds x, without overflow", Example: "Categorical(softmax(alpha + beta * x))"},
-	{Name: "log_softmax", Args: argVec, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "log_softmax",
-		Doc: "x - logsumexp(x): the log of softmax(x), without overflow or underflow", Example: "log_softmax(eta)"},
+	{Name: "softmax", Args: argVecOrRows, Shape: Elementwise1, Support: SupportRule{Kind: Fixed, Default: dist.Simplex}, Elem: RealResult, Op: "softmax",
+		Doc: "exp(x - logsumexp(x)): the simplex of probabilities with log-odds x, without overflow; of a matrix, each row's (the rows of a loop's softmax(M[i]))", Example: "Categorical(softmax(alpha + beta * x))"},
+	{Name: "log_softmax", Args: argVecOrRows, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "log_softmax",
+		Doc: "x - logsumexp(x): the log of softmax(x), without overflow or underflow; of a matrix, each row's", Example: "log_softmax(eta)"},
 	{Name: "dot_product", Args: []Arg{{Name: "x", Ranks: Vector | Matrix}, {Name: "y", Ranks: Vector | Matrix}}, Shape: DotProduct, Support: SupportRule{Kind: SumOfProducts, Default: dist.Real}, Elem: RealResult, Op: "dot_product",
 		Doc: "sum(x .* y) of two vectors of one length, a scalar; either may be a row [1, n], as in Stan", Example: "dot_product(beta, x)"},
 	{Name: "dot_self", Args: argVec, Shape: ReduceScalar, Support: SupportRule{Kind: Fixed, Default: dist.NonNegative}, Elem: RealResult, Op: "dot_self",

@@ -103,6 +103,21 @@ func TestLogMixEnds(t *testing.T) {
 	})
 }
 
+// TestSoftmaxRows: softmax and log_softmax of a matrix are each row's, as
+// the rows of a loop's softmax(M[i]) (the help's "same shape as the
+// argument"; a matrix was refused), against the plain per-row forms.
+func TestSoftmaxRows(t *testing.T) {
+	in := scalarFuncsInput(t)
+	const m = "let M = outer(x, [a, s, u])\n"
+	for _, c := range []plainCase{
+		{"log_softmax of a matrix", m + "target += sum(log_softmax(M) .* outer(x, x))\n", m + "target += sum((M - rowlogsumexp(M)) .* outer(x, x))\n"},
+		{"softmax of a matrix", m + "target += sum(softmax(M) .* outer(x, x))\n", m + "target += sum(exp(M - rowlogsumexp(M)) .* outer(x, x))\n"},
+		{"softmax of a row", "target += sum(softmax([a, s, u]') .* x')\n", "target += sum(exp([a, s, u]' - logsumexp([a, s, u])) .* x')\n"},
+	} {
+		wantSamePlain(t, scalarFuncsDecls, in, nil, c)
+	}
+}
+
 // TestScalarFuncsErrors: a domain error at fit time is positioned at the
 // call, and an argument read from a data file is named at its cell.
 func TestScalarFuncsErrors(t *testing.T) {

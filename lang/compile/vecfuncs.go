@@ -36,10 +36,18 @@ func (l *lowerer) vecCall(e *ast.CallExpr, name string, pos ast.Pos) (value, boo
 	}
 	var id autodiff.ID
 	switch name {
-	case "softmax": // exp(x - max - log Σ exp(x - max)): logsumexp subtracts the max
-		id = b.Exp(b.Sub(args[0], b.LogSumExp(args[0], pos), pos), pos)
-	case "log_softmax":
-		id = b.Sub(args[0], b.LogSumExp(args[0], pos), pos)
+	case "softmax", "log_softmax": // exp(x - max - log Σ exp(x - max)): logsumexp subtracts the max
+		x := args[0]
+		var lse autodiff.ID
+		if s := b.Shape(x); s.Rank == 2 && s.Rows != 1 { // a matrix: each row's, as a loop's softmax(M[i])
+			lse = b.RowLogSumExp(x, pos)
+		} else {
+			lse = b.LogSumExp(x, pos)
+		}
+		id = b.Sub(x, lse, pos)
+		if name == "softmax" {
+			id = b.Exp(id, pos)
+		}
 	case "dot_product":
 		id = b.Sum(b.Mul(asColumn(args[0]), asColumn(args[1]), pos), pos)
 	case "dot_self":
