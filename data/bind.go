@@ -534,11 +534,21 @@ func (b *binder) labelBounded(d *check.DataVar) (*check.DataVar, int) {
 		if e.Elem != check.Int || len(e.Dims) != 1 || e.UpperExpr == nil {
 			continue
 		}
-		if name, c := upperSize(e.UpperExpr); name == d.Name {
+		if name, c := sizeBound(e); name == d.Name {
 			return e, c
 		}
 	}
 	return nil, 0
+}
+
+// sizeBound is upperSize of d's upper bound, or "" when its bounds are
+// per element (an int vector bounded by an int vector of data, which no
+// labels give).
+func sizeBound(d *check.DataVar) (name string, c int) {
+	if d.ElemBounds {
+		return "", 0
+	}
+	return upperSize(d.UpperExpr)
 }
 
 // upperSize matches an upper bound x against a size J alone (c = 0) or
@@ -847,7 +857,7 @@ func (b *binder) check(d *check.DataVar, a *Array) {
 		if err != nil {
 			b.errs = append(b.errs, err)
 			b.skipSizes(d)
-			if name, _ := upperSize(d.UpperExpr); name != "" {
+			if name, _ := sizeBound(d); name != "" {
 				b.unread[name] = true // the labels would have given it (boundByLabels): not a second error
 			}
 			return
@@ -1076,7 +1086,7 @@ func (b *binder) codeLabels(d *check.DataVar, a *Array) (*Array, *ast.Error) {
 		if !ok && lv.Given {
 			also := ""
 			if orderOf != d.Name {
-				size, _ := upperSize(d.UpperExpr)
+				size, _ := sizeBound(d)
 				also = fmt.Sprintf(", which codes `%s` too (both are bounded by %s)", d.Name, size)
 			}
 			return nil, ast.Errorf(a.Locate(i), "column %q: label %q is not in the order --levels gives `%s`%s (its %d labels: %s)%s", a.labelColumn, s, orderOf, also, len(lv.Labels), listNames(lv.Labels, 20), labelSuggestion(s, lv.Labels))
@@ -1108,7 +1118,7 @@ func labelSet(a *Array) []string {
 // together, each label with one code in all of them. Just d when its
 // upper bound is no size.
 func (b *binder) labelGroup(d *check.DataVar) []*check.DataVar {
-	size, _ := upperSize(d.UpperExpr)
+	size, _ := sizeBound(d)
 	if size == "" {
 		return []*check.DataVar{d}
 	}
@@ -1117,7 +1127,7 @@ func (b *binder) labelGroup(d *check.DataVar) []*check.DataVar {
 		if e.Implicit || e.Elem != check.Int || len(e.Dims) != 1 {
 			continue
 		}
-		if other, _ := upperSize(e.UpperExpr); other == size {
+		if other, _ := sizeBound(e); other == size {
 			group = append(group, e)
 		}
 	}
@@ -1154,7 +1164,7 @@ func (b *binder) groupOrder(d *check.DataVar, group []*check.DataVar) (string, [
 			continue
 		}
 		if e == d && !slices.Equal(order, b.order[first]) {
-			size, _ := upperSize(d.UpperExpr)
+			size, _ := sizeBound(d)
 			return "", nil, ast.Errorf(ast.Pos{File: "--levels"}, "`%s` and `%s` are given different orders, but they index one axis (both are bounded by %s), so one order codes both: give it once, for either", first, e.Name, size)
 		}
 	}
@@ -1169,7 +1179,7 @@ func (b *binder) groupOrder(d *check.DataVar, group []*check.DataVar) (string, [
 // those numbers would index one axis with no coding between them. It is
 // at a's first label, which it names.
 func (b *binder) mixedCoding(d *check.DataVar, a *Array, group []*check.DataVar) *ast.Error {
-	size, _ := upperSize(d.UpperExpr)
+	size, _ := sizeBound(d)
 	for _, e := range group {
 		o := b.raw[e.Name]
 		if e == d || o == nil || o.labels != nil || o.bad != nil {

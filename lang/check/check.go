@@ -474,8 +474,8 @@ func (c *checker) dataDecl(s *ast.DataDecl) {
 		dv.Elem = Int
 	}
 	dv.LowerExpr, dv.UpperExpr = t.Lower, t.Upper
-	dv.Lower = c.bound(t.Lower, "lower")
-	dv.Upper = c.bound(t.Upper, "upper")
+	dv.Lower = c.bound(dv, t.Lower, "lower")
+	dv.Upper = c.bound(dv, t.Upper, "upper")
 	if dv.Lower != nil && dv.Upper != nil && *dv.Lower > *dv.Upper {
 		c.errorf(t.Upper.Pos(), "upper bound %g is below the lower bound %g", *dv.Upper, *dv.Lower)
 	}
@@ -550,9 +550,13 @@ func dataSupport(kind ast.ElemKind, lo, hi *float64) dist.Support {
 	return dist.Real
 }
 
-// bound checks a data bound: a scalar that depends only on data and
-// constants. It returns its value when constant.
-func (c *checker) bound(e ast.Expr, which string) *float64 {
+// bound checks a bound of data dv: a scalar, or an array of dv's shape (a
+// bound per element: real<lower=0, upper=u>[N] with u data of N values,
+// dv.ElemBounds), that depends only on data and constants. It returns its
+// value when constant. A bound that is not constant gives dv no support or
+// range: its values are checked against the data's when they load
+// (compile.Compile).
+func (c *checker) bound(dv *DataVar, e ast.Expr, which string) *float64 {
 	if e == nil {
 		return nil
 	}
@@ -560,12 +564,21 @@ func (c *checker) bound(e ast.Expr, which string) *float64 {
 	if !t.Valid() {
 		return nil
 	}
-	if t.Shape.Rank() != 0 {
+	switch {
+	case t.Shape.Rank() != 0 && len(dv.Dims) == 0:
 		c.errorf(e.Pos(), "%s bound must be a scalar; `%s` is %s", which, exprString(e), t.Shape.describe())
+		return nil
+	case t.Shape.Rank() != 0 && !sameShape(t.Shape, dv.Dims):
+		c.errorf(e.Pos(), "%s bound must be a scalar or have `%s`'s shape %s (a bound per element); `%s` is %s",
+			which, dv.Name, dv.Dims, exprString(e), t.Shape.describe())
 		return nil
 	}
 	if !t.DataOnly {
 		c.errorf(e.Pos(), "%s bound must depend only on data and constants; %s", which, c.paramCulprit(e))
+		return nil
+	}
+	if t.Shape.Rank() != 0 {
+		dv.ElemBounds = true
 		return nil
 	}
 	return t.Const

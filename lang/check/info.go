@@ -431,6 +431,10 @@ type DataVar struct {
 	LowerExpr, UpperExpr ast.Expr
 	Lower, Upper         *float64
 	Support              dist.Support // from the kind and constant bounds
+	// ElemBounds is true when a bound is an array of the data's shape,
+	// one bound per element (real<lower=0, upper=u>[N] with u data of N
+	// values); the compiler checks each value against its element.
+	ElemBounds bool
 	// Uses are the distributions whose whole value the data is (`y ~ D`):
 	// each value must lie in their supports, checked when the data loads.
 	Uses []DataUse

@@ -143,6 +143,9 @@ func Compile(f *ast.File, info *check.Info, bound map[string]*data.Array) (*Mode
 	if err != nil {
 		return nil, err
 	}
+	if err := checkDataBounds(info, bound); err != nil {
+		return nil, err
+	}
 	m := &Model{file: f, info: info, data: bound}
 	m.track = m.skippable()
 	prog, _, err := m.build(buildJoint)

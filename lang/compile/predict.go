@@ -312,6 +312,9 @@ func CompilePredict(f *ast.File, info *check.Info, bound map[string]*data.Array)
 // and Model.Notes why any other left-out data that the model observes is
 // not.
 func CompilePredictOptions(f *ast.File, info *check.Info, bound map[string]*data.Array, opt PredictOptions) (*Model, error) {
+	if err := checkDataBounds(info, bound); err != nil {
+		return nil, err
+	}
 	draw, drawn, notes, err := predictDraws(f, info, bound, opt)
 	if err != nil {
 		return nil, err

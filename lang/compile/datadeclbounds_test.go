@@ -1,0 +1,131 @@
+package compile
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/lang/parser"
+)
+
+// claimsModel is the actuary's censored claims: each claim y[i] never
+// above its policy limit u[i] (Stan's vector<lower=0, upper=u>[N] y).
+const claimsModel = `data u: positive[N]
+data y: real<lower=0, upper=u>[N]
+param mu: real
+param s: positive
+mu ~ Normal(0, 10)
+s ~ HalfNormal(1)
+y ~ Normal(mu, s)
+`
+
+// TestDataElemBoundsValues: data bounded by other data, per element or by
+// a scalar, is checked value by value when the model compiles with its
+// data, inclusively as Stan does; a violation is an error at the value's
+// cell naming the bound's element and, for data read unchanged, its cell.
+func TestDataElemBoundsValues(t *testing.T) {
+	csv := func(text string) data.Input {
+		tab, err := data.ReadCSV("d.csv", strings.NewReader(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data.Input{File: "d.csv", Table: tab}
+	}
+	cases := []struct {
+		name, src string
+		in        data.Input
+		want      string // "" for none
+	}{
+		{"under its limits", claimsModel, csv("u,y\n1000,500\n2000,2000\n3000,0\n"), ""},
+		{"above u[3]", claimsModel, csv("u,y\n1000,500\n2000,1500\n3000,2999\n4000,4200\n5000,10\n"),
+			"d.csv:5:6: y: value 4200 is above its upper bound u[3] = 4000 (u's cell d.csv:5:1); `y` is declared real<lower=0, upper=u>[N] at m.gpp:2:6"},
+		{"JSON", claimsModel, jsonData(t, `{"u": [10, 20, 30], "y": [5, 21, 31]}`),
+			"d.json:1:30: y: value 21 is above its upper bound u[1] = 20 (u's cell d.json:1:12); `y` is declared real<lower=0, upper=u>[N] at m.gpp:2:6"},
+		{"constant side still checked by Bind", claimsModel, jsonData(t, `{"u": [10, 20], "y": [-1, 5]}`),
+			"d.json:1:23: y: value -1 is not >= 0; `y` is declared real<lower=0, upper=u>[N] at m.gpp:2:6"},
+		{"lower per element", `data c: real[N]
+data y: real<lower=c>[N]
+param mu: real
+y ~ Normal(mu, 1)
+`, jsonData(t, `{"c": [1, 2, 3], "y": [1, 2, 2.5]}`),
+			"d.json:1:30: y: value 2.5 is below its lower bound c[2] = 3 (c's cell d.json:1:14); `y` is declared real<lower=c>[N] at m.gpp:2:6"},
+		{"arithmetic of data", `data u: positive[N]
+data y: real<upper=2 * u - 1>[N]
+param mu: real
+y ~ Normal(mu, 1)
+`, jsonData(t, `{"u": [10, 20], "y": [19, 40]}`),
+			"d.json:1:27: y: value 40 is above its upper bound (2 * u - 1)[1] = 39; `y` is declared real<upper=2 * u - 1>[N] at m.gpp:2:6"},
+		{"matrix", `data A: real[N, 2]
+data Y: real<upper=A>[N, 2]
+param mu: real
+Y ~ Normal(mu, 1)
+`, jsonData(t, `{"A": [[1, 2], [3, 4]], "Y": [[1, 2], [3, 4.5]]}`),
+			"d.json:1:43: Y: value 4.5 is above its upper bound A[1, 1] = 4 (A's cell d.json:1:20); `Y` is declared real<upper=A>[N, 2] at m.gpp:2:6"},
+		{"scalar data bound", `data m: positive
+data y: real<lower=0, upper=m>[N]
+param mu: real
+y ~ Normal(mu, 1)
+`, jsonData(t, `{"m": 3, "y": [1, 2, 5]}`),
+			"d.json:1:22: y: value 5 is above its upper bound m = 3 (m's cell d.json:1:7); `y` is declared real<lower=0, upper=m>[N] at m.gpp:2:6"},
+		{"scalar bound of arithmetic", `data c: real[K]
+data y: real<lower=max(c)>[N]
+param mu: real
+y ~ Normal(mu, 1)
+`, jsonData(t, `{"c": [1, 4, 2], "y": [4, 3.5]}`),
+			"d.json:1:27: y: value 3.5 is below its lower bound `max(c)` = 4; `y` is declared real<lower=max(c)>[N] at m.gpp:2:6"},
+		{"int counts under their trials", `data n: int<lower=1>[N]
+data y: int<lower=0, upper=n>[N]
+param p: unit
+y ~ Binomial(n, p)
+`, jsonData(t, `{"n": [10, 5, 8], "y": [3, 5, 9]}`),
+			"d.json:1:31: y: value 9 is above its upper bound n[2] = 8 (n's cell d.json:1:15); `y` is declared int<lower=0, upper=n>[N] at m.gpp:2:6"},
+		{"bound of another length", `data M: int
+data u: positive[K]
+data y: real<upper=u[0:M]>[N]
+param mu: real
+y ~ Normal(mu, 1)
+`, jsonData(t, `{"M": 3, "u": [10, 20, 30], "y": [1, 2]}`),
+			"m.gpp:3:20: the upper bound `u[0:M]` of `y` is [3] with this data, not of `y`'s shape [2]: a bound per element needs one per element"},
+	}
+	for _, c := range cases {
+		_, err := compileSrcErr(t, "m.gpp", c.src, nil, c.in)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want != "" && (err == nil || err.Error() != c.want):
+			t.Errorf("%s: error\n%v\nwant\n%s", c.name, err, c.want)
+		}
+	}
+}
+
+// TestDataElemBoundsMissing: a missing cell of bounded data (a value gpp
+// predict draws) is not checked against its bound; the others are.
+func TestDataElemBoundsMissing(t *testing.T) {
+	f, err := parser.ParseFile("m.gpp", []byte(claimsModel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := check.Check(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound, err := data.Bind(info, []data.Input{jsonData(t, `{"u": [10, 20, 30], "y": [5, 6, 7]}`)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := *bound["y"]
+	y.Values = []float64{5, math.NaN(), 7}
+	y.Missing = []int{1}
+	bound["y"] = &y
+	if err := checkDataBounds(info, bound); err != nil {
+		t.Errorf("a missing cell was checked: %v", err)
+	}
+	y.Values = slices.Clone(y.Values)
+	y.Values[2] = 31
+	if err := checkDataBounds(info, bound); err == nil || !strings.Contains(err.Error(), "y: value 31 is above its upper bound u[2] = 30") {
+		t.Errorf("with a missing cell, y[2] = 31 above u[2] = 30: %v", err)
+	}
+}
