@@ -1285,7 +1285,7 @@ func labelHint(d *check.DataVar, column string) string {
 	case 1:
 		return fmt.Sprintf(" (a column of labels: declare it int (data %s: int[%s]) %s)", d.Name, d.Dims[0], coded)
 	case 2:
-		return fmt.Sprintf(" (a column of labels, which matrix `%s` cannot take: leave it out of its columns (%s=FILE.csv:COL1,COL2), or bind it to an int vector of its own (data %s: int[N]) %s)", d.Name, d.Name, column, coded)
+		return fmt.Sprintf(" (a column of labels, which matrix `%s` cannot take: leave it out of its columns (%s=FILE.csv:-%s, every other column, or %s=FILE.csv:COL1,COL2), or bind it to an int vector of its own (data %s: int[N]) %s)", d.Name, d.Name, column, d.Name, column, coded)
 	}
 	return fmt.Sprintf(" (a column of labels: declare an int vector (data %s: int[N]) %s)", d.Name, coded)
 }

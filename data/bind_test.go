@@ -386,7 +386,7 @@ func TestBindErrors(t *testing.T) {
 		}, nil, "d.csv:2:1: column \"y\": \"foo\" is not a number (a column of labels: declare it int (data y: int[N]) to code its labels 0, 1, ... in sorted order)\x00"}, // N, bound by no data, is not checked
 		{"matrix takes a column of words", "data X: real[N, D]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "a,b,name\n1,2,foo\n3,4,bar\n")}
-		}, nil, "d.csv:2:5: column \"name\": \"foo\" is not a number (a column of labels, which matrix `X` cannot take: leave it out of its columns (X=FILE.csv:COL1,COL2), or bind it to an int vector of its own (data name: int[N]) to code its labels 0, 1, ... in sorted order)\x00"},
+		}, nil, "d.csv:2:5: column \"name\": \"foo\" is not a number (a column of labels, which matrix `X` cannot take: leave it out of its columns (X=FILE.csv:-name, every other column, or X=FILE.csv:COL1,COL2), or bind it to an int vector of its own (data name: int[N]) to code its labels 0, 1, ... in sorted order)\x00"},
 		{"named file's column of words read", "data y: real[N]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "y", "y.csv", "v\n1\nmany\n")}
 		}, nil, "y.csv:3:1: column \"v\": \"many\" is not a number"},

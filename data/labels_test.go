@@ -144,7 +144,7 @@ func TestBindLabelsErrors(t *testing.T) {
 		{"real", "data g: real[N]\n", "g\nA\nB\n", `d.csv:2:1: column "g": "A" is not a number (a column of labels: declare it int (data g: int[N]) to code its labels 0, 1, ... in sorted order)` + "\x00"},
 		{"positive", "data g: positive[N]\n", "g\nA\nB\n", `(a column of labels: declare it int (data g: int[N]) to code`},
 		{"int scalar", "data g: int\n", "g\nA\n", `d.csv:2:1: column "g": "A" is not a number (a column of labels: declare an int vector (data g: int[N]) to code`},
-		{"matrix", "data X: int[N, 2]\n", "a,b\n1,A\n2,B\n", "d.csv:2:3: column \"b\": \"A\" is not a number (a column of labels, which matrix `X` cannot take: leave it out of its columns (X=FILE.csv:COL1,COL2), or bind it to an int vector of its own (data b: int[N])"},
+		{"matrix", "data X: int[N, 2]\n", "a,b\n1,A\n2,B\n", "d.csv:2:3: column \"b\": \"A\" is not a number (a column of labels, which matrix `X` cannot take: leave it out of its columns (X=FILE.csv:-b, every other column, or X=FILE.csv:COL1,COL2), or bind it to an int vector of its own (data b: int[N])"},
 		{"upper bound", "data g: int<lower=1, upper=2>[N]\n", "g\nB\nC\nA\n", "d.csv:3:1: g: value 3 is not <= 2; `g` is declared int<lower=1, upper=2>[N] at m.gpp:1:6"},
 		// Stan's 1-based categories against lower=0: the advice to shift them
 		{"1-based ids", "data g: int<lower=0, upper=3>[N]\n", "g\n1\n4\n2\n3\n", "d.csv:3:1: g: value 4 is not <= 3; `g` is declared int<lower=0, upper=3>[N] at m.gpp:1:6; categories and indices are 0-based and these run from 1 to 4, as Stan's 1-based ids do: give 0-based ids, or declare `g` int<lower=1, upper=4> and write g - 1 where the model reads it as a category or an index\x00"},

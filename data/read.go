@@ -230,6 +230,28 @@ func (t *Table) Select(names []string, arg string) (*Table, error) {
 	for _, c := range t.Columns {
 		header = append(header, c.Name)
 	}
+	if left, ok := LeftOut(names); ok { // -gene: every column but these, in the file's order
+		for _, n := range left {
+			if !slices.Contains(header, n) {
+				hint := ""
+				if best := check.Suggest(n, header); best != "" {
+					hint = fmt.Sprintf("; did you mean %q?", best)
+				}
+				return nil, ast.Errorf(pos, "%s: the header of %s has no column %q to leave out%s (its columns: %s)", arg, t.File, n, hint, listColumns(header))
+			}
+		}
+		names = nil
+		for _, h := range header {
+			if !slices.Contains(left, h) {
+				names = append(names, h)
+			}
+		}
+		if len(names) == 0 {
+			return nil, ast.Errorf(pos, "%s: leaves out every column of %s", arg, t.File)
+		}
+	} else if slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "-") }) {
+		return nil, ast.Errorf(pos, "%s: a selection lists the columns to take (a,b) or those to leave out (-gene,-id), not both", arg)
+	}
 	index := make([]int, len(names))
 	seen := map[string]bool{}
 	for i, n := range names {
@@ -250,6 +272,23 @@ func (t *Table) Select(names []string, arg string) (*Table, error) {
 		}
 	}
 	return t.sub(index), nil
+}
+
+// LeftOut returns the columns a selection leaves out, NAME=FILE.csv:-gene,-id
+// (each name after its -), and whether it is one: every name begins with
+// "-" (a wide genes × samples file whose label column is not the matrix's).
+func LeftOut(sel []string) ([]string, bool) {
+	if len(sel) == 0 {
+		return nil, false
+	}
+	out := make([]string, len(sel))
+	for i, n := range sel {
+		if !strings.HasPrefix(n, "-") || len(n) == 1 {
+			return nil, false
+		}
+		out[i] = n[1:]
+	}
+	return out, true
 }
 
 // sub returns the table of t's columns index, in that order.

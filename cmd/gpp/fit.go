@@ -248,7 +248,7 @@ else all columns of the one positional CSV; a vector declaration x takes the
 columns x.1, x.2, ... of a positional CSV of one row (a wide row, as R writes
 a vector). NAME=file.csv binds a whole file to
 NAME, NAME=file.csv:a,b,c its columns a, b and c in that order (one column for
-a vector), a .json file is a Stan-style data object, a .R file an R dump
+a vector), NAME=file.csv:-gene every column but gene, a .json file is a Stan-style data object, a .R file an R dump
 (data.R, as dump() and rstan's stan_rdump write it), and --set NAME=VALUE gives
 constants and scalar data. A CSV is comma-separated with decimal points (a .tsv
 file is read the same way, tab-separated); TRUE and FALSE cells are the ints

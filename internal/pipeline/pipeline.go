@@ -144,7 +144,8 @@ func wholePath(arg, file string) bool {
 
 // ReadInputs reads data arguments: FILE.csv, FILE.tsv (tab-separated),
 // FILE.json, FILE.R, NAME=FILE.csv, or NAME=FILE.csv:a,b,c for the columns a, b and c of FILE.csv, in that
-// order (a matrix of them, or a vector of one).
+// order (a matrix of them, or a vector of one), or NAME=FILE.csv:-a for
+// every column but a, in the file's order.
 func ReadInputs(args []string, sources map[string][]byte) ([]data.Input, error) {
 	return ReadInputsFor(args, sources, nil)
 }
@@ -183,6 +184,9 @@ func ReadInputsFor(args []string, sources map[string][]byte, info *check.Info) (
 			switch {
 			case cols != nil:
 				keep = func(c string) bool { return slices.Contains(cols, c) }
+				if left, ok := data.LeftOut(cols); ok {
+					keep = func(c string) bool { return !slices.Contains(left, c) }
+				}
 			case info != nil && name == "":
 				keep = data.ColumnsRead(info)
 			}

@@ -89,3 +89,39 @@ func TestSelectColumns(t *testing.T) {
 		t.Errorf("y from %s:q = %v", colon, y.Values)
 	}
 }
+
+// TestSelectLeftOut: X=FILE.csv:-gene binds X to every column but gene, in
+// the file's order (a wide genes × samples file whose first column names
+// the genes); an unknown name to leave out is an error with a suggestion,
+// and a selection that both lists and leaves out columns is refused.
+func TestSelectLeftOut(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "counts.csv")
+	if err := os.WriteFile(file, []byte("gene,s1,s2,s3\ng0,1,2,3\ng1,4,5,6\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(dir, "m.gpp")
+	if err := os.WriteFile(model, []byte("data Y: int<lower=0>[G, S]\nparam m: positive ~ Gamma(1, 1)\nY ~ Poisson(m)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := pipeline.Load(model, []string{"Y=" + file + ":-gene"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Y := l.Data["Y"]; !slices.Equal(Y.Shape, []int{2, 3}) || !slices.Equal(Y.Values, []float64{1, 2, 3, 4, 5, 6}) {
+		t.Errorf("Y = %v %v, want the columns s1, s2, s3", Y.Shape, Y.Values)
+	}
+	if l, err := pipeline.Load(model, []string{"Y=" + file + ":-s2,-gene"}, nil); err != nil || !slices.Equal(l.Data["Y"].Values, []float64{1, 3, 4, 6}) {
+		t.Errorf("-s2,-gene: %v, %v", err, l.Data["Y"])
+	}
+	for _, tc := range []struct{ arg, want string }{
+		{"Y=" + file + ":-gen", file + ":1:1: Y=" + file + ":-gen: the header of " + file + " has no column \"gen\" to leave out; did you mean \"gene\"?"},
+		{"Y=" + file + ":-gene,s1", file + ":1:1: Y=" + file + ":-gene,s1: a selection lists the columns to take (a,b) or those to leave out (-gene,-id), not both"},
+		{"Y=" + file + ":-gene,-s1,-s2,-s3", file + ":1:1: Y=" + file + ":-gene,-s1,-s2,-s3: leaves out every column of " + file},
+	} {
+		_, err := pipeline.Load(model, []string{tc.arg}, nil)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%s: error %v\nwant %s", tc.arg, err, tc.want)
+		}
+	}
+}
