@@ -169,12 +169,7 @@ func (p *Program) operandCells(n *node, k int) string {
 			gc := max(n.gc, 1)
 			e = k/gc*n.bc[2*a] + k%gc*n.bc[2*a+1]
 		}
-		is := "is"
-		src, at, ok := p.cellOf(n.args[a], e)
-		if !ok {
-			src, at, ok = p.derivedCell(n.args[a], e)
-			is = "is computed from"
-		}
+		note, ok := p.cellNoteOf(n.args[a], e)
 		if !ok {
 			continue
 		}
@@ -182,42 +177,22 @@ func (p *Program) operandCells(n *node, k int) string {
 		if n.op.isBinary() {
 			what = fmt.Sprintf("argument %d", a+1)
 		}
-		fmt.Fprintf(&b, "; %s %s %s's at %s", what, is, src.name, at)
+		fmt.Fprintf(&b, "; %s is %s", what, note)
 	}
 	return b.String()
 }
 
-// derivedCell follows element k of node i, computed from data alone by
-// elementwise ops whose other operands are single values (count + 1,
-// log(y) - 2), back to the datum it is computed from: that data's node and
-// the datum's cell, as cellOf's, so that lgamma(count + 1) at a count of −2
-// names the count's row. ok is false where no one datum makes the element.
-func (p *Program) derivedCell(i int32, k int) (*node, ast.Pos, bool) {
-	for {
-		m := &p.nodes[i]
-		if m.dyn {
-			return nil, ast.Pos{}, false
-		}
-		switch {
-		case m.op.isUnary():
-			i = m.args[0]
-		case m.op.isBinary():
-			x, y, gc := &p.nodes[m.args[0]], &p.nodes[m.args[1]], max(m.gc, 1)
-			switch {
-			case y.n == 1 && x.n == m.n:
-				i, k = m.args[0], k/gc*m.bc[0]+k%gc*m.bc[1]
-			case x.n == 1 && y.n == m.n:
-				i, k = m.args[1], k/gc*m.bc[2]+k%gc*m.bc[3]
-			default:
-				return nil, ast.Pos{}, false
-			}
-		default:
-			return nil, ast.Pos{}, false
-		}
-		if src, at, ok := p.cellOf(i, k); ok {
-			return src, at, true
-		}
+// cellNoteOf says what element k of node i is, after "is", where it is
+// read from a data file ("x's at d.json:1:8") or computed elementwise from
+// one datum there, with params or without ("computed from rt's at
+// d.csv:169:3 and param shift[2]"; traceCell), so that lgamma(count + 1)
+// at a count of −2, or rt - shift[subj] below 0, names the row; ok false
+// where no one datum makes the element.
+func (p *Program) cellNoteOf(i int32, k int) (string, bool) {
+	if src, at, ok := p.cellOf(i, k); ok {
+		return fmt.Sprintf("%s's at %s", src.name, at), true
 	}
+	return p.computedCell(i, k)
 }
 
 // loopError is nodeError for the node at p.order[k], which failed. When
@@ -917,10 +892,17 @@ func (p *Program) densityError(n *node) error {
 			return true
 		}
 		el := p.nodeElemPart(n, out, k)
+		i, j := k/n.gc, k%n.gc
 		for a, v := range par {
 			if a < len(d.Params) {
 				if need, ok := d.Params[a].Support.Admits(v); !ok {
-					err = ast.Errorf(n.pos, "%s: %s must be %s (got %s%s)", d.Name, paramName(d, a), need, shortAdmits(d.Params[a].Support, v), withComma(el))
+					// an argument computed from a datum and params
+					// (sigma * x) names the datum's cell
+					cell := ""
+					if note, ok := p.computedCell(n.args[a+1], i*bc[3*a+4]+j*bc[3*a+5]); ok {
+						cell = fmt.Sprintf("; %s is %s", paramName(d, a), note)
+					}
+					err = ast.Errorf(n.pos, "%s: %s must be %s (got %s%s)%s", d.Name, paramName(d, a), need, shortAdmits(d.Params[a].Support, v), withComma(el), cell)
 					return false
 				}
 			}
@@ -934,10 +916,9 @@ func (p *Program) densityError(n *node) error {
 		}
 		// A value read from a data file is named at its cell, which
 		// counts rows from 1 where the element index counts from 0.
-		cell := ""
-		i, j := k/n.gc, k%n.gc
-		if src, at, ok := p.cellOf(n.args[0], i*bc[1]+j*bc[2]); ok {
-			cell = fmt.Sprintf(cellNote+"%s's at %s", src.name, at)
+		cell, ve := "", i*bc[1]+j*bc[2]
+		if note, ok := p.cellNoteOf(n.args[0], ve); ok {
+			cell = cellNote + note
 		}
 		// A log-scale kernel (a positive latent's prior) is given log x:
 		// the message names x, as the model wrote it, and every l is in
@@ -961,6 +942,12 @@ func (p *Program) densityError(n *node) error {
 		}
 		if d.Why != nil && math.IsNaN(lp) {
 			if w := d.Why(x, par); w != "" { // a function's series that cannot keep its digits
+				if d.Why(0, par) == w {
+					cell = "" // the parameters' alone (c a pole), as at z = 0: not z's cell
+				}
+				if d.Quantity != "" { // a function's: z is its last argument
+					cell = strings.Replace(cell, cellNote, fmt.Sprintf("; argument %d is ", len(par)+1), 1)
+				}
 				err = ast.Errorf(n.pos, "%s%s", msg(fmt.Sprintf("%s: %s", d.Name, w), paramList(d, par), "z "+shown, el), cell)
 				return false
 			}
@@ -973,6 +960,9 @@ func (p *Program) densityError(n *node) error {
 				return false
 			}
 			if _, ok := d.Support.Admits(x); !ok && !d.ZeroAtEnd(x, par, lp) {
+				if lo, _ := d.Ends(par); lo == 0 && x <= 0 && cell != "" {
+					cell += p.boundNote(n.args[0], ve) // rt - shift[subj], shift's bound above rt
+				}
 				err = ast.Errorf(n.pos, "%s%s", msg(fmt.Sprintf("%s is -Inf: value %g outside the support of %s", quantity(d), x, d.Name), el), cell)
 				return false
 			}

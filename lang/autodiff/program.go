@@ -364,7 +364,8 @@ func (p *Program) dataIter(n *node, k int, err error) error {
 // columns, gathers, transposes, appends) to the DataConst it was read from, and
 // returns that node and the element's cell in its file.
 func (p *Program) cellOf(i int32, k int) (*node, ast.Pos, bool) {
-	return cellIn(p.nodes, i, k)
+	n, at, _, ok := cellIn(p.nodes, i, k)
+	return n, at, ok
 }
 
 // Cell returns the data that element k of x is read from, through
@@ -372,25 +373,33 @@ func (p *Program) cellOf(i int32, k int) (*node, ast.Pos, bool) {
 // computed, or the data came without a file), so that the compiler can
 // report a data value at its cell as the program's own checks do.
 func (b *Builder) Cell(x ID, k int) (data string, at ast.Pos, ok bool) {
-	n, at, ok := cellIn(b.nodes, b.index(x), k)
+	n, at, _, ok := cellIn(b.nodes, b.index(x), k)
 	if !ok {
 		return "", ast.Pos{}, false
 	}
 	return n.name, at, true
 }
 
-// cellIn is cellOf over the nodes of a program or of a builder.
-func cellIn(nodes []node, i int32, k int) (*node, ast.Pos, bool) {
+// cellIn is cellOf over the nodes of a program or of a builder; it also
+// returns the element of the data node that element k is.
+func cellIn(nodes []node, i int32, k int) (*node, ast.Pos, int, bool) {
+	i, k = indexedElem(nodes, i, k)
+	n := &nodes[i]
+	if n.op != OpConst || n.cells == nil {
+		return nil, ast.Pos{}, 0, false
+	}
+	at := n.cells(k)
+	return n, at, k, at.File != "" // no file: data given in memory
+}
+
+// indexedElem follows element k of node i back through indexing (slices,
+// columns, gathers, transposes, appends) to the node and element it is
+// read from: i and k themselves when node i is no indexing.
+func indexedElem(nodes []node, i int32, k int) (int32, int) {
 	arg := func(n *node, a int) *node { return &nodes[n.args[a]] }
 	for {
 		n := &nodes[i]
 		switch n.op {
-		case OpConst:
-			if n.cells == nil {
-				return nil, ast.Pos{}, false
-			}
-			at := n.cells(k)
-			return n, at, at.File != "" // no file: data given in memory
 		case OpSlice:
 			k += n.i1
 		case OpCol:
@@ -419,7 +428,7 @@ func cellIn(nodes []node, i int32, k int) (*node, ast.Pos, bool) {
 				continue
 			}
 		default:
-			return nil, ast.Pos{}, false
+			return i, k
 		}
 		i = n.args[0]
 	}

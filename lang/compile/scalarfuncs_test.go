@@ -123,8 +123,8 @@ func TestSoftmaxRows(t *testing.T) {
 func TestScalarFuncsErrors(t *testing.T) {
 	in := scalarFuncsInput(t)
 	wantFitErrors(t, "a.gpp", scalarFuncsDecls, in, []srcWant{
-		{"target += sum(log1m(x + s))\n", "a.gpp:8:15: log1m: argument 1.25 > 1 (element [1])"},
-		{"target += sum(inv_Phi(s * x))\n", "a.gpp:8:15: inv_Phi: argument -1.5 is outside [0, 1] (element [0])"},
+		{"target += sum(log1m(x + s))\n", "a.gpp:8:15: log1m: argument 1.25 > 1 (element [1]); the argument is computed from x's at d.json:1:14 and param s"},
+		{"target += sum(inv_Phi(s * x))\n", "a.gpp:8:15: inv_Phi: argument -1.5 is outside [0, 1] (element [0]); the argument is computed from x's at d.json:1:8 and param s"},
 		{"target += sum(lbeta(s, x))\n", "a.gpp:8:15: lbeta: arguments 1 and -1.5 must be > 0 (element [0]); argument 2 is x's at d.json:1:8"},
 		// computed from data alone, element by element: the datum's cell
 		{"target += sum(lbeta(s, 2 * x - 1))\n", "a.gpp:8:15: lbeta: arguments 1 and -4 must be > 0 (element [0]); argument 2 is computed from x's at d.json:1:8"},
@@ -259,13 +259,13 @@ func TestStanFuncsErrors(t *testing.T) {
 	in := stanFuncsInput(t)
 	wantFitErrors(t, "a.gpp", stanFuncsDecls, in, []srcWant{
 		{"target += sum(log_diff_exp(x, s))\n", "a.gpp:9:15: log_diff_exp: argument 1 (-1.5) < argument 2 (1): the difference would be negative (element [0]); argument 1 is x's at d.json:1:8"},
-		{"target += sum(acosh(s * x))\n", "a.gpp:9:15: acosh: argument -1.5 < 1 (element [0])"},
-		{"target += sum(atanh(s * x / 2))\n", "a.gpp:9:15: atanh: argument 1 gives +Inf (element [2])"},
+		{"target += sum(acosh(s * x))\n", "a.gpp:9:15: acosh: argument -1.5 < 1 (element [0]); the argument is computed from x's at d.json:1:8 and param s"},
+		{"target += sum(atanh(s * x / 2))\n", "a.gpp:9:15: atanh: argument 1 gives +Inf (element [2]); the argument is computed from x's at d.json:1:20 and param s"},
 		{"target += sum(inc_beta(s, 2, x))\n", "a.gpp:9:15: inc_beta: argument 3 (-1.5) is outside [0, 1] (element [0]); argument 3 is x's at d.json:1:8"},
 		{"target += sum(inc_beta(a, 2, u))\n", "a.gpp:9:15: inc_beta: a must be > 0 (got 0)"},
 		{"target += sum(gamma_q(s, x))\n", "a.gpp:9:15: gamma_q: argument 2 (-1.5) must be >= 0 (element [0]); argument 2 is x's at d.json:1:8"},
 		{"target += sum(log_modified_bessel_first_kind(s, x))\n", "a.gpp:9:15: log_modified_bessel_first_kind: argument 2 (-1.5) must be >= 0 (element [0]); argument 2 is x's at d.json:1:8"},
-		{"target += sum(lambert_wm1(s * x))\n", "a.gpp:9:15: lambert_wm1: argument -1.5 is outside [-1/e, 0) (element [0])"},
+		{"target += sum(lambert_wm1(s * x))\n", "a.gpp:9:15: lambert_wm1: argument -1.5 is outside [-1/e, 0) (element [0]); the argument is computed from x's at d.json:1:8 and param s"},
 		{"target += sum(lmultiply(s, x))\n", "a.gpp:9:15: lmultiply: argument 2 (-1.5) < 0 (element [0]); argument 2 is x's at d.json:1:8"},
 	})
 	wantCompileErrors(t, "a.gpp", stanFuncsDecls, in, []srcWant{

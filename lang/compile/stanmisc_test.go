@@ -52,9 +52,9 @@ func TestStanMiscErrors(t *testing.T) {
 	in := stanFuncsInput(t)
 	wantFitErrors(t, "a.gpp", stanFuncsDecls, in, []srcWant{
 		{"target += sum(fmod(s, x - x))\n", "a.gpp:9:15: fmod: argument 2 is 0 (element [0])"},
-		{"target += sum(lmgamma(3, s * x))\n", "a.gpp:9:15: lmgamma: argument 2 (-1.5) must be > (k - 1)/2 = 1 (element [0])"},
+		{"target += sum(lmgamma(3, s * x))\n", "a.gpp:9:15: lmgamma: argument 2 (-1.5) must be > (k - 1)/2 = 1 (element [0]); argument 2 is computed from x's at d.json:1:8 and param s"},
 		{"target += sum(hypergeometric_2F1(s, 1, 2, s + x))\n",
-			"a.gpp:9:15: hypergeometric_2F1: z must be < 1, or 1 where c - a - b > 0 (Gauss's theorem); past 1 lies ₂F₁'s branch cut (a 1, b 1, c 2, z 1.25, element [1])"},
+			"a.gpp:9:15: hypergeometric_2F1: z must be < 1, or 1 where c - a - b > 0 (Gauss's theorem); past 1 lies ₂F₁'s branch cut (a 1, b 1, c 2, z 1.25, element [1]); argument 4 is computed from x's at d.json:1:14 and param s"},
 		{"target += sum(hypergeometric_2F1(s, 1, -2 * s, x / 4))\n",
 			"a.gpp:9:15: hypergeometric_2F1: a lower parameter (c) is an integer <= 0, a pole (a 1, b 1, c -2, z -0.375, element [0])"},
 		{"target += hypergeometric_pFq([s, 1], [s + 1, 2], -60 * s)\n",
