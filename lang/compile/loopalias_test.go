@@ -10,7 +10,7 @@ import (
 // the if that reads it) is seen through: the loop is lowered as vectors
 // (its tape does not grow with N) to the same program as the loop that
 // indexes by g[i] itself — as many nodes, the same log joint and gradient
-// bit for bit. A let that is no row index (g[i] + 0) leaves the loop
+// bit for bit. A let that is no row index (g[i] * 1) leaves the loop
 // unrolled, with a note naming the loop and the let.
 func TestLoopLetIndexAlias(t *testing.T) {
 	for _, c := range []struct{ name, direct, alias string }{
@@ -47,13 +47,13 @@ func TestLoopLetIndexAlias(t *testing.T) {
 		})
 	}
 	t.Run("no row index", func(t *testing.T) {
-		body := "for i in 0:N {\n    let k = g[i] + 0\n    y[i] ~ Normal(a + u[k] * x[i], s)\n}\n"
+		body := "for i in 0:N {\n    let k = g[i] * 1\n    y[i] ~ Normal(a + u[k] * x[i], s)\n}\n"
 		small := compileSrc(t, "loop.gpp", loopHead+body, nil, loopData(40))
 		large := compileSrc(t, "loop.gpp", loopHead+body, nil, loopData(400))
 		if small.prog.Len() >= large.prog.Len() {
 			t.Errorf("not unrolled: %d nodes at N = 40, %d at N = 400", small.prog.Len(), large.prog.Len())
 		}
-		want := "loop.gpp:17:1: the loop over i is unrolled, an iteration at a time, not lowered as vector operations, because it indexes by `k` (loop.gpp:18:9), whose value `g[i] + 0` is not the loop variable or int data indexed by it"
+		want := "loop.gpp:17:1: the loop over i is unrolled, an iteration at a time, not lowered as vector operations, because it indexes by `k` (loop.gpp:18:9), whose value `g[i] * 1` is not the loop variable, one shifted by an int constant (i - 1), or int data indexed by one"
 		if len(small.Notes) != 1 || !strings.HasPrefix(small.Notes[0], want) {
 			t.Errorf("notes %q, want one starting %q", small.Notes, want)
 		}

@@ -2,6 +2,7 @@ package compile
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/gpplang/gpp/dist"
@@ -22,10 +23,11 @@ import (
 //
 // That is exact only when every quantity the body computes from the loop
 // variable is a scalar per iteration (so that the vector form is the
-// iterations side by side), each index it builds from i is i itself or
-// int data indexed by it (no i − 1: a recursion, whose out-of-range first
-// iteration the unrolled loop reports), and each function it applies to
-// them is elementwise. An if on data splits the rows into the rows of each
+// iterations side by side), each index it builds from i is i itself, i
+// shifted by an int constant (x[t − 1], a lag: the terms of the rows side
+// by side are the iterations', whichever rows they read), or int data
+// indexed by such an index, and each function it applies to them is
+// elementwise. An if on data splits the rows into the rows of each
 // branch, each lowered over its rows; a nested for over a fixed range
 // makes each row as many rows, one per inner iteration. Stan's per-row
 // vectors (X[i]' * B, softmax, log_sum_exp of a row) are the rows'
@@ -99,8 +101,8 @@ func (l *lowerer) vecFor(s *ast.ForStmt, lo, hi int) bool {
 	if sym == nil || !c.stmts(s.Body) {
 		if c.stop != nil && l.noteUnrolled != nil && !l.noteUnrolled[s] {
 			l.noteUnrolled[s] = true
-			l.notes = append(l.notes, fmt.Sprintf("%s: the loop over %s is unrolled, an iteration at a time, not lowered as vector operations, because it indexes by `%s` (%s), whose value `%s` is not the loop variable or int data indexed by it (g[%s], directly or through such a let): an index of that form keeps the loop vectorised",
-				s.For, s.Var.Name, c.stop.Name.Name, c.stop.Name.Pos(), ast.FormatExpr(c.stop.Value), s.Var.Name))
+			l.notes = append(l.notes, fmt.Sprintf("%s: the loop over %s is unrolled, an iteration at a time, not lowered as vector operations, because it indexes by `%s` (%s), whose value `%s` is not the loop variable, one shifted by an int constant (%s - 1), or int data indexed by one (g[%s], directly or through such a let): an index of that form keeps the loop vectorised",
+				s.For, s.Var.Name, c.stop.Name.Name, c.stop.Name.Pos(), ast.FormatExpr(c.stop.Value), s.Var.Name, s.Var.Name))
 		}
 		return false
 	}
@@ -700,8 +702,26 @@ func (c *vecScan) rowIndex(e ast.Expr) bool {
 			return false
 		}
 		return c.rowIndex(e.Indices[0])
+	case *ast.BinaryExpr:
+		// i - 1, i + c, c + i: a row index shifted by an int constant
+		// (a lag, x[t - 1]); rowsInRange reports a row it takes out of
+		// range at that row's iteration, as the unrolled loop did
+		if e.Op != ast.Add && e.Op != ast.Sub {
+			return false
+		}
+		if c.rowIndex(e.X) && c.intConst(e.Y) {
+			return true
+		}
+		return e.Op == ast.Add && c.intConst(e.X) && c.rowIndex(e.Y)
 	}
 	return false
+}
+
+// intConst reports whether e is an int known before the fit from
+// constants alone (1, K - 1 of a const K), not from the loop.
+func (c *vecScan) intConst(e ast.Expr) bool {
+	t, ok := c.l.info.Types[e]
+	return ok && t.Valid() && t.Const != nil && *t.Const == math.Trunc(*t.Const) && !c.mentions(e)
 }
 
 // mentions reports whether e reads the loop variable or a let computed

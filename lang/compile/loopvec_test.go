@@ -139,6 +139,22 @@ var loopModels = []struct{ name, body string }{
 	{"param-lhs", `for k in 0:G {
     u[k] ~ Normal(a, s)
 }`},
+	// lags: a row index shifted by an int constant, of data and of a
+	// param (an AR(1) prior), directly and through a let
+	{"lag", `for i in 1:N {
+    y[i] ~ Normal(a + b * y[i - 1], s)
+}`},
+	{"lag-let", `for i in 2:N {
+    let prev = y[i - 1]
+    let mu = a + b * prev + 0.1 * x[i - 2] + 0.2 * x[i + 0]
+    y[i] ~ Normal(mu, s)
+}`},
+	{"lag-param", `for k in 1:G {
+    u[k] ~ Normal(0.5 * u[k - 1] + beta[0], s)
+}`},
+	{"lead", `for i in 0:N-1 {
+    y[i] ~ Normal(a + b * x[1 + i] + u[g[i + 1]], s)
+}`},
 }
 
 // compileLoop compiles head+body with loops lowered as vectors (vec) and
@@ -233,13 +249,13 @@ func TestLoopAsVectorsBitForBit(t *testing.T) {
 }
 
 // TestLoopUnrolledFallback checks that loops that are not elementwise —
-// a recursion through i − 1, directly or through a let, a nested loop, a
-// non-elementwise call — are still unrolled (their tape grows with N)
-// and agree with the unrolled build.
+// a condition on the loop variable, a nested loop, a non-elementwise
+// call, an index shifted by a param-dependent or non-constant amount —
+// are still unrolled (their tape grows with N) and agree with the
+// unrolled build.
 func TestLoopUnrolledFallback(t *testing.T) {
 	for _, body := range []string{
-		"for i in 1:N {\n    y[i] ~ Normal(a + b * y[i - 1], s)\n}",
-		"for i in 1:N {\n    let prev = y[i - 1]\n    let mu = a + b * prev\n    y[i] ~ Normal(mu, s)\n}",
+		"for i in 1:N {\n    y[i] ~ Normal(a + b * y[i - c[i] * 0 - 1 + c[i] * 0], s)\n}",
 		"for i in 1:N {\n    y[i] ~ Normal(a + b * x[i], s)\n    if i > 0 && y[i - 1] > 0 {\n        target += 0.1 * a\n    }\n}",
 		// a vector per iteration where looprows.go lowers none: a slice
 		// of a row, an element at an index computed from the row
@@ -306,6 +322,23 @@ func TestLoopAsVectorsErrors(t *testing.T) {
 	t.Log(err1)
 	if err1 == nil || err2 == nil || err1.Error() != err2.Error() {
 		t.Errorf("gradient not finite as vectors:\n  %v\nunrolled:\n  %v", err1, err2)
+	}
+	// A lag that runs off the start (x[i - 1] at i = 0) or a lead off the
+	// end, of data and of a param: the unrolled loop's error, at its
+	// iteration.
+	for _, body := range []string{
+		"for i in 0:N {\n    y[i] ~ Normal(a + b * x[i - 1], s)\n}",
+		"for i in 0:N {\n    y[i] ~ Normal(a + b * x[i + 2], s)\n}",
+		"for k in 0:G {\n    u[k] ~ Normal(0.5 * u[k - 1], s)\n}",
+	} {
+		_, err1 := compileSrcErr(t, "m.gpp", loopHead+body+"\n", nil, loopData(50))
+		unrollLoops = true
+		_, err2 := compileSrcErr(t, "m.gpp", loopHead+body+"\n", nil, loopData(50))
+		unrollLoops = false
+		t.Log(err1)
+		if err1 == nil || err2 == nil || err1.Error() != err2.Error() {
+			t.Errorf("%s\nindex out of range as vectors:\n  %v\nunrolled:\n  %v", body, err1, err2)
+		}
 	}
 	// A condition that is NaN in some iteration, found when compiling.
 	src0 := loopHead + "for i in 0:N {\n    if log(x[i]) > 0 {\n        y[i] ~ Normal(a, s)\n    }\n}\n"
