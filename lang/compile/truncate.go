@@ -105,7 +105,7 @@ func (l *lowerer) truncate(call *ast.CallExpr, argNodes []autodiff.ID, d *stdlib
 		}
 		if d.Name == "VonMises" && (r.Lo < -math.Pi || r.Hi > math.Pi) {
 			// Its density is periodic and its CDF on [−π, π] (as Stan's).
-			l.errorf(pos, "VonMises can be truncated only within [−π, π], where its CDF is (as in Stan), not to %s of %s", where, name)
+			l.errorf(pos, "VonMises can be truncated only within [−π, π], where its CDF is (as in Stan), not to %s of %s; an angle whose model has its cosine and an amplitude is best written without one, by the cosine's and sine's coefficients (docs/language.md, Angles: circular params)", where, name)
 			return
 		}
 		logP, ok := logIntervalMass(d.Name, at, r.Lo, r.Hi)
