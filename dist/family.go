@@ -284,6 +284,13 @@ type Univariate struct {
 	// the log of a probability that is 0 there, is a value rather than a
 	// failure: Stan's weibull_lcdf(0 | k, λ) is log 0 without an error.
 	CDFTail int
+	// OutsideValue marks the kernel of logpdf(x, D), not of a ~'s
+	// density: its −Inf at a value outside the support, with every
+	// argument in its own (Outside), is a value rather than a failure,
+	// as a log CDF's log 0 at an end is: Stan's uniform_lpdf(3 | 0, 2) is
+	// −inf, and log_mix(0.95, lognormal_lpdf(y | m, s), uniform_lpdf(y |
+	// 0, 2)) the lognormal part alone.
+	OutsideValue bool
 	// LogArg marks a Kernel whose value argument is log x rather than x
 	// (LogScale, the prior of a positive latent in its coordinate), so
 	// that errors name the value x = e^l the model wrote, not l.
@@ -346,6 +353,49 @@ func (u *Univariate) ZeroAtEnd(x float64, p []float64, lp float64) bool {
 	}
 	return x == hi
 }
+
+// Outside reports whether lp, a value of u's kernel at x with the
+// parameters p, is −Inf because x lies outside the support: x finite and
+// not in Support, or beyond the ends of its closure (Ends: Uniform's lo
+// and hi, Pareto's y_min), or at an end where the density is 0 (Wiener's
+// tau), with every argument in its own support and the ends in order. An
+// argument outside its support (Normal's sigma ≤ 0) is not: that −Inf,
+// or NaN, is a failure to report.
+func (u *Univariate) Outside(x float64, p []float64, lp float64) bool {
+	if !math.IsInf(lp, -1) || math.IsNaN(x) || math.IsInf(x, 0) {
+		return false
+	}
+	for a, v := range p {
+		if a < len(u.Params) {
+			if _, ok := u.Params[a].Support.Admits(v); !ok {
+				return false
+			}
+		}
+	}
+	lo, hi := u.Ends(p)
+	if lo > hi {
+		return false
+	}
+	s := u.Support
+	if s == BoundedCount { // 0..n: a count, n being hi
+		s = Count
+	}
+	_, in := s.Admits(x)
+	return !in || x <= lo || x >= hi
+}
+
+// LogZero reports whether lp, a value of u's kernel at x with the
+// parameters p, is a −Inf that is a value, for a later function to take
+// in (log_mix, log_sum_exp, exp), rather than a failure: a log CDF's log
+// 0 at the end of its tail (ZeroAtEnd), or logpdf's −Inf outside the
+// support (OutsideValue and Outside).
+func (u *Univariate) LogZero(x float64, p []float64, lp float64) bool {
+	return u.ZeroAtEnd(x, p, lp) || u.OutsideValue && u.Outside(x, p, lp)
+}
+
+// HasLogZero reports whether u's kernel may give a −Inf that is a value
+// (LogZero): the kernel of a log CDF or of logpdf.
+func (u *Univariate) HasLogZero() bool { return u.CDFTail != 0 || u.OutsideValue }
 
 // Prepared is a kernel split into its parameter-only part (Prepare, once per
 // distinct parameter set) and its per-value part (Eval).

@@ -814,22 +814,25 @@ func binaryMessage(op Op, x, y float64, bad, el string) string {
 	return msg(fmt.Sprintf("%s: result is %s", op, bad), "arguments "+short(x)+" and "+short(y), el)
 }
 
-// zeroOf returns the log CDF's log 0 (infIsValue) that node i of the log
-// joint, which failed, took in: its first operand that is such a log 0, or
-// that carries one, followed back to the log CDF; −1 where node i took in
-// none and its failure is its own. Forward and ForwardJoint blame the log
-// CDF then, not a later node that reads the log 0 nor the first log 0 of
-// the pass, which a later failure may not read at all. It is also
-// infIsValue's walk for a node that is not a log CDF, so the operands are
-// followed back once, not once by each.
+// zeroOf returns the log 0 (infIsValue) that node i of the log joint,
+// which failed, took in: its first operand that is such a log 0, or that
+// carries one, followed back to the log CDF or logpdf that made it; −1
+// where node i took in none and its failure is its own. Forward and
+// ForwardJoint blame the log CDF or logpdf then, not a later node that
+// reads the log 0 nor the first log 0 of the pass, which a later failure
+// may not read at all. It is also infIsValue's walk for a node that makes
+// no log 0, so the operands are followed back once, not once by each.
 func (p *Program) zeroOf(i int32) int32 {
+	if p.ownFailure(i) {
+		return -1
+	}
 	for _, a := range p.nodes[i].args {
 		an := &p.nodes[a]
 		v := p.val[an.off : an.off+an.n]
 		if firstBad(v) < 0 || slices.ContainsFunc(v, math.IsNaN) {
 			continue
 		}
-		if an.op == OpLogPDF && an.dist.CDFTail != 0 {
+		if an.op == OpLogPDF && an.dist.HasLogZero() {
 			if p.infIsValue(a) {
 				return a
 			}
@@ -842,13 +845,39 @@ func (p *Program) zeroOf(i int32) int32 {
 	return -1
 }
 
+// ownFailure reports whether node i, a function that explains its
+// failures (dist.Univariate.Explain: log_mix), failed at its first
+// failing element of a finite value of its own (log_mix's theta outside
+// [0, 1]) rather than of a log 0 it took in, so that zeroOf blames node
+// i, not the log 0.
+func (p *Program) ownFailure(i int32) bool {
+	n := &p.nodes[i]
+	if n.op != OpLogPDF || n.dist.Explain == nil {
+		return false
+	}
+	own := false
+	p.densityTerms(n, func(_ int, x float64, par []float64, lp, _ float64, _ []float64) bool {
+		if !math.IsNaN(lp) && !math.IsInf(lp, 0) {
+			return true
+		}
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			w, ofValue := n.dist.Explain(x, par, lp)
+			own = w != "" && ofValue
+		}
+		return false
+	})
+	return own
+}
+
 // infIsValue reports whether the non-finite values of node i, whose op
-// succeeded, are values rather than failures: the −Inf of a log CDF at
-// the end of the closed support where its probability is 0
-// (dist.Univariate.ZeroAtEnd: logcdf(0, Weibull(k, λ))), or infinities,
-// never NaN, of a node that reads such a value (2 · logcdf(0, D), a sum
-// of them). Stan computes such a log CDF without an
-// error; an output that is one is written as it is, without a warning.
+// succeeded, are values rather than failures (dist.Univariate.LogZero):
+// the −Inf of a log CDF at the end of the closed support where its
+// probability is 0 (ZeroAtEnd: logcdf(0, Weibull(k, λ))), the −Inf of
+// logpdf at a value outside the support (Outside: logpdf(3, Uniform(0,
+// 2))), or infinities, never NaN, of a node that reads such a value (2 ·
+// logcdf(0, D), a sum of them). Stan computes such a log CDF or log
+// density without an error; an output that is one is written as it is,
+// without a warning.
 func (p *Program) infIsValue(i int32) bool {
 	n := &p.nodes[i]
 	v := p.val[n.off : n.off+n.n]
@@ -857,10 +886,10 @@ func (p *Program) infIsValue(i int32) bool {
 			return false
 		}
 	}
-	if n.op == OpLogPDF && n.dist.CDFTail != 0 {
+	if n.op == OpLogPDF && n.dist.HasLogZero() {
 		ok := true
 		p.densityTerms(n, func(_ int, x float64, par []float64, lp, _ float64, _ []float64) bool {
-			if (math.IsNaN(lp) || math.IsInf(lp, 0)) && !n.dist.ZeroAtEnd(x, par, lp) {
+			if (math.IsNaN(lp) || math.IsInf(lp, 0)) && !n.dist.LogZero(x, par, lp) {
 				ok = false
 			}
 			return ok
@@ -894,6 +923,9 @@ func (p *Program) densityError(n *node) error {
 		el := p.nodeElemPart(n, out, k)
 		i, j := k/n.gc, k%n.gc
 		for a, v := range par {
+			if math.IsInf(v, -1) && p.infIsValue(n.args[a+1]) {
+				continue // a log 0 taken in (log_mix's lp2 = logpdf(3, Uniform(0, 2)))
+			}
 			if a < len(d.Params) {
 				if need, ok := d.Params[a].Support.Admits(v); !ok {
 					// an argument computed from a datum and params

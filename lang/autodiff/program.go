@@ -187,6 +187,7 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 	p.fillOnes()
 
 	// Hoist: evaluate the data-only part once.
+	var zeros []int32 // the log 0s of the data alone in the log joint
 	for i := range p.nodes {
 		n := &p.nodes[i]
 		if !n.live || n.dyn {
@@ -203,8 +204,20 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 				}
 				continue
 			}
+			if ok && int32(i) != p.root && p.infIsValue(int32(i)) {
+				if n.op == OpLogPDF && n.dist.HasLogZero() {
+					zeros = append(zeros, int32(i))
+				}
+				continue // a log 0 of the data that a later node may take in, as Forward's
+			}
+			if z := p.zeroOf(int32(i)); z >= 0 { // the log 0 made this node fail
+				return nil, p.nodeError(z, true)
+			}
 			return nil, p.nodeError(int32(i), ok)
 		}
+	}
+	if z := p.doomedZero(zeros); z >= 0 {
+		return nil, p.nodeError(z, true)
 	}
 	if err := p.checkDataValues(); err != nil {
 		return nil, err
@@ -218,6 +231,51 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 	p.prepareData()
 	p.indexSubsampled()
 	return p, nil
+}
+
+// doomedZero returns the first of zeros, log 0s of the data alone in the
+// log joint (logpdf(3, Uniform(0, 2)), a log CDF at an end), that reaches
+// the root through sums alone (+, −, negation, sum(), of the log joint),
+// so that no value of the params can take it in: Finish reports it, as
+// Forward would at every point, rather than a fit at its first
+// evaluation. −1 where each may be taken in (log_mix, log_sum_exp, exp)
+// or never reaches the root.
+func (p *Program) doomedZero(zeros []int32) int32 {
+	if len(zeros) == 0 {
+		return -1
+	}
+	users := make([][]int32, len(p.nodes)) // the log joint's nodes that read each
+	for j := range p.nodes {
+		if m := &p.nodes[j]; m.live && m.joint {
+			for _, a := range m.args {
+				users[a] = append(users[a], int32(j))
+			}
+		}
+	}
+	for _, z := range zeros {
+		seen := map[int32]bool{z: true}
+		stack, reached, taken := []int32{z}, false, false
+		for len(stack) > 0 && !taken {
+			i := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			reached = reached || i == p.root
+			for _, j := range users[i] {
+				switch p.nodes[j].op {
+				case OpAdd, OpSub, OpNeg, OpSum:
+				default:
+					taken = true // a node that may take it in
+				}
+				if !seen[j] {
+					seen[j] = true
+					stack = append(stack, j)
+				}
+			}
+		}
+		if reached && !taken {
+			return z
+		}
+	}
+	return -1
 }
 
 // checkDataValues reports, before any evaluation of the log joint, the
@@ -334,6 +392,9 @@ func (p *Program) checkDataArgs(n *node) error {
 		}
 		par := n.dist.Params[i]
 		for k, v := range p.v(x) {
+			if math.IsInf(v, -1) && p.infIsValue(a) {
+				continue // a log 0 taken in (log_mix's lp2 = logpdf(3, Uniform(0, 2)))
+			}
 			if want, ok := par.Support.Admits(v); !ok {
 				return p.dataIter(n, k, ast.Errorf(x.pos, "%s", msg(fmt.Sprintf("%s argument %d (%s) is %g, not %s; it depends on the data alone, so no fit can change it",
 					n.dist.Name, i+1, par.Name, v, want), p.nodeElemPart(n, x.shape, k))))
@@ -541,8 +602,9 @@ func (p *Program) DataStates() int { return len(p.dstate) }
 // or to fail (a matrix that is not positive definite), stops the pass with
 // an *ast.Error at that node's position and a log joint of NaN, or of −Inf
 // where that node is a ~'s log density that is −Inf (failedJoint); a log
-// CDF's log 0, and an infinity carried from it, does not, and is blamed
-// only where a later node fails of it (Log 0 as a value, below). A node
+// CDF's log 0 or logpdf's −Inf outside the support, and an infinity
+// carried from it, does not, and is blamed only where a later node fails
+// of it (Log 0 as a value, below). A node
 // that only kept nodes read (an output) keeps its value (NaN where its op
 // failed) and the pass goes on; OutputErr explains the first such node,
 // except infinities that are values (infIsValue: logcdf(0, Weibull(k, λ))
@@ -597,7 +659,12 @@ func (p *Program) forward(x []float64, all bool) (float64, error) {
 				k = slices.Index(order, i)
 			}
 			lp := p.failedJoint(n, ok)
-			err := p.loopError(k, ok)
+			var err error
+			if k >= 0 {
+				err = p.loopError(k, ok)
+			} else { // a log 0 of the data alone, which Finish evaluated
+				err = p.nodeError(i, ok)
+			}
 			if e, isPos := err.(*ast.Error); !isPos || e.Pos != n.pos {
 				lp = math.NaN() // a later row's failure was blamed
 			}
@@ -614,12 +681,16 @@ func (p *Program) forward(x []float64, all bool) (float64, error) {
 }
 
 // Log 0 as a value in the log joint. A log CDF at the end of its closed
-// support, where the probability is 0 (logcdf(0, Weibull(k, λ))), is −Inf
-// by design (infIsValue), with zero partials, as Stan's weibull_lcdf(0 |
-// k, λ) is; a later node may take it in to a finite value, as the
-// interval-censored log_diff_exp(logcdf(U, D), logcdf(L, D)) does at L = 0,
-// or log_sum_exp does. So Forward and ForwardJoint go on past such a node
-// of the log joint, and the log joint is the root's value when every node
+// support, where the probability is 0 (logcdf(0, Weibull(k, λ))), and
+// logpdf at a value outside the support (logpdf(3, Uniform(0, 2))), are
+// −Inf by design (infIsValue), with zero partials, as Stan's
+// weibull_lcdf(0 | k, λ) and uniform_lpdf(3 | 0, 2) are; a later node may
+// take it in to a finite value, as the interval-censored
+// log_diff_exp(logcdf(U, D), logcdf(L, D)) does at L = 0, or log_mix and
+// log_sum_exp do. One of the data alone is evaluated once, by Finish,
+// which reports it where only sums lead it to the root (doomedZero). So
+// Forward and ForwardJoint go on past such a node of the log joint, and
+// the log joint is the root's value when every node
 // after it is finite. Where one is not (the −Inf reached the root, or
 // 0 · −Inf made a NaN), the error is the log 0's, at the node that made
 // it (zeroOf), as before; a later node that fails of itself is blamed.

@@ -191,8 +191,10 @@ func (l *lowerer) orderedNormaliser(lat *check.Latent, pos ast.Pos) {
 }
 
 // logpdf lowers logpdf(value, D(args)) to the node of D's log density per
-// element (the checker made D an elementwise distribution), and logcdf and
-// logccdf to the same node with D's log CDF or log survival function.
+// element (the checker made D an elementwise distribution), whose −Inf at
+// a value outside D's support is a value (dist.Univariate.OutsideValue),
+// and logcdf and logccdf to the same node with D's log CDF or log
+// survival function.
 func (l *lowerer) logpdf(e *ast.CallExpr, pos ast.Pos) value {
 	return l.logpdfOf(e, pos, func(a ast.Expr) autodiff.ID { return l.node(l.expr(a), a.Pos()) }, nil, nil)
 }
@@ -232,6 +234,10 @@ func (l *lowerer) logpdfOf(e *ast.CallExpr, pos ast.Pos, arg func(ast.Expr) auto
 		if fn == "logccdf" {
 			c.CDFTail = 1
 		}
+		u = &c
+	} else { // logpdf: its −Inf outside D's support is a value (dist.Univariate.OutsideValue)
+		c := *u
+		c.OutsideValue = true
 		u = &c
 	}
 	val := arg(e.Args[0])
