@@ -50,7 +50,7 @@ func (in Input) from() string {
 // problem is an error naming the data file, line and column and the
 // declaration.
 func Bind(info *check.Info, inputs []Input, sets map[string]string) (map[string]*Array, error) {
-	b := bind(info, inputs, sets, false, nil, nil, nil)
+	b := bind(info, inputs, sets, false, nil, nil, nil, nil)
 	if err := b.errs.Err(); err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func Bind(info *check.Info, inputs []Input, sets map[string]string) (map[string]
 // --levels): a label the order does not list is an error at its cell, and
 // an order for a name that is no int vector coded from labels is an error.
 func BindOrdered(info *check.Info, inputs []Input, sets map[string]string, order map[string][]string) (map[string]*Array, error) {
-	b := bind(info, inputs, sets, false, nil, nil, order)
+	b := bind(info, inputs, sets, false, nil, nil, order, nil)
 	if err := b.errs.Err(); err != nil {
 		return nil, err
 	}
@@ -80,7 +80,7 @@ func BindOrdered(info *check.Info, inputs []Input, sets map[string]string, order
 // file, since a file still to come may give it; a size that no data bind
 // yet is missing. With missing empty, the data bound are Bind's.
 func BindPartial(info *check.Info, inputs []Input, sets map[string]string) (bound map[string]*Array, missing []string, err error) {
-	b := bind(info, inputs, sets, true, nil, nil, nil)
+	b := bind(info, inputs, sets, true, nil, nil, nil, nil)
 	if err := b.errs.Err(); err != nil {
 		return nil, b.missing, err
 	}
@@ -97,7 +97,7 @@ func BindPartial(info *check.Info, inputs []Input, sets map[string]string) (boun
 // file only when it is the one optional matrix left and nothing else was
 // bound from that file.
 func BindOptional(info *check.Info, inputs []Input, sets map[string]string, optional map[string]bool) (map[string]*Array, error) {
-	b := bind(info, inputs, sets, false, optional, nil, nil)
+	b := bind(info, inputs, sets, false, optional, nil, nil, nil)
 	if err := b.errs.Err(); err != nil {
 		return nil, err
 	}
@@ -113,12 +113,18 @@ func BindOptional(info *check.Info, inputs []Input, sets map[string]string, opti
 // optional not nil (gpp predict's new data), data that a ~ observes may
 // have missing cells whatever its type, int counts too: predict fits
 // nothing, so they are no discrete latent, and it draws them from the ~
-// (compile.CompilePredictOptions says which it cannot).
-func BindCoded(info *check.Info, inputs []Input, sets map[string]string, optional map[string]bool, fit map[string]Levels) (map[string]*Array, error) {
+// (compile.CompilePredictOptions says which it cannot). An int size that
+// the fit bound from the largest value of numeric ids (sizes, by name:
+// its CodeSizes), and that no input gives, is the fit's, or the largest
+// value of the new ids + c where that is more (a group the fit did not
+// see, which gpp predict --new-levels draws from the prior): new data
+// holding a few of the groups do not make it smaller than the fit's
+// params. Numeric ids bind no other size here.
+func BindCoded(info *check.Info, inputs []Input, sets map[string]string, optional map[string]bool, fit map[string]Levels, sizes map[string]int) (map[string]*Array, error) {
 	if fit == nil {
 		fit = map[string]Levels{}
 	}
-	b := bind(info, inputs, sets, false, optional, fit, nil)
+	b := bind(info, inputs, sets, false, optional, fit, nil, sizes)
 	if err := b.errs.Err(); err != nil {
 		return nil, err
 	}
@@ -126,11 +132,11 @@ func BindCoded(info *check.Info, inputs []Input, sets map[string]string, optiona
 }
 
 // bind runs Bind, or BindPartial with partial set, or BindOptional, or
-// BindCoded with fit set, or BindOrdered with order set.
-func bind(info *check.Info, inputs []Input, sets map[string]string, partial bool, optional map[string]bool, fit map[string]Levels, order map[string][]string) *binder {
+// BindCoded with fit and fitSizes set, or BindOrdered with order set.
+func bind(info *check.Info, inputs []Input, sets map[string]string, partial bool, optional map[string]bool, fit map[string]Levels, order map[string][]string, fitSizes map[string]int) *binder {
 	b := &binder{info: info, inputs: inputs, sets: sets, out: map[string]*Array{}, sizes: map[string]sizeBinding{},
 		whole: map[*Table][]*check.DataVar{}, named: map[*Table][]string{}, unread: map[string]bool{}, partial: partial,
-		optional: optional, fitLevels: fit, order: order, raw: map[string]*Array{}}
+		optional: optional, fitLevels: fit, order: order, raw: map[string]*Array{}, fitSizes: fitSizes}
 	for _, in := range inputs {
 		if in.Name != "" && info.DataVar(in.Name) == nil {
 			b.errs.Add(ast.Pos{File: in.File}, "%s", b.noDataNamed(in.Name))
@@ -329,6 +335,10 @@ type binder struct {
 	// declaration, for BindCoded: not nil, a column of labels is coded
 	// as the fit coded it, and numbers for one it coded are an error.
 	fitLevels map[string]Levels
+	// fitSizes holds the sizes that the fit bound from the largest value
+	// of numeric ids (CodeSizes), by name, for BindCoded: boundByCodes
+	// binds no smaller one.
+	fitSizes map[string]int
 	// order holds the orders of labels given for declarations (--levels),
 	// for BindOrdered.
 	order map[string][]string
@@ -496,7 +506,7 @@ func (b *binder) sizesData(d *check.DataVar) bool {
 func (b *binder) bindInferred() {
 	for _, d := range b.inferred {
 		sz, ok := b.sizes[d.Name]
-		if !ok && b.boundByLabels(d) {
+		if !ok && (b.boundByLabels(d) || b.boundByCodes(d)) {
 			continue
 		}
 		if !ok {
@@ -506,8 +516,13 @@ func (b *binder) bindInferred() {
 				b.missing = append(b.missing, d.Name)
 			case !b.sizesData(d):
 				why := ""
-				if e, _ := b.labelBounded(d); b.out[e.Name] != nil {
-					why = fmt.Sprintf(" (labels for `%s`, declared with upper=%s, would give it by their count, but its data are numbers)", e.Name, ast.FormatExpr(e.UpperExpr))
+				switch e, _ := b.labelBounded(d); {
+				case b.out[e.Name] == nil:
+				case b.fitLevels != nil && b.out[e.Name].Levels == nil:
+					// new data's ids, a few of the groups, are no count of them
+					why = fmt.Sprintf(" (the ids of `%s` give no size for a fit's model: the fit recorded none)", e.Name)
+				default:
+					why = fmt.Sprintf(" (`%s`, declared with upper=%s, would give it by its labels' count or its largest value, but holds no value)", e.Name, ast.FormatExpr(e.UpperExpr))
 				}
 				b.errs.Add(d.Pos, "no data for `%s` (%s)%s: expected %s", d.Name, d.TypeString(), why, b.expected(d))
 			default:
@@ -598,6 +613,167 @@ func (b *binder) boundByLabels(d *check.DataVar) bool {
 		lv.Sizes = append(lv.Sizes, d.Name)
 	}
 	return true
+}
+
+// boundByCodes binds int scalar d, which no input gave and no labels
+// bound, from the int vectors of numbers whose declarations it bounds
+// above (upper=S, or S − c for an int literal c; upperSize): S is the
+// largest code + c over them, so that numeric group ids 0..19 under
+// lower=0, upper=S-1 give S = 20, as Stan's 1-based ids 1..20 under
+// upper=S do, and brms counts the groups of a numeric id column. The
+// value keeps the note that says so (LevelNotes), naming the codes in
+// range that no row holds (their groups are fitted from the prior) and
+// ids that look 1-based; ids of which more codes in range have no rows
+// than have some (subject numbers 101..150, a huge id) are an error, as
+// are, past a fit's S (BindCoded), more empty new codes than the fit has
+// groups. For BindCoded, S is the fit's (fitSizes) unless the new ids
+// reach past it, and is not bound from ids where the fit recorded none.
+// It reports whether it bound d.
+func (b *binder) boundByCodes(d *check.DataVar) bool {
+	if len(d.Dims) != 0 || d.Elem != check.Int {
+		return false
+	}
+	type column struct {
+		e      *check.DataVar
+		a      *Array
+		c, hi  int
+		lo, nv int // the least value and the number of values
+	}
+	var cols []column
+	best := -1
+	for _, e := range b.info.Data {
+		if e.Elem != check.Int || len(e.Dims) != 1 || e.UpperExpr == nil {
+			continue
+		}
+		name, c := upperSize(e.UpperExpr)
+		a := b.out[e.Name]
+		if name != d.Name || a == nil || a.Levels != nil {
+			continue
+		}
+		lo, hi, nv, ok := onebased.Range(a.Values)
+		if !ok {
+			continue
+		}
+		cols = append(cols, column{e, a, c, hi, lo, nv})
+		if k := len(cols) - 1; best < 0 || hi+c > cols[best].hi+cols[best].c {
+			best = k
+		}
+	}
+	fitN, fitted := b.fitSizes[d.Name]
+	if best < 0 && !fitted || b.fitLevels != nil && !fitted {
+		// new data given to a fit that did not bind S so (it was given,
+		// or the fit is older): the new ids, a few of the groups, are
+		// not its count, and no data for S says the fit's --set
+		return false
+	}
+	if best < 0 || fitted && cols[best].hi+cols[best].c <= fitN {
+		// new data holding a few of the fit's groups, or none: the fit's
+		// params are of its size
+		j := &Array{Name: d.Name, Values: []float64{float64(fitN)}, Int: true}
+		note := fmt.Sprintf("%s = %d from the fit (the largest value of its ids", d.Name, fitN)
+		if best >= 0 {
+			w := cols[best]
+			j.Pos = w.a.Pos
+			note = fmt.Sprintf("%s: %s; here %s's is %d", w.a.Pos.File, note, w.e.Name, w.hi)
+		}
+		j.codesNote = note + ")"
+		b.out[d.Name] = j
+		return true
+	}
+	w := cols[best]
+	v := w.hi + w.c
+	from := fmt.Sprintf("the largest value of %s (%d)", w.e.Name, w.hi)
+	if w.c != 0 {
+		from += fmt.Sprintf(" + %d", w.c)
+	}
+	j := &Array{Name: d.Name, Values: []float64{float64(v)}, Int: true, Pos: w.a.Pos}
+	if !b.checkValues(d, j, fmt.Sprintf("`%s`, %s (`%s` is declared with upper=%s at %s), is declared %s at %s", d.Name, from, w.e.Name, ast.FormatExpr(w.e.UpperExpr), w.e.Pos, d.TypeString(), d.Pos)) {
+		return true
+	}
+	note := fmt.Sprintf("%s: %s = %d from %s", w.a.Pos.File, d.Name, v, from)
+	var others []string
+	held := map[int]bool{}
+	for _, col := range cols {
+		if col.e != w.e {
+			others = append(others, fmt.Sprintf("%s's is %d", col.e.Name, col.hi))
+		}
+		for i, x := range col.a.Values {
+			if !col.a.isMissing(i) {
+				held[int(x)] = true
+			}
+		}
+	}
+	lo := w.lo
+	if w.e.Lower != nil {
+		lo = int(*w.e.Lower)
+	}
+	if fitted { // ids the fit did not see: new groups (gpp predict --new-levels)
+		lo = fitN - w.c + 1
+	}
+	inRange := 0
+	for k := range held {
+		if k >= lo && k <= v-w.c {
+			inRange++
+		}
+	}
+	most := inRange // of the new groups past a fit's, as many as the fit has
+	if fitted {
+		most = max(inRange, fitN)
+	}
+	if span := v - w.c - lo + 1; span-inRange > most {
+		// more groups without rows than with: ids that are no codes
+		// (subject numbers 101..150), whose S would fit mostly the prior
+		// and could be too large to lay out
+		k := slices.Index(w.a.Values, float64(w.hi))
+		b.errs.Add(w.a.Locate(k), "%s: %s would be %d from %s, but %d of the %d codes from %d have no rows: %s is read as group codes %d to %s, each its own element; recode it to the %d ids it holds, write them as text (s101) to code them as labels, or give %s (--set %s=N) to keep these codes",
+			w.e.Name, d.Name, v, from, span-inRange, span, lo, w.e.Name, lo, ast.FormatExpr(w.e.UpperExpr), len(held), d.Name, d.Name)
+		return true
+	}
+	if fitted {
+		j.codesNote = fmt.Sprintf("%s, above the fit's %d: the groups after its are new", note, fitN)
+		b.out[d.Name] = j
+		return true
+	}
+	if len(others) > 0 {
+		note += " (" + strings.Join(others, ", ") + ")"
+	}
+	var empty []int
+	for k := lo; k <= v-w.c; k++ {
+		if !held[k] {
+			empty = append(empty, k)
+		}
+	}
+	if len(empty) > 0 {
+		note += "; " + noRows(empty)
+	}
+	// 0-based codes that run 1..max, each held, with no 0 are Stan's
+	// 1-based ids: S is then one too many, its group 0 fitted from the
+	// prior alone.
+	if w.e.Lower != nil && *w.e.Lower == 0 && w.c == 1 && len(empty) == 1 && empty[0] == 0 && onebased.Is(w.lo, w.hi, w.nv, w.hi) {
+		note += "; " + oneBasedAdvice(w.e.Name, onebased.Span(w.lo, w.hi), d.Name)
+	}
+	j.codesNote = note
+	b.out[d.Name] = j
+	return true
+}
+
+// noRows says which codes of a group index no row holds, the first few
+// of them: "codes 3, 7 have no rows: their groups are fitted from the
+// prior".
+func noRows(codes []int) string {
+	const most = 5
+	if len(codes) == 1 {
+		return fmt.Sprintf("code %d has no rows: its group is fitted from the prior", codes[0])
+	}
+	var parts []string
+	for i, k := range codes {
+		if i == most {
+			parts = append(parts, fmt.Sprintf("… (%d in all)", len(codes)))
+			break
+		}
+		parts = append(parts, strconv.Itoa(k))
+	}
+	return fmt.Sprintf("codes %s have no rows: their groups are fitted from the prior", strings.Join(parts, ", "))
 }
 
 // optionalWhole gives the one optional matrix declaration that BindOptional
@@ -1321,7 +1497,14 @@ func oneBasedBound(d *check.DataVar, a *Array) string {
 	if !ok || !onebased.Is(lo, hi, count, n) {
 		return ""
 	}
-	return fmt.Sprintf("; categories and indices are 0-based and %s: give 0-based ids, or declare `%s` int<lower=1, upper=%d> and write %s - 1 where the model reads it as a category or an index", onebased.Span(lo, n), d.Name, n, d.Name)
+	return "; " + oneBasedAdvice(d.Name, onebased.Span(lo, n), strconv.Itoa(n))
+}
+
+// oneBasedAdvice is the advice for int data name whose values, as span
+// says (onebased.Span), look like Stan's 1-based ids: how to give them
+// 0-based, or declare them 1-based with upper bound upper.
+func oneBasedAdvice(name, span, upper string) string {
+	return fmt.Sprintf("categories and indices are 0-based and %s: give 0-based ids, or declare `%s` int<lower=1, upper=%s> and write %s - 1 where the model reads it as a category or an index", span, name, upper, name)
 }
 
 // checkValues checks supports and bounds element by element.

@@ -81,7 +81,7 @@ func TestBindCodedGroupGrow(t *testing.T) {
 		return map[string]Levels{"home": lv, "away": lv}
 	}
 	opt := map[string]bool{"y": true}
-	bound, err := BindCoded(info, []Input{csvInput(t, "", "new.csv", "home,away\nIpswich,Leeds\nLeeds,Leicester\n")}, nil, opt, fit())
+	bound, err := BindCoded(info, []Input{csvInput(t, "", "new.csv", "home,away\nIpswich,Leeds\nLeeds,Leicester\n")}, nil, opt, fit(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestBindCodedGroupGrow(t *testing.T) {
 	if j := bound["J"].Values[0]; j != 5 {
 		t.Errorf("J = %g, want 5", j)
 	}
-	bound, err = BindCoded(info, []Input{csvInput(t, "", "new.csv", "home,away\nLeeds,Ipswich\n")}, nil, opt, fit())
+	bound, err = BindCoded(info, []Input{csvInput(t, "", "new.csv", "home,away\nLeeds,Ipswich\n")}, nil, opt, fit(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestBindCodedSuggest(t *testing.T) {
 		{"Arsneal", `did you mean "Arsenal"?`},                            // a transposition
 		{"Ipswich", `not one the fit coded ` + "`away`" + ` from (its 3`}, // none
 	} {
-		_, err := BindCoded(info, []Input{csvInput(t, "", "new.csv", "home,away\nWolves,"+c.cell+"\n")}, nil, map[string]bool{"y": true}, map[string]Levels{"home": lv, "away": lv})
+		_, err := BindCoded(info, []Input{csvInput(t, "", "new.csv", "home,away\nWolves,"+c.cell+"\n")}, nil, map[string]bool{"y": true}, map[string]Levels{"home": lv, "away": lv}, nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) || c.cell == "Ipswich" && strings.Contains(err.Error(), "did you mean") {
 			t.Errorf("%q: %v, want %s", c.cell, err, c.want)
 		}

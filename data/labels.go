@@ -29,7 +29,8 @@ func Coded(info *check.Info, bound map[string]*Array) map[string]Levels {
 }
 
 // LevelNotes returns a note for each column of labels that a successful
-// Bind coded, saying how: `radon.csv: column "county": 85 labels coded 0
+// Bind coded, and for each size bound from the largest value of numeric
+// ids (`data.csv: S = 20 from the largest value of subj (19) + 1`), saying how: `radon.csv: column "county": 85 labels coded 0
 // to 84 in sorted order (AITKIN 0, ANOKA 1, BECKER 2, …, YELLOW MEDICINE
 // 84)`. Of BindCoded's, fit says so: the codes are the fit's, of the labels
 // the column holds.
@@ -38,6 +39,9 @@ func LevelNotes(info *check.Info, bound map[string]*Array, fit bool) []string {
 	var notes []string
 	for _, d := range info.Data {
 		a := bound[d.Name]
+		if a != nil && a.codesNote != "" { // a size bound from numeric ids (boundByCodes)
+			notes = append(notes, a.codesNote)
+		}
 		if a == nil || a.Levels == nil {
 			continue
 		}
@@ -84,6 +88,24 @@ func LevelNotes(info *check.Info, bound map[string]*Array, fit bool) []string {
 		notes = append(notes, fmt.Sprintf("%s: %d label%s coded as %s (%s)%s", where, len(here), plural(len(here)), fitted, listCodes(*lv, here, most), bounds))
 	}
 	return notes
+}
+
+// CodeSizes maps each int data size that a successful Bind bound from
+// the largest value of the numeric ids it bounds above (upper=S or S − c,
+// no input giving S) to its value, nil if none: a fit records them, so
+// that new data holding a few of the groups bind the fit's S, not one of
+// their own (gpp predict).
+func CodeSizes(info *check.Info, bound map[string]*Array) map[string]int {
+	var out map[string]int
+	for _, d := range info.Data {
+		if a := bound[d.Name]; a != nil && a.codesNote != "" {
+			if out == nil {
+				out = map[string]int{}
+			}
+			out[d.Name] = int(a.Values[0])
+		}
+	}
+	return out
 }
 
 // SizeLabels maps each int data size that a successful Bind bound from a

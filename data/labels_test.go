@@ -172,7 +172,7 @@ func TestBindCoded(t *testing.T) {
 		t.Fatal(err)
 	}
 	levels := Coded(info, fit)
-	bound, err := BindCoded(info, []Input{csvInput(t, "", "new.csv", "county\nBENTON\nANOKA\nBENTON\n")}, nil, map[string]bool{"y": true}, levels)
+	bound, err := BindCoded(info, []Input{csvInput(t, "", "new.csv", "county\nBENTON\nANOKA\nBENTON\n")}, nil, map[string]bool{"y": true}, levels, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func TestBindCoded(t *testing.T) {
 	}
 	levelsJ := Coded(infoJ, fitJ)
 	for range 2 {
-		bound, err := BindCoded(infoJ, []Input{csvInput(t, "", "new.csv", "county\nBENTON\nANOKA\n")}, nil, map[string]bool{"y": true}, levelsJ)
+		bound, err := BindCoded(infoJ, []Input{csvInput(t, "", "new.csv", "county\nBENTON\nANOKA\n")}, nil, map[string]bool{"y": true}, levelsJ, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -212,7 +212,7 @@ func TestBindCoded(t *testing.T) {
 		{"numbers", "county\nNA\n1\n", levels, `new.csv:3:1: county: 1 is a number, but the fit coded ` + "`county`" + ` from labels (4 labels: AITKIN 0, ANOKA 1, BECKER 2, BENTON 3)`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := BindCoded(info, []Input{csvInput(t, "", "new.csv", c.csv)}, nil, map[string]bool{"y": true}, c.levels)
+			_, err := BindCoded(info, []Input{csvInput(t, "", "new.csv", c.csv)}, nil, map[string]bool{"y": true}, c.levels, nil)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error:\n%v\nwant it to contain:\n%s", err, c.want)
 			}
@@ -279,8 +279,6 @@ func TestBindLabelsBound(t *testing.T) {
 		t.Errorf("a column of some of the other's labels: %v", err)
 	}
 	for _, c := range []struct{ model, data, want string }{
-		{"data J: int\ndata county: int<lower=0, upper=J-1>[N]\n", "county\n0\n2\n",
-			"m.gpp:1:6: no data for `J` (int) (labels for `county`, declared with upper=J - 1, would give it by their count, but its data are numbers): expected a JSON key \"J\" or --set J=VALUE; the data has county"},
 		{"data J: int\ndata county: int<lower=0, upper=J*2>[N]\n", "county\nA\nB\n",
 			"m.gpp:1:6: no data for `J` (int): expected a JSON key \"J\" or --set J=VALUE; the data has county"},
 		{"data J: int\ndata county: int[N]\n", "county\nA\nB\n",

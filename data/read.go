@@ -80,6 +80,10 @@ type Array struct {
 	// Levels is how Bind coded the labels of a CSV column into this
 	// value's ints, or nil when it was given as numbers.
 	Levels *Levels
+	// codesNote is, for an int size bound from the largest value of the
+	// numeric ids it bounds (boundByCodes), the note that says so; ""
+	// for any other value.
+	codesNote string
 }
 
 // Levels is the coding of a column of labels as ints: Labels[k] is the

@@ -91,12 +91,12 @@ func cmdLogprob(args []string, stdout, stderr io.Writer) int {
 		return usageErr("--params %s: give a .json file of the params' values or a .csv file of draws", *params)
 	}
 	runSrcs := sources{}
-	levels, err := drawsRunLevels(*params, runSrcs)
+	levels, sizes, err := drawsRunLevels(*params, runSrcs)
 	if err != nil {
 		printError(stderr, err, runSrcs)
 		return exitError
 	}
-	l, err := pipeline.LoadCoded(pos[0], pos[1:], sets, levels)
+	l, err := pipeline.LoadCoded(pos[0], pos[1:], sets, levels, sizes)
 	if err != nil {
 		printError(stderr, err, sourcesOf(l))
 		return exitError
@@ -144,25 +144,27 @@ func cmdLogprob(args []string, stdout, stderr io.Writer) int {
 // whose draws.csv file is, its fit.json or coords.csv beside it (an empty
 // map where the run coded none), for pipeline.LoadCoded: the draws' groups
 // are the run's codes, so data holding a few of its labels in another
-// order must get them, not codes of their own. It returns nil (code
+// order must get them, not codes of their own; and a fit's sizes bound
+// from numeric ids (fitFile.Sizes), which data holding a few of the groups
+// must not make smaller than the draws' params. It returns nil (code
 // afresh) for another file: a JSON point, a CSV of draws from elsewhere.
 // The run's file read is added to srcs.
-func drawsRunLevels(file string, srcs sources) (map[string]data.Levels, error) {
+func drawsRunLevels(file string, srcs sources) (map[string]data.Levels, map[string]int, error) {
 	if filepath.Base(file) != drawsFile {
-		return nil, nil
+		return nil, nil, nil
 	}
 	dir := filepath.Dir(file)
 	if path := filepath.Join(dir, fitFileName); isRegular(path) {
 		src, err := os.ReadFile(path)
 		if err != nil {
-			return nil, fmt.Errorf("--params: cannot read the fit of %s: %v", file, err)
+			return nil, nil, fmt.Errorf("--params: cannot read the fit of %s: %v", file, err)
 		}
 		srcs[path] = src
 		ff, err := readFitJSON(path, src)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return dataLevels(ff.Levels), nil
+		return dataLevels(ff.Levels), ff.Sizes, nil
 	}
 	if path := filepath.Join(dir, coordsFile); isRegular(path) {
 		sc, err := readCoordsHeader(path)
@@ -170,11 +172,11 @@ func drawsRunLevels(file string, srcs sources) (map[string]data.Levels, error) {
 			srcs[path] = sc.src
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return dataLevels(sc.levels), nil
+		return dataLevels(sc.levels), sc.sizes, nil
 	}
-	return nil, nil
+	return nil, nil, nil
 }
 
 // isRegular reports whether path is a regular file.

@@ -1373,6 +1373,10 @@ type drawsHeader struct {
 	// levels are the codings of the data's columns of labels (data.Coded),
 	// which gpp predict codes new data by.
 	levels map[string]data.Levels
+	// sizes are the int data sizes bound from the largest value of the
+	// numeric ids they bound (data.CodeSizes), which gpp predict binds
+	// new data's to.
+	sizes map[string]int
 	// resample is what --psis-resample did (nil: not asked for, or the
 	// fit was interrupted).
 	resample *resampleOutcome
@@ -1738,6 +1742,11 @@ type fitFile struct {
 	// Levels records how each column of labels in the data was coded,
 	// by data declaration: gpp predict codes new data so.
 	Levels map[string]fitLevels `json:"levels,omitempty"`
+	// Sizes records each int data size that no input gave and that the
+	// largest value of the numeric ids it bounds bound (S of
+	// int<lower=0, upper=S-1> subj, data.CodeSizes): gpp predict binds
+	// it so, where new data holding a few groups would bind a smaller S.
+	Sizes map[string]int `json:"sizes,omitempty"`
 	// Labels holds, by variable, the labels that named the elements of its
 	// axes sized by a column of labels (null for an axis named by number;
 	// savedAxes): gpp summary of draws.csv names them so.
@@ -2144,6 +2153,7 @@ func fitFileOf(h drawsHeader) *fitFile {
 		ff.Missing = append(ff.Missing, fitMissing{Latent: m.Latent, Data: m.Data, Cells: cellTexts(m.Cells)})
 	}
 	ff.Levels = fitLevelsOf(h.levels)
+	ff.Sizes = h.sizes
 	if h.curv != nil {
 		ff.MeanFieldSDRatio = h.curv.maxByLatent()
 	}

@@ -59,6 +59,7 @@ type sampleCoords struct {
 	model, hash string
 	types       map[string]string     // param name → type text (latentTypeText)
 	levels      map[string]fitLevels  // the sample's codings of columns of labels, by data declaration
+	sizes       map[string]int        // the sample's sizes bound from numeric ids (data.CodeSizes)
 	axes        map[string][][]string // the labels that named its variables' elements (savedAxes)
 	params      []string              // in the file's order
 	cols        map[string][]int      // param name → its columns
@@ -188,6 +189,16 @@ func (sc *sampleCoords) readComments(lines []string) (int, error) {
 				sc.levels = map[string]fitLevels{}
 			}
 			sc.levels[name] = lv
+		case strings.HasPrefix(l, "# size "):
+			name, text, ok := strings.Cut(strings.TrimPrefix(l, "# size "), " = ")
+			n, err := strconv.Atoi(text)
+			if !ok || err != nil {
+				return 0, at(i, "a size line that is not NAME = an int")
+			}
+			if sc.sizes == nil {
+				sc.sizes = map[string]int{}
+			}
+			sc.sizes[name] = n
 		case strings.HasPrefix(l, "# labels "):
 			name, text, ok := strings.Cut(strings.TrimPrefix(l, "# labels "), " = ")
 			var axes [][]string
@@ -287,7 +298,7 @@ func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string
 		con.info("--set %s=%s from the sample (a const of the model; --set %s=... chooses another)", k, cfg.sets[k], k)
 	}
 	opt, _ := v.drawOptions(set["draw"])
-	l, ok := loadPredictModel(con, cfg, opt, sets, growLevels(dataLevels(sc.levels), v.newLevels), srcs)
+	l, ok := loadPredictModel(con, cfg, opt, sets, growLevels(dataLevels(sc.levels), v.newLevels), sc.sizes, srcs)
 	if !ok {
 		return exitError
 	}

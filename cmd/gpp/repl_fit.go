@@ -37,6 +37,8 @@ type replFit struct {
 	// levels are the fit's codings of columns of labels (data.Coded),
 	// which :predict codes new data by.
 	levels map[string]data.Levels
+	// sizes are the fit's sizes bound from numeric ids (data.CodeSizes).
+	sizes map[string]int
 	// axes are the labels that name the elements of params and outputs
 	// (savedAxes of the fit's draws), which :show names them by as the
 	// fit's table does.
@@ -369,7 +371,7 @@ func (r *repl) fitCmd(args []string) {
 		curv = meanFieldCurvature(ctx, s, l, res)
 	}
 	h := drawsHeader{model: replModel, modelHash: modelHash([]byte(r.src)), data: r.dataArgs(), dataHash: r.dataHashes(), cfg: cfg, r: res, stepSize: res.StepSize,
-		missing: data.MissingCells(l.Info, l.Data), levels: data.Coded(l.Info, l.Data), curv: curv}
+		missing: data.MissingCells(l.Info, l.Data), levels: data.Coded(l.Info, l.Data), sizes: data.CodeSizes(l.Info, l.Data), curv: curv}
 	if h.stepSize == 0 {
 		h.stepSize = s.Optimizer.DefaultStepSize()
 	}
@@ -409,7 +411,7 @@ func (r *repl) fitCmd(args []string) {
 		noteUnplotted(con, cfg)
 	}
 	r.fits++
-	r.fit = &replFit{res: res, n: r.fits, seed: s.Seed, draws: cfg.outputDraws, made: r.fitOf(sets), levels: h.levels, axes: savedAxes(ds.vars)}
+	r.fit = &replFit{res: res, n: r.fits, seed: s.Seed, draws: cfg.outputDraws, made: r.fitOf(sets), levels: h.levels, sizes: h.sizes, axes: savedAxes(ds.vars)}
 	r.sample = nil // the queries answer from this fit, not an earlier :sample
 	printReplFit(r.out, cfg, res, h.evidence, ds, st, written, r.fits, start, narrowSds(s, res, nil, curv))
 	if cfg.prof != nil {

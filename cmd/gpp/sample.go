@@ -509,7 +509,7 @@ func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *con
 		cfg.ppc = findReplicates(l)
 	}
 	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, dataHash: dataHashes(cfg.data, srcs), cfg: cfg,
-		missing: data.MissingCells(l.Info, l.Data), levels: data.Coded(l.Info, l.Data)}
+		missing: data.MissingCells(l.Info, l.Data), levels: data.Coded(l.Info, l.Data), sizes: data.CodeSizes(l.Info, l.Data)}
 	var af *againstFit
 	if cfg.against != "" {
 		var err error
@@ -1580,8 +1580,10 @@ const coordsFile = "coords.csv"
 // param's own coordinates, as sgvb.Unconstrained's Coords gives them), to
 // full precision, so that gpp predict evaluates the outputs at exactly
 // the sampled points. Comment lines also hold the codings of columns of
-// labels ("# levels"), which predict codes new data by, and the labels
-// that named elements ("# labels"), which gpp summary names them by.
+// labels ("# levels"), which predict codes new data by, the sizes bound
+// from the largest value of numeric ids ("# size"), which predict binds
+// new data's no smaller than, and the labels that named elements
+// ("# labels"), which gpp summary names them by.
 func writeCoordsCSV(w io.Writer, h drawsHeader, sd *sampleDraws, m *compile.Model) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# gpp_version = %s\n# model = %s\n# model_sha256 = %s\n", version, h.model, h.modelHash)
@@ -1597,6 +1599,9 @@ func writeCoordsCSV(w io.Writer, h drawsHeader, sd *sampleDraws, m *compile.Mode
 			return err
 		}
 		fmt.Fprintf(bw, "# levels %s = %s\n", name, text)
+	}
+	for _, name := range sortedKeys(h.sizes) {
+		fmt.Fprintf(bw, "# size %s = %d\n", name, h.sizes[name])
 	}
 	// the labels that named the elements, which gpp summary names them by
 	axes := savedAxes(sd.ds.vars)

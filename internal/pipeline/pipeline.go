@@ -259,22 +259,25 @@ func LoadOrdered(path string, dataArgs []string, sets map[string]string, order m
 // a column of labels is coded as the run coded it (levels, by
 // declaration: the run's data.Coded; data.BindCoded, as LoadPredict
 // binds), so that a data set holding a few of the labels gets the codes
-// the draws' groups had. With levels nil it is Load.
-func LoadCoded(path string, dataArgs []string, sets map[string]string, levels map[string]data.Levels) (*Loaded, error) {
+// the draws' groups had; a size that the run bound from the largest value
+// of numeric ids (sizes: the run's data.CodeSizes) is the run's, not
+// made smaller by data holding a few of the groups. With levels nil it is
+// Load.
+func LoadCoded(path string, dataArgs []string, sets map[string]string, levels map[string]data.Levels, sizes map[string]int) (*Loaded, error) {
 	return load(path, dataArgs, sets, func(l *Loaded, inputs []data.Input, sets map[string]string) error {
-		return l.bindCoded(inputs, sets, levels)
+		return l.bindCoded(inputs, sets, levels, sizes)
 	})
 }
 
 // Bind binds data inputs and compiles the model.
 func (l *Loaded) Bind(inputs []data.Input, sets map[string]string) error {
-	return l.bindCoded(inputs, sets, nil)
+	return l.bindCoded(inputs, sets, nil, nil)
 }
 
 // bindCoded binds data inputs, coding columns of labels as levels says
-// when it is not nil (data.BindCoded) and else by their own labels, and
-// compiles the model.
-func (l *Loaded) bindCoded(inputs []data.Input, sets map[string]string, levels map[string]data.Levels) error {
+// when it is not nil (data.BindCoded, with the run's sizes) and else by
+// their own labels, and compiles the model.
+func (l *Loaded) bindCoded(inputs []data.Input, sets map[string]string, levels map[string]data.Levels, sizes map[string]int) error {
 	if l.Info == nil {
 		return errors.New("pipeline: model not checked")
 	}
@@ -283,7 +286,7 @@ func (l *Loaded) bindCoded(inputs []data.Input, sets map[string]string, levels m
 	if levels == nil {
 		bound, err = data.BindOrdered(l.Info, inputs, sets, l.Order)
 	} else {
-		bound, err = data.BindCoded(l.Info, inputs, sets, nil, levels)
+		bound, err = data.BindCoded(l.Info, inputs, sets, nil, levels, sizes)
 	}
 	if err != nil {
 		return err
@@ -317,18 +320,21 @@ func (l *Loaded) bindCoded(inputs []data.Input, sets map[string]string, levels m
 // The data left out that the model observes with ~ are drawn as opt
 // chooses (compile.PredictOptions), with Notes saying which. A column of
 // labels is coded as the fit coded it (levels, by declaration: the fit's
-// data.Coded; data.BindCoded).
-func LoadPredict(path string, dataArgs []string, sets map[string]string, opt compile.PredictOptions, levels map[string]data.Levels) (*Loaded, error) {
+// data.Coded; data.BindCoded), and a size that the fit bound from the
+// largest value of numeric ids is no smaller than the fit's (sizes: the
+// fit's data.CodeSizes).
+func LoadPredict(path string, dataArgs []string, sets map[string]string, opt compile.PredictOptions, levels map[string]data.Levels, sizes map[string]int) (*Loaded, error) {
 	return load(path, dataArgs, sets, func(l *Loaded, inputs []data.Input, sets map[string]string) error {
-		return l.BindPredict(inputs, sets, opt, levels)
+		return l.BindPredict(inputs, sets, opt, levels, sizes)
 	})
 }
 
 // BindPredict binds data inputs and compiles the checked model in predict
 // mode, as LoadPredict does: data that only the log density reads may be
 // absent, those left out that a ~ observes are drawn as opt chooses, and
-// a column of labels is coded as the fit coded it (levels).
-func (l *Loaded) BindPredict(inputs []data.Input, sets map[string]string, opt compile.PredictOptions, levels map[string]data.Levels) error {
+// a column of labels is coded as the fit coded it (levels), a size bound
+// from numeric ids no smaller than the fit's (sizes).
+func (l *Loaded) BindPredict(inputs []data.Input, sets map[string]string, opt compile.PredictOptions, levels map[string]data.Levels, sizes map[string]int) error {
 	if l.Info == nil {
 		return errors.New("pipeline: model not checked")
 	}
@@ -348,14 +354,14 @@ func (l *Loaded) BindPredict(inputs []data.Input, sets map[string]string, opt co
 	// out what it observes (log_lik without y). The rest is then bound
 	// again, strictly, if something kept needs what the data do not give.
 	reads := compile.PredictReadsGiven(l.File, l.Info, nil)
-	bound, err := data.BindCoded(l.Info, inputs, sets, optional(reads), levels)
+	bound, err := data.BindCoded(l.Info, inputs, sets, optional(reads), levels, sizes)
 	if err != nil {
 		return predictNeeds(err, l.Info, reads)
 	}
 	reads = compile.PredictReadsGiven(l.File, l.Info, bound)
 	for name := range reads {
 		if bound[name] == nil {
-			if bound, err = data.BindCoded(l.Info, inputs, sets, optional(reads), levels); err != nil {
+			if bound, err = data.BindCoded(l.Info, inputs, sets, optional(reads), levels, sizes); err != nil {
 				return predictNeeds(err, l.Info, reads)
 			}
 			break

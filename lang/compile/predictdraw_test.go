@@ -41,7 +41,7 @@ func compilePredictSrc(t *testing.T, src string, inputs []data.Input, sets map[s
 			optional[d.Name] = true
 		}
 	}
-	bound, err := data.BindCoded(info, inputs, sets, optional, nil) // as gpp predict binds
+	bound, err := data.BindCoded(info, inputs, sets, optional, nil, nil) // as gpp predict binds
 	if err != nil {
 		t.Fatal(err)
 	}
