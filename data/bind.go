@@ -1066,7 +1066,7 @@ func (b *binder) check(d *check.DataVar, a *Array) {
 		b.skipSizes(d)
 		return
 	}
-	if len(a.Missing) > 0 && d.Missing == nil && !(b.drawsMissing() && d.Observed) {
+	if len(a.Missing) > 0 && d.Missing == nil && !d.LeftOut && !(b.drawsMissing() && d.Observed) {
 		b.errs = append(b.errs, missingError(d, a))
 		b.skipSizes(d)
 		return

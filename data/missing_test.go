@@ -56,8 +56,16 @@ func TestMissingErrors(t *testing.T) {
 			"d.csv:3:1: column \"x\": empty cell: `x` is read in an expression at m.gpp:4:16 (a covariate) and observed by no ~, so its missing values would have no distribution: a missing covariate needs a model of its own (x ~ D(...)), whose ~ is then their prior" + what},
 		{"observed and read in an if", "data x: real[N]\nparam b: real\nx ~ Normal(b, 1)\nif x[0] > 0 {\n  target += b\n}\n", "x\n1\nNA\nNA\n",
 			"d.csv:3:1: column \"x\": \"NA\" is read as a missing value (the first of 2): `x` is a covariate (read at m.gpp:4:4) with a model of its own, but fitted missing values of it would change with the draws, and it is read where a value must be known before the fit, which a model of its own does not change: m.gpp:4:9: a comparison needs operands known before the fit, and `x[0]` reads `x`, whose missing values would be fitted"},
-		{"int", "data x: int[N]\nparam l: positive\nx ~ Poisson(l)\n", "x\n1\nNA\n",
-			"d.csv:3:1: column \"x\": \"NA\" is read as a missing value: `x` is int data: a missing count or class would be a discrete latent, which neither gpp fit (SGVB) nor gpp sample (NUTS) can infer: both follow gradients, which a discrete value has none of (fit or sample the other rows; gpp predict, given the rows with missing `x`, then draws them)" + what},
+		{"int read by an output", "data x: int[N]\nparam l: positive\nx ~ Poisson(l)\noutput s = sum(x)\n", "x\n1\nNA\n",
+			"d.csv:3:1: column \"x\": \"NA\" is read as a missing value: `x` is int data: a missing count or class would be a discrete latent, which neither gpp fit (SGVB) nor gpp sample (NUTS) can infer: both follow gradients, which a discrete value has none of (fit or sample the other rows; gpp predict, given the rows with missing `x`, then draws them); its missing cells would be left out of the likelihood if `x` were only observed by ~ of built-in count families, but an output reads `x`" + what},
+		{"int read in an expression", "data x: int[N]\nparam l: positive\nx ~ Poisson(l)\ntarget += -l * x[0]\n", "x\n1\nNA\n",
+			"but `x` is also read in an expression at m.gpp:4:16" + what},
+		{"int read by log_lik otherwise", "data x: int<lower=0>[N]\nparam l: positive\nx ~ Poisson(l)\noutput log_lik = logpdf(x, Poisson(l + x))\n", "x\n1\nNA\n",
+			"but an output reads `x`" + what},
+		{"int truncated", "data x: int[N]\nparam l: positive\nx ~ Poisson(l) T[, 10]\n", "x\n1\nNA\n",
+			"but a ~ on `x` is truncated or not of a built-in count family with one term per cell (Poisson, NegBinomial, Binomial, Bernoulli, ...)" + what},
+		{"int categorical", "data x: int[N]\nparam th: simplex[3]\nx ~ Categorical(th)\n", "x\n1\nNA\n",
+			"but a ~ on `x` is truncated or not of a built-in count family"},
 		{"int covariate", "data x: int[N]\ndata y: real[N]\nparam l: positive\ny ~ Normal(l * x, 1)\n", "x,y\n1,2\nNA,3\n",
 			"d.csv:3:1: column \"x\": \"NA\" is read as a missing value: `x` is int data: a missing count or class would be a discrete latent, which neither gpp fit (SGVB) nor gpp sample (NUTS) can infer: both follow gradients, which a discrete value has none of (fit or sample the other rows)" + what},
 		{"truncated by a param", "data x: real[N]\nparam m: real\nparam L: real\nx ~ Normal(m, 1) T[L, ]\n", "x\n1\nNA\n",
@@ -103,8 +111,17 @@ func TestMissingBlankTail(t *testing.T) {
 			t.Errorf("%q: notes %q, want %q", c.src, notes, c.want)
 		}
 	}
+	// int data observed only by ~: the missing cells are left out of the
+	// likelihood, and the note says so, and which are blank lines at the
+	// end; read by an output, they are refused, saying so too
 	info = checked(t, "data k: int[N]\nparam p: unit\nk ~ Bernoulli(p)\n")
-	_, err := Bind(info, []Input{csvInput(t, "", "k.csv", "k\n1\n0\n\n")}, nil)
+	bound, err := Bind(info, []Input{csvInput(t, "", "k.csv", "k\n1\n0\n\n")}, nil)
+	want := "k: 1 missing value (k.csv line 4) is left out of the likelihood (int data observed only by ~); the last is a blank line at the end of k.csv: delete it if it is not a missing value"
+	if notes := LeftOutNotes(info, bound); err != nil || len(notes) != 1 || notes[0] != want {
+		t.Errorf("int data: notes %q (error %v), want %q", notes, err, want)
+	}
+	info = checked(t, "data k: int[N]\nparam p: unit\nk ~ Bernoulli(p)\noutput m = mean(k)\n")
+	_, err = Bind(info, []Input{csvInput(t, "", "k.csv", "k\n1\n0\n\n")}, nil)
 	if want := `k.csv:4:1: column "k": line 4 is blank, an empty cell in a one-column file (a blank line at the end: delete it if it is not a missing value): ` + "`k` is int data"; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("error %v\nwant %s...", err, want)
 	}

@@ -96,17 +96,42 @@ func MissingNotes(info *check.Info, bound map[string]*Array) []string {
 			continue
 		}
 		n, what, where, are := missingCells(d.Name, a, a.Missing)
-		tail := ""
-		switch {
-		case a.blankTail == 1:
-			tail = fmt.Sprintf("; the last is a blank line at the end of %s: delete it if it is not a missing value", a.Locate(a.Missing[0]).File)
-		case a.blankTail > 1:
-			tail = fmt.Sprintf("; the last %d are blank lines at the end of %s: delete them if they are not missing values", a.blankTail, a.Locate(a.Missing[0]).File)
-		}
 		notes = append(notes, fmt.Sprintf("%s: %d missing %s (%s) %s fitted as the latent %s_missing%s",
-			d.Name, n, what, where, are, d.Name, tail))
+			d.Name, n, what, where, are, d.Name, blankTailNote(a)))
 	}
 	return notes
+}
+
+// LeftOutNotes returns a note for each int data value of a successful
+// Bind whose missing cells are left out of the likelihood
+// (check.DataVar.LeftOut: int data that the model observes only by ~, so
+// that summing a missing cell out of the joint removes its term): "Y: 7
+// missing values (d.csv lines 3, 9, ...) are left out of the likelihood
+// (int data observed only by ~)".
+func LeftOutNotes(info *check.Info, bound map[string]*Array) []string {
+	var notes []string
+	for _, d := range info.Data {
+		a := bound[d.Name]
+		if a == nil || len(a.Missing) == 0 || !d.LeftOut {
+			continue
+		}
+		n, what, where, are := missingCells(d.Name, a, a.Missing)
+		notes = append(notes, fmt.Sprintf("%s: %d missing %s (%s) %s left out of the likelihood (int data observed only by ~)%s", d.Name, n, what, where, are, blankTailNote(a)))
+	}
+	return notes
+}
+
+// blankTailNote is the end of a note on the missing cells of a, when some
+// are blank lines at the end of its file: to delete them if they are no
+// missing values.
+func blankTailNote(a *Array) string {
+	switch {
+	case a.blankTail == 1:
+		return fmt.Sprintf("; the last is a blank line at the end of %s: delete it if it is not a missing value", a.Locate(a.Missing[0]).File)
+	case a.blankTail > 1:
+		return fmt.Sprintf("; the last %d are blank lines at the end of %s: delete them if they are not missing values", a.blankTail, a.Locate(a.Missing[0]).File)
+	}
+	return ""
 }
 
 // SkippedNotes returns a note for each data value with missing cells that

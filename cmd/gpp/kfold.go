@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -256,6 +257,10 @@ func setupKfold(l *pipeline.Loaded, kc *kfoldConfig, con *console) (*kfoldSetup,
 	su.n = out.Shape[0]
 	if cells := data.MissingCells(l.Info, l.Data); len(cells) > 0 {
 		return su, ast.Errorf(cells[0].Cells[0], "data %s has a missing value here: %s would hold out rows whose values the fits impute; fill or drop them", cells[0].Data, su.by())
+	}
+	for _, name := range slices.Sorted(maps.Keys(m.LeftOut())) {
+		a := l.Data[name]
+		return su, ast.Errorf(a.Locate(m.LeftOut()[name].Cells[0]), "data %s has a missing value here, left out of the likelihood: %s would hold out rows with cells that are no observations; fill or drop them", name, su.by())
 	}
 	if err := su.findRows(); err != nil {
 		return su, err

@@ -291,3 +291,84 @@ func TestMissingLOOExact(t *testing.T) {
 		t.Errorf("elpd_loo %.4f, exact %.4f", got, exact)
 	}
 }
+
+// Int data observed only by ~ with missing cells: gpp fit leaves them out
+// of the likelihood and says so in a note; the fit is that of the data
+// without those rows (the same log joint, so the same seed gives the same
+// means to rounding), and loo.csv lists no log_lik element at a missing
+// cell, its elpd_loo that of the rows observed. --minibatch and gpp kfold
+// refuse such data.
+func TestLeftOutCountsCLI(t *testing.T) {
+	d := t.TempDir()
+	model := writeFile(t, d, "m.gpp", `data N: int
+data x: real[N]
+data y: int<lower=0>[N]
+param a: real ~ Normal(0, 2)
+param b: real ~ Normal(0, 2)
+y ~ PoissonLog(a + b * x)
+output log_lik = logpdf(y, PoissonLog(a + b * x))
+`)
+	xs := []float64{0.1, -0.4, 0.9, 1.3, -1.1, 0.2, 0.5, -0.3, 0.8, -0.7}
+	ys := []string{"3", "NA", "1", "7", "NA", "2", "4", "1", "5", "NA"}
+	all, kept := []string{"x,y"}, []string{"x,y"}
+	for i, x := range xs {
+		all = append(all, fmt.Sprintf("%g,%s", x, ys[i]))
+		if ys[i] != "NA" {
+			kept = append(kept, fmt.Sprintf("%g,%s", x, ys[i]))
+		}
+	}
+	withNA := writeFile(t, d, "all.csv", strings.Join(all, "\n")+"\n")
+	observed := writeFile(t, d, "obs.csv", strings.Join(kept, "\n")+"\n")
+	outAll, outObs := filepath.Join(d, "all"), filepath.Join(d, "obs")
+	code, _, stderr := runSafe(t, "fit", model, withNA, "--seed", "3", "--out", outAll)
+	if code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	note := "all.csv lines 3, 6, 11) are left out of the likelihood (int data observed only by ~)"
+	if !strings.Contains(stderr, note) {
+		t.Errorf("stderr has no note %q:\n%s", note, stderr)
+	}
+	if code, _, stderr := runSafe(t, "fit", model, observed, "--seed", "3", "--out", outObs); code != 0 {
+		t.Fatalf("fit of the observed rows: exit %d: %s", code, stderr)
+	}
+	means := func(dir string) map[string]float64 {
+		out := map[string]float64{}
+		for _, r := range reftest.ReadCSV(t, filepath.Join(dir, "summary.csv"))[1:] {
+			if v, err := strconv.ParseFloat(r[2], 64); err == nil {
+				out[r[0]] = v
+			}
+		}
+		return out
+	}
+	mAll, mObs := means(outAll), means(outObs)
+	for _, p := range []string{"a", "b"} {
+		if math.Abs(mAll[p]-mObs[p]) > 1e-9*max(1, math.Abs(mObs[p])) {
+			t.Errorf("mean of %s %v with the missing cells left out, %v on the observed rows", p, mAll[p], mObs[p])
+		}
+	}
+	elpd := func(dir string) (float64, []string) {
+		sum, names := 0.0, []string{}
+		for _, r := range reftest.ReadCSV(t, filepath.Join(dir, "loo.csv"))[2:] {
+			v, _ := strconv.ParseFloat(r[1], 64)
+			sum += v
+			names = append(names, r[0])
+		}
+		return sum, names
+	}
+	eAll, names := elpd(outAll)
+	eObs, _ := elpd(outObs)
+	for _, n := range names {
+		if n == "log_lik[1]" || n == "log_lik[4]" || n == "log_lik[9]" {
+			t.Errorf("loo.csv lists %s, a missing count", n)
+		}
+	}
+	if len(names) != len(kept)-1 || math.Abs(eAll-eObs) > 1e-6*math.Abs(eObs) {
+		t.Errorf("loo.csv: %d rows, elpd_loo %v; the observed rows': %d, %v", len(names), eAll, len(kept)-1, eObs)
+	}
+	if code, _, stderr := runSafe(t, "fit", model, withNA, "--minibatch", "N=4", "--out", filepath.Join(d, "mb")); code != 1 || !strings.Contains(stderr, "left out of the likelihood, which a minibatch fit does not do") {
+		t.Errorf("--minibatch: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runSafe(t, "kfold", model, withNA, "--folds", "2", "--out", filepath.Join(d, "kf")); code != 1 || !strings.Contains(stderr, "all.csv:3:") || !strings.Contains(stderr, "left out of the likelihood") {
+		t.Errorf("kfold: exit %d: %s", code, stderr)
+	}
+}

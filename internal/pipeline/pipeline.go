@@ -296,7 +296,8 @@ func (l *Loaded) bindCoded(inputs []data.Input, sets map[string]string, levels m
 	if levels == nil { // a run's coding was warned of when it ran
 		l.Warnings = append(l.Warnings, data.LevelOrderWarnings(l.File, l.Info, bound)...)
 	}
-	l.Notes = append(data.MissingNotes(l.Info, bound), data.LevelNotes(l.Info, bound, levels != nil)...)
+	l.Notes = append(data.MissingNotes(l.Info, bound), data.LeftOutNotes(l.Info, bound)...)
+	l.Notes = append(l.Notes, data.LevelNotes(l.Info, bound, levels != nil)...)
 	m, err := compile.Compile(l.File, l.Info, bound)
 	if err != nil {
 		return err
@@ -305,7 +306,8 @@ func (l *Loaded) bindCoded(inputs []data.Input, sets map[string]string, levels m
 		// the missing cells that no statement reads fit no latent: the
 		// notes say which do and which not
 		fitted := data.WithoutMissingCells(bound, skip)
-		l.Notes = append(data.MissingNotes(l.Info, fitted), data.SkippedNotes(l.Info, bound, skip)...)
+		l.Notes = append(data.MissingNotes(l.Info, fitted), data.LeftOutNotes(l.Info, bound)...)
+		l.Notes = append(l.Notes, data.SkippedNotes(l.Info, bound, skip)...)
 		l.Notes = append(l.Notes, data.LevelNotes(l.Info, bound, levels != nil)...)
 	}
 	l.Notes = append(l.Notes, m.Notes...)

@@ -443,6 +443,13 @@ type DataVar struct {
 	// nil when a missing cell is an error, and NoMissing then says why.
 	Missing   *MissingFit
 	NoMissing string
+	// LeftOut, for int (or bool) data that every mention observes by a ~
+	// of a built-in elementwise family, untruncated, and that no
+	// expression or output reads, says that its missing cells are left
+	// out of the likelihood (missing.go): integrating a missing cell out
+	// of the joint removes its term. NoMissing still says why they are
+	// not fitted, for the modes that need every cell.
+	LeftOut bool
 	// ReadAt is the data's first read in an expression (a covariate), or
 	// 0. When its missing values are fitted too (Missing: a covariate with
 	// a model of its own), the compiler checks the model again with it

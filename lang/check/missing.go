@@ -6,6 +6,7 @@ import (
 
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/stdlib"
 )
 
 // Missing data, as PyMC's masked observations: the missing cells of a real
@@ -18,7 +19,10 @@ import (
 // value must be known before the fit (imputable); every read is then of
 // the mixed value. A covariate observed by no ~ would need a model of its
 // own, and int data a discrete latent: their missing cells stay errors,
-// and NoMissing says why.
+// and NoMissing says why — except int data that the model only observes,
+// by ~ of built-in count families (DataVar.LeftOut): summing a
+// missing cell out of the joint removes its term, whatever the family, so
+// the compiler leaves those cells out of the ~'s density.
 
 // MissingFit describes the latent values fitted for the missing cells of
 // a data declaration: their bounds, the declaration's narrowed to the
@@ -84,6 +88,11 @@ func (c *checker) missingData() {
 		why     string         // a reason a ~ on it cannot fit missing cells
 		readPos ast.Pos        // the first mention in an expression
 		tilde   bool           // the value of a ~
+		output  bool           // read by an output
+		// unmasked: a ~ on it of a family whose terms are not one per
+		// cell (a user density, a multivariate family) or truncated,
+		// whose missing cells could not be left out cell by cell
+		unmasked bool
 	}
 	obs := map[*Symbol]*observation{}
 	of := func(sym *Symbol) *observation {
@@ -97,9 +106,13 @@ func (c *checker) missingData() {
 		if o, ok := n.(*ast.OutputStmt); ok {
 			// an output reads the data with its missing values filled
 			// in at each draw, as PyMC's posterior predictive does
+			value := logLikValues(o)
 			ast.Inspect(o, func(n ast.Node) bool {
 				if id, ok := n.(*ast.Ident); ok {
 					observed[id] = true
+					if sym := c.info.Uses[id]; sym != nil && sym.Kind == Data && !value[id] {
+						of(sym).output = true
+					}
 				}
 				return true
 			})
@@ -118,6 +131,9 @@ func (c *checker) missingData() {
 		o := of(sym)
 		o.tilde = true
 		d := c.info.Dists[s.Dist]
+		if d == nil || c.info.UserDensities[s.Dist] != nil || s.Trunc != nil || !leavesOut(d) {
+			o.unmasked = true
+		}
 		switch {
 		case o.why != "":
 		case c.info.UserDensities[s.Dist] != nil || d == nil:
@@ -186,6 +202,11 @@ func (c *checker) missingData() {
 				predict = fmt.Sprintf("; gpp predict, given the rows with missing `%s`, then draws them", d.Name)
 			}
 			d.NoMissing = fmt.Sprintf("`%s` is int data: a missing count or class would be a discrete latent, which neither gpp fit (SGVB) nor gpp sample (NUTS) can infer: both follow gradients, which a discrete value has none of (fit or sample the other rows%s)", d.Name, predict)
+			if o.tilde && !o.unmasked && !o.output && !o.readPos.IsValid() {
+				d.LeftOut = true
+			} else if o.tilde {
+				d.NoMissing += leftOutWhy(d.Name, o.readPos, o.output)
+			}
 		case d.Kind != ast.Real && d.Kind != ast.Positive && d.Kind != ast.Unit:
 			d.NoMissing = fmt.Sprintf("`%s` is %s data, whose missing values are not fitted", d.Name, d.Kind)
 		case d.LowerExpr != nil && d.Lower == nil || d.UpperExpr != nil && d.Upper == nil:
@@ -210,6 +231,56 @@ func (c *checker) missingData() {
 			d.Missing = missingBounds(d, o.narrow, o.trunc)
 		}
 	}
+}
+
+// logLikValues returns, when o is the log_lik output, the names it reads
+// as the value of a logpdf (log_lik = logpdf(y, D(...)), or y[i] in a
+// loop's), or nil: PSIS-LOO leaves out the elements of log_lik at the
+// missing cells of int data left out of the likelihood
+// (compile.Model.ImputedCells), so such a read keeps them left out.
+func logLikValues(o *ast.OutputStmt) map[*ast.Ident]bool {
+	if o.Name.Name != LogLikOutput {
+		return nil
+	}
+	value := map[*ast.Ident]bool{}
+	ast.Inspect(o, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok && call.Fun.Name == "logpdf" && len(call.Args) == 2 {
+			if id := ObservedIdent(call.Args[0]); id != nil {
+				value[id] = true
+			}
+		}
+		return true
+	})
+	return value
+}
+
+// leftOutWhy says why the missing cells of int data name, observed by a
+// ~, are not left out of the likelihood (DataVar.LeftOut): read at read in
+// an expression, read by an output, or a ~ on it whose density is not one
+// term per cell.
+func leftOutWhy(name string, read ast.Pos, output bool) string {
+	why := fmt.Sprintf("a ~ on `%s` is truncated or not of a built-in count family with one term per cell (Poisson, NegBinomial, Binomial, Bernoulli, ...)", name)
+	switch {
+	case read.IsValid():
+		why = fmt.Sprintf("`%s` is also read in an expression at %s", name, read)
+	case output:
+		why = fmt.Sprintf("an output reads `%s`", name)
+	}
+	return fmt.Sprintf("; its missing cells would be left out of the likelihood if `%s` were only observed by ~ of built-in count families, but %s", name, why)
+}
+
+// leavesOut reports whether the missing cells of int data observed by a ~
+// of d may be left out of its density (DataVar.LeftOut): d is a built-in
+// elementwise family of counts or 0/1 values, a term per cell, whose
+// support holds 0, the value the compiler puts in those cells before it
+// weights their terms by 0 (Hypergeometric's and DiscreteUniform's
+// supports depend on their arguments).
+func leavesOut(d *stdlib.Dist) bool {
+	u, ok := dist.LookupUnivariate(d.Name)
+	if !ok || d.Shape != stdlib.DistElementwise || d.Name == "Hypergeometric" {
+		return false
+	}
+	return u.Support == dist.Count || u.Support == dist.Binary || u.Support == dist.BoundedCount
 }
 
 // targetNoMissing says why the missing cells of d, observed by no ~ but
@@ -283,7 +354,7 @@ func (info *Info) Imputing(f *ast.File, names []string) (*Info, error) {
 	}
 	for _, d := range out.Data {
 		if old := info.DataVar(d.Name); old != nil {
-			d.Missing, d.NoMissing, d.Unused = old.Missing, old.NoMissing, old.Unused
+			d.Missing, d.NoMissing, d.Unused, d.LeftOut = old.Missing, old.NoMissing, old.Unused, old.LeftOut
 		}
 	}
 	return out, nil

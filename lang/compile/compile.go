@@ -135,6 +135,9 @@ type Model struct {
 	track    map[string]bool
 	missRead map[string][]bool
 	skipped  map[string][]int
+	// leftOut are the missing cells of int data left out of the
+	// likelihood (leftout.go), 0 in data.
+	leftOut map[string][]int
 }
 
 // Compile compiles a checked file with its bound data (from data.Bind).
@@ -146,7 +149,9 @@ func Compile(f *ast.File, info *check.Info, bound map[string]*data.Array) (*Mode
 	if err := checkDataBounds(info, bound); err != nil {
 		return nil, err
 	}
-	m := &Model{file: f, info: info, data: bound}
+	left := leftOutCells(info, bound)
+	filled := data.WithoutMissingCells(bound, left) // 0 in the cells left out
+	m := &Model{file: f, info: info, data: filled, leftOut: left}
 	m.track = m.skippable()
 	prog, _, err := m.build(buildJoint)
 	if err != nil {
@@ -156,7 +161,7 @@ func Compile(f *ast.File, info *check.Info, bound map[string]*data.Array) (*Mode
 		// Missing cells that no statement reads fit no latent: the
 		// model is built again with numbers in their places
 		// (skipmissing.go).
-		m = &Model{file: f, info: info, data: data.WithoutMissingCells(bound, skip), skipped: skip}
+		m = &Model{file: f, info: info, data: data.WithoutMissingCells(filled, skip), skipped: skip, leftOut: left}
 		if prog, _, err = m.build(buildJoint); err != nil {
 			return nil, err
 		}
@@ -305,7 +310,7 @@ func (m *Model) buildWatch(mode buildMode, priorTildes ...*ast.TildeStmt) (*auto
 // buildSel is buildWatch with, in a buildSplit build, the terms of the two
 // parts narrowed to sel.
 func (m *Model) buildSel(mode buildMode, sel Selection, priorTildes ...*ast.TildeStmt) (*autodiff.Program, []autodiff.ID, []watchPiece, error) {
-	l := &lowerer{sel: sel, info: m.info, data: m.data, b: autodiff.NewBuilder(), env: map[*check.Symbol]value{}, predict: m.predict, batch: m.batch, skipped: m.skipped}
+	l := &lowerer{sel: sel, info: m.info, data: m.data, b: autodiff.NewBuilder(), env: map[*check.Symbol]value{}, predict: m.predict, batch: m.batch, skipped: m.skipped, leftOut: m.leftOut}
 	if mode == buildJoint {
 		l.track = m.track
 		l.noteUnrolled = map[*ast.ForStmt]bool{}
@@ -492,6 +497,12 @@ type lowerer struct {
 	missRead map[*check.Symbol][]bool
 	missIdx  *ast.Ident
 	skipped  map[string][]int
+	// leftOut are the missing cells of int data left out of the
+	// likelihood (Model.leftOut), and obsMask, while a ~ on such data is
+	// lowered, the 0/1 mask of the cells it observes (tildeMask).
+	leftOut map[string][]int
+	obsMask value
+	masks   map[*check.Symbol]value // each datum's whole mask (wholeMask)
 	// noteUnrolled, in Compile's build, marks the loops noted as unrolled
 	// because of a let used as an index (vecScan.stop); notes are the
 	// notes (Model.Notes).

@@ -134,6 +134,10 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 				break
 			}
 		}
+		if l.obsMask.node { // cells left out (leftout.go)
+			l.maskedDensity(l.b.LogPDF(*u, val, args, pos), l.obsMask.id, pos)
+			break
+		}
 		l.add(l.b.Density(*u, val, args, pos), pos)
 	}
 	// A prior truncated to the latent's values, on the whole latent or on

@@ -60,9 +60,15 @@ func (l *lowerer) stmt(s ast.Stmt) {
 			l.collect = false
 			break
 		}
+		mask, skip := l.tildeMask(s)
+		if skip {
+			break // every cell it observes is left out (leftout.go)
+		}
 		v := l.expr(s.LHS)
 		l.setFixed(!l.readsBatch(v))
 		defer l.setFixed(false)
+		l.obsMask = mask
+		defer func() { l.obsMask = value{} }()
 		if s.Trunc == nil {
 			l.collect = l.prior && lat != nil // a prior on the whole latent
 			args := l.density(s.Dist, s.LHS, v, lat)

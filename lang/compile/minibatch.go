@@ -191,6 +191,11 @@ func (m *Model) Minibatch(size string, b int) (*Batch, error) {
 		if a == nil {
 			continue
 		}
+		if cells := m.leftOut[dv.Name]; cells != nil {
+			// a batch's rows would need their own masks: refused
+			errs.Add(dv.Pos, "--minibatch %s: %s has %d missing %s, left out of the likelihood, which a minibatch fit does not do: drop the rows or fit the full data", size, dv.Name, len(cells), map[bool]string{true: "value", false: "values"}[len(cells) == 1])
+			continue
+		}
 		if len(a.Missing) > 0 {
 			errs.Add(dv.Pos, "--minibatch %s: %s has missing values, which the fit makes latents %s%s, one per missing cell: per-row latents need local updates, which minibatch SGVB does not do; drop the rows or fit the full data", size, dv.Name, dv.Name, MissingSuffix)
 			continue

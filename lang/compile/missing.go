@@ -63,8 +63,9 @@ func (m *Model) MissingCells() map[string]MissingCells {
 func (m *Model) Info() *check.Info { return m.info }
 
 // ImputedCells returns the row-major cells of the output out, of that
-// shape, that are at missing values the model fits (MissingCells), which
-// PSIS-LOO leaves out of a log_lik: an imputed value is no observation.
+// shape, that are at missing values the model fits (MissingCells) or
+// leaves out of the likelihood (LeftOut), which PSIS-LOO leaves out of a
+// log_lik: an imputed value, or a missing count, is no observation.
 // Those of a covariate (data read in an expression, check.DataVar.ReadAt)
 // are left out only when out reads no other data of its shape that a ~
 // observes, a response: a log_lik over y, whose mean reads x, has an
@@ -87,6 +88,13 @@ func (m *Model) ImputedCells(out string, shape []int) map[int]bool {
 		}
 		for _, c := range mc.Cells {
 			cells[c] = true
+		}
+	}
+	for _, mc := range m.LeftOut() { // no observation there either (leftout.go)
+		if slices.Equal(mc.Shape, shape) {
+			for _, c := range mc.Cells {
+				cells[c] = true
+			}
 		}
 	}
 	return cells

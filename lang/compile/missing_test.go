@@ -12,7 +12,7 @@ import (
 )
 
 // jsonData reads a JSON object of data, as gpp fit would.
-func jsonData(t *testing.T, src string) data.Input {
+func jsonData(t testing.TB, src string) data.Input {
 	t.Helper()
 	a, err := data.ReadJSON("d.json", strings.NewReader(src))
 	if err != nil {
