@@ -6,7 +6,6 @@ import (
 	"maps"
 	"strings"
 
-	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/compile"
@@ -65,9 +64,7 @@ func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r 
 	// decides, and where a group holds too many gamma elements to be
 	// named it may still win (a claims triangle's 45 missing cells: all
 	// +9.4 nats, the reserve's sd as NUTS's; GPFA's 88 lose 11–19).
-	all, _ := fullRankAllSize(l.Model, s)
-	tryAll := (group == nil || len(group) < len(cc.r.Factors)) && all <= sgvb.MaxFullRank
-	if tryAll {
+	if cc.triesAll(group) {
 		cands = append(cands, "all")
 	}
 	switch {
@@ -76,7 +73,7 @@ func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r 
 		return r, s, cc
 	case group == nil:
 		con.info("--fullrank auto: %s's sd is about %s× too small by the curvature, and no group of at most %d elements of gamma factors repairs it; refitting with --fullrank all (%d elements)",
-			cc.names[bad[0]], ratioText(cc.c.Ratio[bad[0]]), curvMaxGamma, all)
+			cc.names[bad[0]], ratioText(cc.c.Ratio[bad[0]]), curvMaxGamma, cc.all)
 	default:
 		con.info("--fullrank auto: %s's sd is about %s× too small by the curvature; refitting with --fullrank %s (%d elements, leaving no sd more than %.1f× too small by it)%s",
 			cc.names[bad[0]], ratioText(cc.c.Ratio[bad[0]]), cands[0], n, left, map[bool]string{true: ", then with --fullrank all", false: ""}[len(cands) > 1])
@@ -146,19 +143,16 @@ func autoNamesParam(cfg *fitConfig, m *compile.Model) {
 }
 
 // fullRankAllSize returns the elements that --fullrank all would hold in
-// model m (settings s), as its mean-field hint counts them, and how many
-// of them have gamma factors now.
-func fullRankAllSize(m *compile.Model, s sgvb.Settings) (n, gammas int) {
+// model m, as its mean-field hint counts them.
+func fullRankAllSize(m *compile.Model) int {
+	n := 0
 	for _, lat := range m.Latents {
 		if lat.Support.IsOrdered() || sgvb.CheckFullRank(lat.Support, 1) != nil {
 			continue
 		}
 		n += fullRankElems(&lat)
-		if lat.Support == dist.Positive && s.Family != sgvb.FamilyLognormal && s.Families[lat.Name] != sgvb.FamilyLognormal {
-			gammas += lat.Size
-		}
 	}
-	return n, gammas
+	return n
 }
 
 // curvSkipReason says why meanFieldCurvature did not run the check on

@@ -283,3 +283,27 @@ inc ~ LogNormal(a[origin] + b[dev], sigma)
 		t.Errorf("mean-field: exit %d, want a hint %q; stderr\n%s", code, want, stderr)
 	}
 }
+
+// TestTriesAll: --fullrank auto fits --fullrank all, and the hint names
+// it, only where it holds some elements, at most sgvb.MaxFullRank, and
+// more params than the curvature's group (one predicate for both).
+func TestTriesAll(t *testing.T) {
+	two := &sgvb.Result{Factors: make([]sgvb.Factor, 2)}
+	for _, c := range []struct {
+		all   int
+		group []string
+		want  bool
+	}{
+		{65, nil, true},                    // no group within the gamma cap
+		{65, []string{"a"}, true},          // a group of one param of two
+		{65, []string{"a", "b"}, false},    // the group is every param
+		{0, nil, false},                    // no param --fullrank all can hold
+		{sgvb.MaxFullRank + 1, nil, false}, // too many elements
+		{sgvb.MaxFullRank, []string{"a"}, true},
+	} {
+		cc := &curvCheck{r: two, all: c.all}
+		if got := cc.triesAll(c.group); got != c.want {
+			t.Errorf("all %d, group %v: triesAll %v, want %v", c.all, c.group, got, c.want)
+		}
+	}
+}

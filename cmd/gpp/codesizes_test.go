@@ -106,6 +106,14 @@ func TestFitCodeSizes(t *testing.T) {
 	if coords := readFile(t, filepath.Join(smp, coordsFile)); !strings.Contains(coords, "\n# size S = 8\n") {
 		t.Errorf("coords.csv has no line %q:\n%.600s", "# size S = 8", coords)
 	}
+	// so does a --fixed-param run's (drawsHeader.recordData)
+	fixed := filepath.Join(d, "fixed")
+	if code, _, stderr := runSafe(t, "sample", model, csv, "--quiet", "--fixed-param", "--chains", "1", "--draws", "5", "--out", fixed); code != 0 {
+		t.Fatalf("gpp sample --fixed-param: exit %d: %s", code, stderr)
+	}
+	if coords := readFile(t, filepath.Join(fixed, coordsFile)); !strings.Contains(coords, "\n# size S = 8\n") {
+		t.Errorf("--fixed-param: coords.csv has no line %q:\n%.600s", "# size S = 8", coords)
+	}
 	got, _ = predict(smp, filepath.Join(d, "ps"))
 	want, _ = predict(smp, filepath.Join(d, "ps-set"), "--set", "S=8")
 	if got != want {

@@ -56,7 +56,8 @@ type curvCheck struct {
 	// refitted with and kept the mean-field fit over, its ELBO lower; "".
 	autoLost string
 	// all is the number of elements --fullrank all would hold
-	// (fullRankAllSize), for the hint where no group is within the limits.
+	// (fullRankAllSize): whether --fullrank auto fits it and the hint
+	// names it (triesAll).
 	all int
 }
 
@@ -83,7 +84,7 @@ func meanFieldCurvature(ctx context.Context, s sgvb.Settings, l *pipeline.Loaded
 		return nil
 	}
 	cc := &curvCheck{c: c, r: r, names: make([]string, r.Dim), lats: make([]int, r.Dim)}
-	cc.all, _ = fullRankAllSize(m, s)
+	cc.all = fullRankAllSize(m)
 	name := latentNamer(m, l) // as the fit's table names the elements
 	for fi, f := range r.Factors {
 		for k := range f.Size {
@@ -221,7 +222,7 @@ func curvatureHint(cc *curvCheck) string {
 	group, n, left := curvGroup(cc, bad, curvRatio)
 	if group == nil {
 		then := ", so "
-		if cc.all > 0 && cc.all <= sgvb.MaxFullRank && len(cc.r.Factors) > 1 {
+		if cc.triesAll(nil) {
 			// a joint normal over many gamma elements may still win
 			then = fmt.Sprintf("; --fullrank all (%d elements, its gamma elements log-normal in it) may still fit better, and --fullrank auto tries it and keeps the higher ELBO; ", cc.all)
 		}
@@ -235,6 +236,15 @@ func curvatureHint(cc *curvCheck) string {
 	return head + fmt.Sprintf("%s (%d elements) gives the params that move together one joint factor; by that curvature it leaves no sd more than %.1f× too small, "+
 		"but a mode's curvature sees only a normal posterior, and a skewed or heavy-tailed one can leave sds smaller: "+
 		"--fullrank auto keeps the fit with the higher ELBO, --fullrank all joins every param, and gpp sample --against checks the sds (docs/inference.md, The mean-field hint)", flag, n, left)
+}
+
+// triesAll reports whether --fullrank all is a joint factor besides
+// group (curvGroup's; nil where none is within the limits) that --fullrank
+// auto fits and the hint names: some param's elements, at most
+// sgvb.MaxFullRank of them however many have gamma factors (cc.all), and
+// more params than group holds.
+func (cc *curvCheck) triesAll(group []string) bool {
+	return cc.all > 0 && cc.all <= sgvb.MaxFullRank && len(group) < len(cc.r.Factors)
 }
 
 // bad returns the coordinates whose ratio is at least min, the worst

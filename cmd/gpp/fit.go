@@ -17,7 +17,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
@@ -248,7 +247,8 @@ else all columns of the one positional CSV; a vector declaration x takes the
 columns x.1, x.2, ... of a positional CSV of one row (a wide row, as R writes
 a vector). NAME=file.csv binds a whole file to
 NAME, NAME=file.csv:a,b,c its columns a, b and c in that order (one column for
-a vector), NAME=file.csv:-gene every column but gene, a .json file is a Stan-style data object, a .R file an R dump
+a vector), NAME=file.csv:-gene every column but gene, a .json file is a
+Stan-style data object, a .R file an R dump
 (data.R, as dump() and rstan's stan_rdump write it), and --set NAME=VALUE gives
 constants and scalar data. A CSV is comma-separated with decimal points (a .tsv
 file is read the same way, tab-separated); TRUE and FALSE cells are the ints
@@ -856,7 +856,8 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		curv = meanFieldCurvature(ctx, s, l, r)
 	}
 	h := drawsHeader{model: l.Path, modelHash: hash, data: cfg.data, dataHash: dataHashes(cfg.data, srcs), cfg: cfg, r: r, mix: mix, stepSize: r.StepSize,
-		missing: data.MissingCells(l.Info, l.Data), levels: data.Coded(l.Info, l.Data), sizes: data.CodeSizes(l.Info, l.Data), resample: ro, curv: curv, narrow: narrowSds(s, r, mix, curv)}
+		resample: ro, curv: curv, narrow: narrowSds(s, r, mix, curv)}
+	h.recordData(l)
 	if h.stepSize == 0 {
 		h.stepSize = s.Optimizer.DefaultStepSize()
 	}

@@ -20,7 +20,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/infer/nuts"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
@@ -73,8 +72,8 @@ func runFixedParam(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, st
 	if sc.set["warmup"] {
 		con.note("note: --warmup %d: not used, the fixed_param sampler has no warm-up (CmdStan's ignores num_warmup)", s.Warmup)
 	}
-	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, dataHash: dataHashes(cfg.data, srcs), cfg: cfg,
-		missing: data.MissingCells(l.Info, l.Data), levels: data.Coded(l.Info, l.Data)}
+	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, dataHash: dataHashes(cfg.data, srcs), cfg: cfg}
+	h.recordData(l)
 	if sc.init != "" && len(m.Latents) > 0 {
 		if err := sc.readStarts(l, cfg.sets, srcs); err != nil {
 			printError(con, err, srcs)

@@ -258,9 +258,9 @@ func setupKfold(l *pipeline.Loaded, kc *kfoldConfig, con *console) (*kfoldSetup,
 	if cells := data.MissingCells(l.Info, l.Data); len(cells) > 0 {
 		return su, ast.Errorf(cells[0].Cells[0], "data %s has a missing value here: %s would hold out rows whose values the fits impute; fill or drop them", cells[0].Data, su.by())
 	}
-	for _, name := range slices.Sorted(maps.Keys(m.LeftOut())) {
-		a := l.Data[name]
-		return su, ast.Errorf(a.Locate(m.LeftOut()[name].Cells[0]), "data %s has a missing value here, left out of the likelihood: %s would hold out rows with cells that are no observations; fill or drop them", name, su.by())
+	if lo := m.LeftOut(); lo != nil {
+		name := slices.Sorted(maps.Keys(lo))[0] // the first by name
+		return su, ast.Errorf(l.Data[name].Locate(lo[name].Cells[0]), "data %s has a missing value here, left out of the likelihood: %s would hold out rows with cells that are no observations; fill or drop them", name, su.by())
 	}
 	if err := su.findRows(); err != nil {
 		return su, err

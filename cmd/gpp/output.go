@@ -2116,6 +2116,13 @@ func dataHashes(args []string, srcs sources) []string {
 	return out
 }
 
+// recordData sets h's missing cells, codings of columns of labels and
+// sizes bound from numeric ids from the data l bound: what fit.json and
+// coords.csv record for gpp predict, logprob and sensitivity.
+func (h *drawsHeader) recordData(l *pipeline.Loaded) {
+	h.missing, h.levels, h.sizes = data.MissingCells(l.Info, l.Data), data.Coded(l.Info, l.Data), data.CodeSizes(l.Info, l.Data)
+}
+
 // newFitFile describes a fit for fit.json, with the warnings and hints
 // of h.notices where known.
 func newFitFile(h drawsHeader) *fitFile {

@@ -370,8 +370,8 @@ func (r *repl) fitCmd(args []string) {
 	if !cfg.autoFullRank {
 		curv = meanFieldCurvature(ctx, s, l, res)
 	}
-	h := drawsHeader{model: replModel, modelHash: modelHash([]byte(r.src)), data: r.dataArgs(), dataHash: r.dataHashes(), cfg: cfg, r: res, stepSize: res.StepSize,
-		missing: data.MissingCells(l.Info, l.Data), levels: data.Coded(l.Info, l.Data), sizes: data.CodeSizes(l.Info, l.Data), curv: curv}
+	h := drawsHeader{model: replModel, modelHash: modelHash([]byte(r.src)), data: r.dataArgs(), dataHash: r.dataHashes(), cfg: cfg, r: res, stepSize: res.StepSize, curv: curv}
+	h.recordData(l)
 	if h.stepSize == 0 {
 		h.stepSize = s.Optimizer.DefaultStepSize()
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/lang/compile"
 )
@@ -199,8 +198,8 @@ func (r *repl) sampleCmd(args []string) {
 			}, true
 		}
 	}
-	h := drawsHeader{model: replModel, modelHash: modelHash([]byte(r.src)), data: r.dataArgs(), dataHash: r.dataHashes(), cfg: cfg,
-		missing: data.MissingCells(l.Info, l.Data), levels: data.Coded(l.Info, l.Data)}
+	h := drawsHeader{model: replModel, modelHash: modelHash([]byte(r.src)), data: r.dataArgs(), dataHash: r.dataHashes(), cfg: cfg}
+	h.recordData(l)
 	ctx, stop := r.interruptible(func() { con.note("interrupted: stopping the chains; the session keeps the draws so far") })
 	defer stop()
 	sc.afterIter = r.afterSampleIter

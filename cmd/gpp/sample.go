@@ -29,7 +29,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/infer/bridge"
 	"github.com/gpplang/gpp/infer/nuts"
 	"github.com/gpplang/gpp/infer/sgvb"
@@ -508,8 +507,8 @@ func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *con
 	if cfg.plots {
 		cfg.ppc = findReplicates(l)
 	}
-	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, dataHash: dataHashes(cfg.data, srcs), cfg: cfg,
-		missing: data.MissingCells(l.Info, l.Data), levels: data.Coded(l.Info, l.Data), sizes: data.CodeSizes(l.Info, l.Data)}
+	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, dataHash: dataHashes(cfg.data, srcs), cfg: cfg}
+	h.recordData(l)
 	var af *againstFit
 	if cfg.against != "" {
 		var err error
