@@ -30,8 +30,9 @@ func Coded(info *check.Info, bound map[string]*Array) map[string]Levels {
 
 // LevelNotes returns a note for each column of labels that a successful
 // Bind coded, and for each size bound from the largest value of numeric
-// ids (`data.csv: S = 20 from the largest value of subj (19) + 1`), saying how: `radon.csv: column "county": 85 labels coded 0
-// to 84 in sorted order (AITKIN 0, ANOKA 1, BECKER 2, …, YELLOW MEDICINE
+// ids (`data.csv: S = 20 from the largest value of subj (19) + 1`),
+// saying how: `radon.csv: column "county": 85 labels coded 0 to 84 in
+// sorted order (AITKIN 0, ANOKA 1, BECKER 2, …, YELLOW MEDICINE
 // 84)`. Of BindCoded's, fit says so: the codes are the fit's, of the labels
 // the column holds.
 func LevelNotes(info *check.Info, bound map[string]*Array, fit bool) []string {

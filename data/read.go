@@ -234,7 +234,7 @@ func (t *Table) Select(names []string, arg string) (*Table, error) {
 	for _, c := range t.Columns {
 		header = append(header, c.Name)
 	}
-	if left, ok := LeftOut(names); ok { // -gene: every column but these, in the file's order
+	if left, ok := ExcludedColumns(names); ok { // -gene: every column but these, in the file's order
 		for _, n := range left {
 			if !slices.Contains(header, n) {
 				hint := ""
@@ -278,10 +278,12 @@ func (t *Table) Select(names []string, arg string) (*Table, error) {
 	return t.sub(index), nil
 }
 
-// LeftOut returns the columns a selection leaves out, NAME=FILE.csv:-gene,-id
-// (each name after its -), and whether it is one: every name begins with
-// "-" (a wide genes × samples file whose label column is not the matrix's).
-func LeftOut(sel []string) ([]string, bool) {
+// ExcludedColumns returns the columns a selection leaves out,
+// NAME=FILE.csv:-gene,-id (each name after its -), and whether it is one:
+// every name begins with "-" (a wide genes × samples file whose label
+// column is not the matrix's). (Not LeftOutNotes' missing cells left out
+// of the likelihood.)
+func ExcludedColumns(sel []string) ([]string, bool) {
 	if len(sel) == 0 {
 		return nil, false
 	}

@@ -184,7 +184,7 @@ func ReadInputsFor(args []string, sources map[string][]byte, info *check.Info) (
 			switch {
 			case cols != nil:
 				keep = func(c string) bool { return slices.Contains(cols, c) }
-				if left, ok := data.LeftOut(cols); ok {
+				if left, ok := data.ExcludedColumns(cols); ok {
 					keep = func(c string) bool { return !slices.Contains(left, c) }
 				}
 			case info != nil && name == "":

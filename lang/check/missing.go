@@ -259,7 +259,7 @@ func logLikValues(o *ast.OutputStmt) map[*ast.Ident]bool {
 // an expression, read by an output, or a ~ on it whose density is not one
 // term per cell.
 func leftOutWhy(name string, read ast.Pos, output bool) string {
-	why := fmt.Sprintf("a ~ on `%s` is truncated or not of a built-in count family with one term per cell (Poisson, NegBinomial, Binomial, Bernoulli, ...)", name)
+	why := fmt.Sprintf("a ~ on `%s` is truncated or not of a built-in count family with one term per cell and 0 in its support (Poisson, NegBinomial, Binomial, Bernoulli, ...)", name)
 	switch {
 	case read.IsValid():
 		why = fmt.Sprintf("`%s` is also read in an expression at %s", name, read)
@@ -274,10 +274,11 @@ func leftOutWhy(name string, read ast.Pos, output bool) string {
 // elementwise family of counts or 0/1 values, a term per cell, whose
 // support holds 0, the value the compiler puts in those cells before it
 // weights their terms by 0 (Hypergeometric's and DiscreteUniform's
-// supports depend on their arguments).
+// supports depend on their arguments; Geometric's starts at 1, so that
+// 0 · −Inf there would be NaN).
 func leavesOut(d *stdlib.Dist) bool {
 	u, ok := dist.LookupUnivariate(d.Name)
-	if !ok || d.Shape != stdlib.DistElementwise || d.Name == "Hypergeometric" {
+	if !ok || d.Shape != stdlib.DistElementwise || d.Name == "Hypergeometric" || u.Least > 0 {
 		return false
 	}
 	return u.Support == dist.Count || u.Support == dist.Binary || u.Support == dist.BoundedCount

@@ -73,13 +73,15 @@ func boundReadable(info *check.Info, bound map[string]*data.Array, e ast.Expr) b
 // checkDataBound checks the values a of data d against its bound e (which:
 // "lower" or "upper"), a scalar or one per element.
 func (l *lowerer) checkDataBound(d *check.DataVar, a *data.Array, e ast.Expr, which string) error {
+	n := len(l.errs) // l's errors of earlier bounds, reported already
 	v, sh, ok := l.knownExpr(e)
+	perElem := sh.Rank > 0 // else one bound for every element
 	switch {
-	case len(l.errs) > 0:
-		return l.errs
+	case len(l.errs) > n:
+		return l.errs[n:]
 	case !ok:
 		return ast.Errorf(e.Pos(), "compile: the %s bound of `%s` is not known before the fit", which, d.Name)
-	case len(v) != 1 && !slices.Equal(dimsOf(sh), a.Shape):
+	case perElem && !slices.Equal(dimsOf(sh), a.Shape):
 		return ast.Errorf(e.Pos(), "the %s bound `%s` of `%s` is [%s] with this data, not of `%s`'s shape [%s]: a bound per element needs one per element",
 			which, ast.FormatExpr(e), d.Name, dimsList(dimsOf(sh)), d.Name, dimsList(a.Shape))
 	}
@@ -95,14 +97,14 @@ func (l *lowerer) checkDataBound(d *check.DataVar, a *data.Array, e ast.Expr, wh
 			continue // a latent value, or one predict draws
 		}
 		k := 0
-		if len(v) > 1 {
+		if perElem {
 			k = i
 		}
 		b := v[k]
 		if which == "lower" && !(x >= b) || which == "upper" && !(x <= b) {
 			return ast.Errorf(a.Locate(i), "%s: value %s is %s its %s bound %s = %s%s; `%s` is declared %s at %s",
 				a.Name, strconv.FormatFloat(x, 'g', -1, 64), map[string]string{"lower": "below", "upper": "above"}[which], which,
-				boundElem(e, cells != nil, len(v) > 1, k, sh), strconv.FormatFloat(b, 'g', -1, 64), boundCell(e, cells, k),
+				boundElem(e, cells != nil, perElem, k, sh), strconv.FormatFloat(b, 'g', -1, 64), boundCell(e, cells, k),
 				d.Name, d.TypeString(), d.Pos)
 		}
 	}

@@ -89,6 +89,24 @@ param mu: real
 y ~ Normal(mu, 1)
 `, jsonData(t, `{"M": 3, "u": [10, 20, 30], "y": [1, 2]}`),
 			"m.gpp:3:20: the upper bound `u[0:M]` of `y` is [3] with this data, not of `y`'s shape [2]: a bound per element needs one per element"},
+		{"bound of one element", `data M: int
+data u: positive[K]
+data y: real<upper=u[0:M]>[N]
+param mu: real
+y ~ Normal(mu, 1)
+`, jsonData(t, `{"M": 1, "u": [10, 20, 30], "y": [1, 2]}`),
+			"m.gpp:3:20: the upper bound `u[0:M]` of `y` is [1] with this data, not of `y`'s shape [2]: a bound per element needs one per element"},
+		{"a failing bound's error once", `data u: positive[K]
+data m: positive
+data y: real<upper=u[5]>[N]
+data z: real<upper=m>[N]
+param mu: real
+y ~ Normal(mu, 1)
+z ~ Normal(mu, 1)
+`, jsonData(t, `{"u": [10, 20, 30], "m": 3, "y": [1, 2], "z": [1, 2]}`),
+			"m.gpp:3:22: index 5 out of range [0, 3) along axis 0 of `u` (indices are 0-based)"},
+		{"one element each", claimsModel, jsonData(t, `{"u": [10], "y": [11]}`),
+			"d.json:1:19: y: value 11 is above its upper bound u[0] = 10 (u's cell d.json:1:8); `y` is declared real<lower=0, upper=u>[N] at m.gpp:2:6"},
 	}
 	for _, c := range cases {
 		_, err := compileSrcErr(t, "m.gpp", c.src, nil, c.in)
