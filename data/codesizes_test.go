@@ -88,9 +88,8 @@ func TestBindCodeSizes(t *testing.T) {
 			}
 		})
 	}
-	info := checked(t, zeroBased)
 	// S is checked against its own bounds
-	info = checked(t, "data S: int<lower=5>\ndata subj: int<lower=0, upper=S-1>[N]\n")
+	info := checked(t, "data S: int<lower=5>\ndata subj: int<lower=0, upper=S-1>[N]\n")
 	if _, err := Bind(info, []Input{csvInput(t, "", "d.csv", ids("subj", 0, 2))}, nil); err == nil || !strings.Contains(err.Error(), "S: value 3 is not >= 5; `S`, the largest value of subj (2) + 1") {
 		t.Errorf("S below its lower bound: %v", err)
 	}

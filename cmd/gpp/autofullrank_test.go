@@ -266,15 +266,7 @@ inc ~ LogNormal(a[origin] + b[dev], sigma)
 	if code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--fullrank", "all", "--out", all); code != 0 {
 		t.Fatalf("--fullrank all: exit %d\n%s", code, stderr)
 	}
-	a, err := os.ReadFile(filepath.Join(auto, "summary.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := os.ReadFile(filepath.Join(all, "summary.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(a) != string(p) {
+	if a, p := readFile(t, filepath.Join(auto, "summary.csv")), readFile(t, filepath.Join(all, "summary.csv")); a != p {
 		t.Errorf("summary.csv of --fullrank auto\n%s\nagainst --fullrank all's\n%s", a, p)
 	}
 	// a plain fit's hint names --fullrank all where no group is within the limits

@@ -26,7 +26,7 @@ func TestShiftedLogNormalCell(t *testing.T) {
 		{[]string{"sample", model, data, "--quiet", "--seed", "1", "--out", filepath.Join(t.TempDir(), "nuts")}, 0}, // rejected points
 	} {
 		args := c.args
-		code, _, stderr := runGpp(args...)
+		code, _, stderr := runSafe(t, args...)
 		if code != c.exit {
 			t.Errorf("gpp %s: exit %d, want %d; stderr:\n%s", args[0], code, c.exit, stderr)
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,21 +12,15 @@ import (
 // the error at the claim's cell, naming the limit's element and its cell.
 func TestDataElemBoundsCLI(t *testing.T) {
 	d := t.TempDir()
-	model, csv := filepath.Join(d, "claims.gpp"), filepath.Join(d, "claims.csv")
-	src := `data u: positive[N]                 # policy limits
+	model := writeFile(t, d, "claims.gpp", `data u: positive[N]                 # policy limits
 data y: real<lower=0, upper=u>[N]   # censored claims never above their limit
 param mu: real
 param s: positive
 mu ~ Normal(0, 10)
 s ~ HalfNormal(1)
 y ~ Normal(mu, s)
-`
-	if err := os.WriteFile(model, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(csv, []byte("u,y\n1000,500\n2000,1500\n3000,2999\n4000,4200\n5000,10\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
+	csv := writeFile(t, d, "claims.csv", "u,y\n1000,500\n2000,1500\n3000,2999\n4000,4200\n5000,10\n")
 	want := csv + ":5:6: y: value 4200 is above its upper bound u[3] = 4000 (u's cell " + csv + ":5:1); `y` is declared real<lower=0, upper=u>[N] at " + model + ":2:6"
 	for _, cmd := range []string{"fit", "check"} {
 		args := []string{cmd, model, csv}
@@ -40,9 +33,7 @@ y ~ Normal(mu, s)
 		}
 	}
 	// Within their limits (a claim at its limit too) the data fit.
-	if err := os.WriteFile(csv, []byte("u,y\n1000,500\n2000,1500\n3000,3000\n4000,3900\n5000,10\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, d, "claims.csv", "u,y\n1000,500\n2000,1500\n3000,3000\n4000,3900\n5000,10\n")
 	if code, _, stderr := runSafe(t, "check", model, csv); code != 0 {
 		t.Errorf("gpp check within the limits: exit %d: %s", code, stderr)
 	}

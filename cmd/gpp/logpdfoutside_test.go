@@ -55,9 +55,9 @@ func TestContaminantMixtureCLI(t *testing.T) {
 	data := writeFile(t, dir, "rt.csv", "rt\n"+strings.Join(rts, "\n")+"\n")
 	for _, cmd := range []string{"fit", "sample"} {
 		out := filepath.Join(dir, cmd)
-		args := []string{cmd, model, data, "--seed", "1", "--out", out}
+		args := []string{cmd, model, data, "--quiet", "--seed", "1", "--out", out}
 		if cmd == "sample" {
-			args = append(args, "--quiet", "--chains", "2", "--warmup", "400", "--draws", "400")
+			args = append(args, "--chains", "2", "--warmup", "400", "--draws", "400")
 		}
 		if code, _, stderr := runSafe(t, args...); code != 0 {
 			t.Fatalf("%s: exit %d\n%s", cmd, code, stderr)

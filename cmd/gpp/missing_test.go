@@ -142,7 +142,10 @@ func TestMissingLOO(t *testing.T) {
 		rows := reftest.ReadCSV(t, filepath.Join(dir, "loo.csv"))[2:]
 		sum, names := 0.0, []string{}
 		for _, r := range rows {
-			v, _ := strconv.ParseFloat(r[1], 64)
+			v, err := strconv.ParseFloat(r[1], 64)
+			if err != nil {
+				t.Fatalf("%s/loo.csv: %v", dir, err)
+			}
 			sum += v
 			names = append(names, r[0])
 		}
@@ -342,6 +345,9 @@ output log_lik = logpdf(y, PoissonLog(a + b * x))
 	}
 	mAll, mObs := means(outAll), means(outObs)
 	for _, p := range []string{"a", "b"} {
+		if _, ok := mAll[p]; !ok {
+			t.Fatalf("no mean of %s in %s/summary.csv", p, outAll)
+		}
 		if math.Abs(mAll[p]-mObs[p]) > 1e-9*max(1, math.Abs(mObs[p])) {
 			t.Errorf("mean of %s %v with the missing cells left out, %v on the observed rows", p, mAll[p], mObs[p])
 		}
@@ -349,7 +355,10 @@ output log_lik = logpdf(y, PoissonLog(a + b * x))
 	elpd := func(dir string) (float64, []string) {
 		sum, names := 0.0, []string{}
 		for _, r := range reftest.ReadCSV(t, filepath.Join(dir, "loo.csv"))[2:] {
-			v, _ := strconv.ParseFloat(r[1], 64)
+			v, err := strconv.ParseFloat(r[1], 64)
+			if err != nil {
+				t.Fatalf("%s/loo.csv: %v", dir, err)
+			}
 			sum += v
 			names = append(names, r[0])
 		}

@@ -30,16 +30,21 @@ y ~ Normal(mu, 1)
 		"k": {false, dist.Count},
 		"s": {false, dist.Real},
 	}
+	seen := 0
 	for _, d := range info.Data {
 		w, ok := want[d.Name]
 		if !ok {
 			continue
 		}
+		seen++
 		if d.ElemBounds != w.elem || d.Support != w.support {
 			t.Errorf("%s: ElemBounds %v, support %v; want %v, %v", d.Name, d.ElemBounds, d.Support, w.elem, w.support)
 		}
 		if d.Name == "z" && d.Symbol.Type.Range.Known && d.Symbol.Type.Range.Lo > 0 {
 			t.Errorf("z: range %v claims a lower bound from u's elements", d.Symbol.Type.Range)
 		}
+	}
+	if seen != len(want) {
+		t.Errorf("%d of the %d data declarations found", seen, len(want))
 	}
 }

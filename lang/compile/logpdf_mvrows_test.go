@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/gpplang/gpp/data"
 )
 
@@ -173,28 +175,17 @@ func TestLogPDFRowFamiliesValues(t *testing.T) {
 			dir[r] += (al[j]-1)*math.Log(x) - lg(al[j])
 		}
 	}
-	lse := func(v []float64) float64 {
-		m := math.Inf(-1)
-		for _, x := range v {
-			m = math.Max(m, x)
-		}
-		s := 0.0
-		for _, x := range v {
-			s += math.Exp(x - m)
-		}
-		return m + math.Log(s)
-	}
 	const head = "data Y: real[5, 2]\ndata P: real[4, 3]\ndata Sd: real[2, 2]\ndata al: positive[3]\nparam m: real ~ Normal(0, 1)\n"
 	for _, c := range []struct {
 		lp   string
 		want float64
 	}{
-		{"log_sum_exp(logpdf(Y, MultiStudentT(3.5, [0.2, -0.1], Sd)))", lse(mst)},
+		{"log_sum_exp(logpdf(Y, MultiStudentT(3.5, [0.2, -0.1], Sd)))", floats.LogSumExp(mst)},
 		{"logpdf(Y[3], MultiStudentT(3.5, [0.2, -0.1], Sd))", mst[3]},
-		{"log_sum_exp(logpdf(Y, MultiStudentTCholesky(3.5, [0.2, -0.1], chol(Sd))))", lse(mst)},
-		{"log_sum_exp(logpdf(Y, MvNormalPrec([0.2, -0.1], Sd)))", lse(prec)},
+		{"log_sum_exp(logpdf(Y, MultiStudentTCholesky(3.5, [0.2, -0.1], chol(Sd))))", floats.LogSumExp(mst)},
+		{"log_sum_exp(logpdf(Y, MvNormalPrec([0.2, -0.1], Sd)))", floats.LogSumExp(prec)},
 		{"logpdf(Y[1], MvNormalPrec([0.2, -0.1]', Sd))", prec[1]},
-		{"log_sum_exp(logpdf(P, Dirichlet(al)))", lse(dir)},
+		{"log_sum_exp(logpdf(P, Dirichlet(al)))", floats.LogSumExp(dir)},
 		{"logpdf(P[2], Dirichlet(al))", dir[2]},
 	} {
 		m := compileSrc(t, "m.gpp", head+"target += "+c.lp+"\n", nil, in)

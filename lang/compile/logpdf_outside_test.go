@@ -131,9 +131,16 @@ func TestLogPDFOutsideOutput(t *testing.T) {
 	if err != nil || ev.OutputErr() != nil {
 		t.Fatalf("eval: %v, output error %v", err, ev.OutputErr())
 	}
+	outside := []bool{true, false, false, true, false, true} // rt 2.6, 0.5, 1.1, 3.0, 0.8, 2.2 against (0, 2)
+	if len(outs) != 2 {
+		t.Fatalf("%d outputs, want 2", len(outs))
+	}
 	for o, out := range outs {
+		if len(out) != len(outside) {
+			t.Fatalf("output %d has %d elements, want %d", o, len(out), len(outside))
+		}
 		for k, v := range out {
-			if (v == math.Inf(-1)) != ([]bool{true, false, false, true, false, true}[k]) {
+			if (v == math.Inf(-1)) != outside[k] {
 				t.Errorf("output %d[%d] = %g", o, k, v)
 			}
 		}

@@ -335,7 +335,6 @@ func TestLoopAsVectorsErrors(t *testing.T) {
 		unrollLoops = true
 		_, err2 := compileSrcErr(t, "m.gpp", loopHead+body+"\n", nil, loopData(50))
 		unrollLoops = false
-		t.Log(err1)
 		if err1 == nil || err2 == nil || err1.Error() != err2.Error() {
 			t.Errorf("%s\nindex out of range as vectors:\n  %v\nunrolled:\n  %v", body, err1, err2)
 		}
