@@ -138,27 +138,14 @@ func TestMissingLOO(t *testing.T) {
 		}
 	}
 	observed := writeFile(t, d, "obs.csv", strings.Join(kept, "\n")+"\n")
-	elpd := func(dir string) (float64, []string) {
-		rows := reftest.ReadCSV(t, filepath.Join(dir, "loo.csv"))[2:]
-		sum, names := 0.0, []string{}
-		for _, r := range rows {
-			v, err := strconv.ParseFloat(r[1], 64)
-			if err != nil {
-				t.Fatalf("%s/loo.csv: %v", dir, err)
-			}
-			sum += v
-			names = append(names, r[0])
-		}
-		return sum, names
-	}
 	all, obs := filepath.Join(d, "all"), filepath.Join(d, "obs")
 	for _, run := range [][]string{{missingData, all}, {observed, obs}} {
 		if code, _, stderr := runSafe(t, "fit", model, run[0], "--quiet", "--output-draws", "4000", "--out", run[1]); code != 0 {
 			t.Fatalf("fit %s: exit %d: %s", run[0], code, stderr)
 		}
 	}
-	eAll, names := elpd(all)
-	eObs, namesObs := elpd(obs)
+	eAll, names := looElpd(t, all)
+	eObs, namesObs := looElpd(t, obs)
 	if len(names) != len(kept)-1 || len(namesObs) != len(kept)-1 {
 		t.Fatalf("loo.csv rows: %d with missing cells, %d of the observed rows; want %d each", len(names), len(namesObs), len(kept)-1)
 	}
@@ -352,20 +339,8 @@ output log_lik = logpdf(y, PoissonLog(a + b * x))
 			t.Errorf("mean of %s %v with the missing cells left out, %v on the observed rows", p, mAll[p], mObs[p])
 		}
 	}
-	elpd := func(dir string) (float64, []string) {
-		sum, names := 0.0, []string{}
-		for _, r := range reftest.ReadCSV(t, filepath.Join(dir, "loo.csv"))[2:] {
-			v, err := strconv.ParseFloat(r[1], 64)
-			if err != nil {
-				t.Fatalf("%s/loo.csv: %v", dir, err)
-			}
-			sum += v
-			names = append(names, r[0])
-		}
-		return sum, names
-	}
-	eAll, names := elpd(outAll)
-	eObs, _ := elpd(outObs)
+	eAll, names := looElpd(t, outAll)
+	eObs, _ := looElpd(t, outObs)
 	for _, n := range names {
 		if n == "log_lik[1]" || n == "log_lik[4]" || n == "log_lik[9]" {
 			t.Errorf("loo.csv lists %s, a missing count", n)
@@ -380,4 +355,20 @@ output log_lik = logpdf(y, PoissonLog(a + b * x))
 	if code, _, stderr := runSafe(t, "kfold", model, withNA, "--folds", "2", "--out", filepath.Join(d, "kf")); code != 1 || !strings.Contains(stderr, "all.csv:3:") || !strings.Contains(stderr, "left out of the likelihood") {
 		t.Errorf("kfold: exit %d: %s", code, stderr)
 	}
+}
+
+// looElpd returns the sum of loo.csv's pointwise elpd_loo in dir and the
+// names of its rows, failing the test on a value that does not parse.
+func looElpd(t *testing.T, dir string) (float64, []string) {
+	t.Helper()
+	sum, names := 0.0, []string{}
+	for _, r := range reftest.ReadCSV(t, filepath.Join(dir, "loo.csv"))[2:] {
+		v, err := strconv.ParseFloat(r[1], 64)
+		if err != nil {
+			t.Fatalf("%s/loo.csv: %v", dir, err)
+		}
+		sum += v
+		names = append(names, r[0])
+	}
+	return sum, names
 }
