@@ -253,6 +253,8 @@ func (t *Table) Select(names []string, arg string) (*Table, error) {
 		if len(names) == 0 {
 			return nil, ast.Errorf(pos, "%s: leaves out every column of %s", arg, t.File)
 		}
+	} else if slices.Contains(names, "-") {
+		return nil, ast.Errorf(pos, "%s: a column name is missing after '-'; name the column to leave out, as %s=%s:-%s", arg, strings.SplitN(arg, "=", 2)[0], t.File, header[0])
 	} else if slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "-") }) {
 		return nil, ast.Errorf(pos, "%s: a selection lists the columns to take (a,b) or those to leave out (-gene,-id), not both", arg)
 	}

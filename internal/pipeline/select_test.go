@@ -119,6 +119,7 @@ func TestSelectLeftOut(t *testing.T) {
 	for _, tc := range []struct{ arg, want string }{
 		{"Y=" + file + ":-gen", file + ":1:1: Y=" + file + ":-gen: the header of " + file + " has no column \"gen\" to leave out; did you mean \"gene\"?"},
 		{"Y=" + file + ":-gene,s1", file + ":1:1: Y=" + file + ":-gene,s1: a selection lists the columns to take (a,b) or those to leave out (-gene,-id), not both"},
+		{"Y=" + file + ":-", file + ":1:1: Y=" + file + ":-: a column name is missing after '-'; name the column to leave out, as Y=" + file + ":-gene"},
 		{"Y=" + file + ":-gene,-s1,-s2,-s3", file + ":1:1: Y=" + file + ":-gene,-s1,-s2,-s3: leaves out every column of " + file},
 	} {
 		_, err := pipeline.Load(model, []string{tc.arg}, nil)
