@@ -521,6 +521,8 @@ func (b *binder) bindInferred() {
 				case b.fitLevels != nil && b.out[e.Name].Levels == nil:
 					// new data's ids, a few of the groups, are no count of them
 					why = fmt.Sprintf(" (the ids of `%s` give no size for a fit's model: the fit recorded none)", e.Name)
+				case e.Observed && b.out[e.Name].Levels == nil:
+					why = fmt.Sprintf(" (`%s`, declared with upper=%s, is the value of a ~, whose largest value is not its number of categories: a category may go unobserved)", e.Name, ast.FormatExpr(e.UpperExpr))
 				default:
 					why = fmt.Sprintf(" (`%s`, declared with upper=%s, would give it by its labels' count or its largest value, but holds no value)", e.Name, ast.FormatExpr(e.UpperExpr))
 				}
@@ -647,7 +649,9 @@ func (b *binder) boundByCodes(d *check.DataVar) bool {
 		}
 		name, c := upperSize(e.UpperExpr)
 		a := b.out[e.Name]
-		if name != d.Name || a == nil || a.Levels != nil {
+		if name != d.Name || a == nil || a.Levels != nil || e.Observed {
+			// an outcome's largest value is no count of its categories,
+			// whose top ones may go unobserved (a rating scale's 5)
 			continue
 		}
 		lo, hi, nv, ok := onebased.Range(a.Values)

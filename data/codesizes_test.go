@@ -103,6 +103,12 @@ func TestBindCodeSizes(t *testing.T) {
 			t.Errorf("%q: %v\nwant %s", c.ids, err, c.want)
 		}
 	}
+	// an outcome's largest value is no count of its categories (a top
+	// rating nobody gave): the values of a ~ bind no size
+	info = checked(t, "data K: int\ndata y: int<lower=0, upper=K-1>[N]\nparam c: ordered[K-1] ~ Normal(0, 3)\ny ~ OrderedLogistic(0, c)\n")
+	if _, err := Bind(info, []Input{csvInput(t, "", "d.csv", ids("y", 0, 1, 2, 1))}, nil); err == nil || !strings.Contains(err.Error(), "no data for `K` (int) (`y`, declared with upper=K - 1, is the value of a ~, whose largest value is not its number of categories: a category may go unobserved)") {
+		t.Errorf("an outcome's values: %v", err)
+	}
 	// a column of no values gives none
 	info = checked(t, zeroBased)
 	if _, err := Bind(info, []Input{jsonInput(t, "d.json", `{"subj": []}`)}, nil); err == nil || !strings.Contains(err.Error(), "no data for `S` (int) (`subj`, declared with upper=S - 1, would give it by its labels' count or its largest value, but holds no value)") {
