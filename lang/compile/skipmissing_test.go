@@ -81,14 +81,21 @@ for n in 0:N {
 				if ref.Dim != m.Dim {
 					t.Fatalf("dim %d, filled data's %d", m.Dim, ref.Dim)
 				}
-				rng := rand.New(rand.NewPCG(3, 4))
-				x := make([]float64, m.Dim)
-				for range 3 {
-					fillNormal(x, rng, 0, 0.7)
-					sameLogJoint(t, m, ref, "filled data's", x, 0, 0)
-				}
+				sameAtRandomPoints(t, m, ref, "filled data's", rand.New(rand.NewPCG(3, 4)), 0)
 				checkGradient(t, m, 5, 0.5)
 			})
 		}
+	}
+}
+
+// sameAtRandomPoints holds m and ref to the same log joint and gradient
+// (sameLogJoint, within tol; 0 for bit for bit) at three points of rng,
+// each coordinate normal with sd 0.7.
+func sameAtRandomPoints(t *testing.T, m, ref *Model, refName string, rng *rand.Rand, tol float64) {
+	t.Helper()
+	x := make([]float64, m.Dim)
+	for range 3 {
+		fillNormal(x, rng, 0, 0.7)
+		sameLogJoint(t, m, ref, refName, x, tol, tol)
 	}
 }
