@@ -887,16 +887,37 @@ func (p *Program) infIsValue(i int32) bool {
 		}
 	}
 	if n.op == OpLogPDF && n.dist.HasLogZero() {
-		ok := true
-		p.densityTerms(n, func(_ int, x float64, par []float64, lp, _ float64, _ []float64) bool {
-			if (math.IsNaN(lp) || math.IsInf(lp, 0)) && !n.dist.LogZero(x, par, lp) {
-				ok = false
-			}
-			return ok
-		})
-		return ok
+		return p.logZeros(n)
 	}
 	return p.zeroOf(i) >= 0
+}
+
+// logZeros is infIsValue for n, a logpdf or log CDF node whose values
+// hold no NaN: whether each infinite element is a log 0 that is a value
+// (dist.Univariate.LogZero). Forward asks it at every evaluation where a
+// param moves rows outside the support (Uniform(0, b) with b a param), so
+// it reads the arguments of those elements alone, into p.zpar, rather
+// than run the kernel again over every element with new buffers.
+func (p *Program) logZeros(n *node) bool {
+	na := n.nparams()
+	if cap(p.zpar) < na {
+		p.zpar = make([]float64, na)
+	}
+	par, bc := p.zpar[:na], n.bc
+	for e, lp := range p.val[n.off : n.off+n.n] {
+		if !math.IsInf(lp, 0) {
+			continue
+		}
+		i, j := e/n.gc, e%n.gc
+		for a := range par {
+			q := bc[3+3*a:]
+			par[a] = p.val[q[0]+i*q[1]+j*q[2]]
+		}
+		if !n.dist.LogZero(p.val[bc[0]+i*bc[1]+j*bc[2]], par, lp) {
+			return false
+		}
+	}
+	return true
 }
 
 // densityError finds the first element whose log density is not finite and

@@ -85,6 +85,9 @@ type Program struct {
 	// allocation per run (an interface call's arguments escape); a
 	// clone makes its own.
 	runArgs []dist.RunArg
+	// zpar is logZeros's argument list, kept for the same reason; a
+	// clone makes its own.
+	zpar []float64
 }
 
 // SetTeam lets p run the rows of its larger matrix products on the

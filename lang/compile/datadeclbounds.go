@@ -82,8 +82,7 @@ func (l *lowerer) checkDataBound(d *check.DataVar, a *data.Array, e ast.Expr, wh
 	case !ok:
 		return ast.Errorf(e.Pos(), "compile: the %s bound of `%s` is not known before the fit", which, d.Name)
 	case perElem && !slices.Equal(dimsOf(sh), a.Shape):
-		return ast.Errorf(e.Pos(), "the %s bound `%s` of `%s` is [%s] with this data, not of `%s`'s shape [%s]: a bound per element needs one per element",
-			which, ast.FormatExpr(e), d.Name, dimsList(dimsOf(sh)), d.Name, dimsList(a.Shape))
+		return boundShapeErr(e, which, d.Name, sh, a.Shape)
 	}
 	// The bound's cells, when it is data read unchanged.
 	var cells *data.Array

@@ -45,8 +45,7 @@ func (l *lowerer) elemBounds(lat *check.Latent, shape []int) (*check.Latent, err
 				v[i] = s
 			}
 		case !slices.Equal(dimsOf(sh), shape):
-			return nil, ast.Errorf(e.Pos(), "the %s bound `%s` of `%s` is [%s] with this data, not of `%s`'s shape [%s]: a bound per element needs one per element",
-				which, ast.FormatExpr(e), lat.Name, dimsList(dimsOf(sh)), lat.Name, dimsList(shape))
+			return nil, boundShapeErr(e, which, lat.Name, sh, shape)
 		}
 		for i, x := range v {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
@@ -72,6 +71,13 @@ func (l *lowerer) elemBounds(lat *check.Latent, shape []int) (*check.Latent, err
 		}
 	}
 	return l.keepBounded(lat, lat.WithElemBounds(lo, hi)), nil
+}
+
+// boundShapeErr is the error of a bound per element, e of shape sh with
+// this data, that is not of the shape of the param or data name it bounds.
+func boundShapeErr(e ast.Expr, which, name string, sh autodiff.Shape, shape []int) error {
+	return ast.Errorf(e.Pos(), "the %s bound `%s` of `%s` is [%s] with this data, not of `%s`'s shape [%s]: a bound per element needs one per element",
+		which, ast.FormatExpr(e), name, dimsList(dimsOf(sh)), name, dimsList(shape))
 }
 
 // elemLabel writes element k (row-major) of a tensor of the given shape as

@@ -154,3 +154,21 @@ func TestLogPDFOutsideOutput(t *testing.T) {
 		t.Errorf("LogNormal(0, e^-800): error %v, output error %v, want an output error", err, ev.OutputErr())
 	}
 }
+
+// TestLogPDFOutsideAllocs checks that a mixture whose contaminant's bound
+// is a param, with rows outside its support at every evaluation, costs a
+// gradient or a value no allocation: the check that those −Infs are
+// values (infIsValue) runs on each evaluation, on the hot path of a fit.
+func TestLogPDFOutsideAllocs(t *testing.T) {
+	m := compileSrc(t, "g.gpp", outsideDecls+"target += sum(log_mix(0.9, logpdf(rt, LogNormal(m, s)), logpdf(rt, Uniform(0, 1.5 + w))))\n", nil, outsideInput(t))
+	x, g := []float64{0.1, 0.4, -1.2}, make([]float64, 3) // w = 0.30: 2.6, 3, 2.2 outside
+	if _, err := m.LogJoint(x, g); err != nil {
+		t.Fatal(err)
+	}
+	if a := testing.AllocsPerRun(50, func() { m.LogJoint(x, g) }); a != 0 {
+		t.Errorf("LogJoint allocates %v times an evaluation", a)
+	}
+	if a := testing.AllocsPerRun(50, func() { m.LogJointValue(x) }); a != 0 {
+		t.Errorf("LogJointValue allocates %v times an evaluation", a)
+	}
+}
