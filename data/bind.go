@@ -514,6 +514,8 @@ func (b *binder) bindInferred() {
 			case b.unread[d.Name], b.optional[d.Name]:
 			case b.partial:
 				b.missing = append(b.missing, d.Name)
+			case b.idsFailed(d):
+				// the error of the ids that would have given it (boundByCodes) says why
 			case !b.sizesData(d):
 				why := ""
 				switch e, _ := b.labelBounded(d); {
@@ -539,6 +541,25 @@ func (b *binder) bindInferred() {
 	}
 }
 
+// idsFailed reports whether int vector data that would give int scalar d
+// by their largest value (boundByCodes: bounded above by d, observed by no
+// ~) were given but are in error, so that d, left unbound, is no second
+// error.
+func (b *binder) idsFailed(d *check.DataVar) bool {
+	if b.errs.Err() == nil {
+		return false
+	}
+	for _, e := range b.info.Data {
+		if e.Elem != check.Int || len(e.Dims) != 1 || e.Observed {
+			continue
+		}
+		if name, _ := sizeBound(e); name == d.Name && b.raw[e.Name] != nil && b.out[e.Name] == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // labelBounded returns the int vector data declaration whose upper bound
 // is int scalar d, or d − c for an int literal c, with c: Stan's
 // `array[N] int<lower=1, upper=J> county`, whose labels, when the data give
@@ -558,20 +579,15 @@ func (b *binder) labelBounded(d *check.DataVar) (*check.DataVar, int) {
 	return nil, 0
 }
 
-// sizeBound is upperSize of d's upper bound, or "" when its bounds are
-// per element (an int vector bounded by an int vector of data, which no
-// labels give).
+// sizeBound matches d's upper bound against a size J alone (c = 0) or
+// J − c for an int literal c, parentheses allowed, and returns J and c;
+// J is "" for any other bound, and when d's bounds are per element (an
+// int vector bounded by an int vector of data, which no labels give).
 func sizeBound(d *check.DataVar) (name string, c int) {
 	if d.ElemBounds {
 		return "", 0
 	}
-	return upperSize(d.UpperExpr)
-}
-
-// upperSize matches an upper bound x against a size J alone (c = 0) or
-// J − c for an int literal c, parentheses allowed, and returns J and c;
-// J is "" for any other bound.
-func upperSize(x ast.Expr) (name string, c int) {
+	x := d.UpperExpr
 	sub := false
 	for {
 		switch y := x.(type) {
@@ -619,7 +635,7 @@ func (b *binder) boundByLabels(d *check.DataVar) bool {
 
 // boundByCodes binds int scalar d, which no input gave and no labels
 // bound, from the int vectors of numbers whose declarations it bounds
-// above (upper=S, or S − c for an int literal c; upperSize): S is the
+// above (upper=S, or S − c for an int literal c; sizeBound): S is the
 // largest code + c over them, so that numeric group ids 0..19 under
 // lower=0, upper=S-1 give S = 20, as Stan's 1-based ids 1..20 under
 // upper=S do, and brms counts the groups of a numeric id column. The
@@ -647,7 +663,7 @@ func (b *binder) boundByCodes(d *check.DataVar) bool {
 		if e.Elem != check.Int || len(e.Dims) != 1 || e.UpperExpr == nil {
 			continue
 		}
-		name, c := upperSize(e.UpperExpr)
+		name, c := sizeBound(e)
 		a := b.out[e.Name]
 		if name != d.Name || a == nil || a.Levels != nil || e.Observed {
 			// an outcome's largest value is no count of its categories,

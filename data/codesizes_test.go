@@ -93,6 +93,17 @@ func TestBindCodeSizes(t *testing.T) {
 	if _, err := Bind(info, []Input{csvInput(t, "", "d.csv", ids("subj", 0, 2))}, nil); err == nil || !strings.Contains(err.Error(), "S: value 3 is not >= 5; `S`, the largest value of subj (2) + 1") {
 		t.Errorf("S below its lower bound: %v", err)
 	}
+	// an id in error is the one error: S, which it would have given, is
+	// not a second 'no data for S'
+	for _, c := range []struct{ ids, want string }{
+		{ids("subj", 0, -3), "d.csv:3:1: subj: value -3 is not >= 0"},
+		{"subj\n0\n1.5\n", "d.csv:3:1: subj: 1.5 is not an integer"},
+	} {
+		_, err := Bind(info, []Input{csvInput(t, "", "d.csv", c.ids)}, nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "no data for `S`") {
+			t.Errorf("%q: %v\nwant only %s", c.ids, err, c.want)
+		}
+	}
 	// ids with more codes in range empty than held are no codes: subject
 	// numbers, or one huge id, would make S lay out mostly the prior
 	for _, c := range []struct{ ids, want string }{

@@ -234,8 +234,14 @@ func (t *Table) Select(names []string, arg string) (*Table, error) {
 	for _, c := range t.Columns {
 		header = append(header, c.Name)
 	}
+	if slices.Contains(names, "") {
+		return nil, ast.Errorf(pos, "%s: an empty column name in the selection; list the header's names separated by commas, as NAME=%s:%s", arg, t.File, strings.Join(header[:min(len(header), 2)], ","))
+	}
 	if left, ok := ExcludedColumns(names); ok { // -gene: every column but these, in the file's order
-		for _, n := range left {
+		for i, n := range left {
+			if slices.Contains(left[:i], n) {
+				return nil, ast.Errorf(pos, "%s: column %q is left out twice", arg, n)
+			}
 			if !slices.Contains(header, n) {
 				hint := ""
 				if best := check.Suggest(n, header); best != "" {
@@ -261,9 +267,6 @@ func (t *Table) Select(names []string, arg string) (*Table, error) {
 	index := make([]int, len(names))
 	seen := map[string]bool{}
 	for i, n := range names {
-		if n == "" {
-			return nil, ast.Errorf(pos, "%s: an empty column name in the selection; list the header's names separated by commas, as NAME=%s:%s", arg, t.File, strings.Join(header[:min(len(header), 2)], ","))
-		}
 		if seen[n] {
 			return nil, ast.Errorf(pos, "%s: column %q is selected twice", arg, n)
 		}

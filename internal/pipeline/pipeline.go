@@ -194,6 +194,13 @@ func ReadInputsFor(args []string, sources map[string][]byte, info *check.Info) (
 			if err == nil && cols != nil {
 				in.Table, err = in.Table.Select(cols, arg)
 			}
+			if _, ok := data.ExcludedColumns(cols); ok && err == nil {
+				// the columns bound, which messages name and count
+				in.Columns = nil
+				for _, c := range in.Table.Columns {
+					in.Columns = append(in.Columns, c.Name)
+				}
+			}
 		} else if ext == ".json" {
 			in.JSON, err = data.ReadJSON(file, bytes.NewReader(src))
 		} else {

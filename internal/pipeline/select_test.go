@@ -121,10 +121,22 @@ func TestSelectLeftOut(t *testing.T) {
 		{"Y=" + file + ":-gene,s1", file + ":1:1: Y=" + file + ":-gene,s1: a selection lists the columns to take (a,b) or those to leave out (-gene,-id), not both"},
 		{"Y=" + file + ":-", file + ":1:1: Y=" + file + ":-: a column name is missing after '-'; name the column to leave out, as Y=" + file + ":-gene"},
 		{"Y=" + file + ":-gene,-s1,-s2,-s3", file + ":1:1: Y=" + file + ":-gene,-s1,-s2,-s3: leaves out every column of " + file},
+		{"Y=" + file + ":-gene,-gene", file + ":1:1: Y=" + file + ":-gene,-gene: column \"gene\" is left out twice"},
+		{"Y=" + file + ":-gene,", file + ":1:1: Y=" + file + ":-gene,: an empty column name in the selection"},
 	} {
 		_, err := pipeline.Load(model, []string{tc.arg}, nil)
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%s: error %v\nwant %s", tc.arg, err, tc.want)
 		}
+	}
+	// A declared column count is checked against the columns bound, which
+	// the error counts and names (not the one name left out).
+	two := filepath.Join(dir, "two.gpp")
+	if err := os.WriteFile(two, []byte("data Y: int<lower=0>[G, 2]\nparam m: positive ~ Gamma(1, 1)\nY ~ Poisson(m)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := file + ":1:1: Y=" + file + ":s1,s2,s3 selects 3 columns, but `Y` is declared int<lower=0>[G, 2]"
+	if _, err := pipeline.Load(two, []string{"Y=" + file + ":-gene"}, nil); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("-gene against [G, 2]: error %v\nwant %s", err, want)
 	}
 }
