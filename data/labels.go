@@ -116,7 +116,9 @@ func CodeSizes(info *check.Info, bound map[string]*Array) map[string]int {
 // upper=J (code k+1, which the model indexes with as code − 1). A size
 // bound otherwise (lower=1, upper=J-1 makes J one more than the count,
 // with element 0 coded by no label) is left out: its elements keep their
-// numbers. Summaries name the elements of such axes by label.
+// numbers. A size an input gave (--set, a matrix's shape) is labelled when
+// the codes fill its axis exactly, as if the labels had given it.
+// Summaries name the elements of such axes by label.
 func SizeLabels(info *check.Info, bound map[string]*Array) map[string][]string {
 	var out map[string][]string
 	for _, d := range info.Data {
@@ -124,7 +126,15 @@ func SizeLabels(info *check.Info, bound map[string]*Array) map[string][]string {
 		if a == nil || a.Levels == nil {
 			continue
 		}
-		for _, s := range a.Levels.Sizes {
+		sizes := a.Levels.Sizes
+		if s, c := sizeBound(d); s != "" && !slices.Contains(sizes, s) {
+			// a size an input gave (a matrix's shape, --set) that the
+			// codes fill exactly, as the labels' count would have
+			if j := bound[s]; j != nil && len(j.Values) == 1 && j.Values[0] == float64(a.Levels.First+len(a.Levels.Labels)-1+c) {
+				sizes = append(slices.Clip(sizes), s)
+			}
+		}
+		for _, s := range sizes {
 			j := bound[s]
 			if j == nil || len(j.Values) != 1 || j.Values[0] != float64(len(a.Levels.Labels)) {
 				continue

@@ -295,7 +295,8 @@ func TestBindLabelsBound(t *testing.T) {
 // TestSizeLabels: a size bound from the labels' count names the elements
 // of its axes by label (SizeLabels) when it is the count, under lower=0,
 // upper=J-1 and Stan's lower=1, upper=J; not when it is another number
-// (upper=J from 0, upper=J-1 from 1) or when an input gave it.
+// (upper=J from 0, upper=J-1 from 1); a J an input gave is labelled
+// when it is the count the labels would have given.
 func TestSizeLabels(t *testing.T) {
 	const src = "county,y\nBECKER,1\nAITKIN,2\nANOKA,3\nAITKIN,4\n"
 	want := []string{"AITKIN", "ANOKA", "BECKER"}
@@ -308,7 +309,10 @@ func TestSizeLabels(t *testing.T) {
 		{"upper J from 1", "int<lower=1, upper=J>[N]", nil, true},
 		{"upper J from 0", "int<lower=0, upper=J>[N]", nil, false},
 		{"upper J-1 from 1", "int<lower=1, upper=J-1>[N]", nil, false},
-		{"J given", "int<lower=0, upper=J-1>[N]", map[string]string{"J": "3"}, false},
+		{"J given as the count", "int<lower=0, upper=J-1>[N]", map[string]string{"J": "3"}, true},
+		{"J given as the count from 1", "int<lower=1, upper=J>[N]", map[string]string{"J": "3"}, true},
+		{"J given larger", "int<lower=0, upper=J-1>[N]", map[string]string{"J": "4"}, false},
+		{"J given, upper J from 0", "int<lower=0, upper=J>[N]", map[string]string{"J": "3"}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			info := checked(t, "data J: int<lower=1>\ndata county: "+c.decl+"\ndata y: real[N]\n")
