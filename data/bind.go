@@ -1063,7 +1063,11 @@ func (b *binder) check(d *check.DataVar, a *Array) {
 	if a.bad != nil { // the value was not read as numbers of one shape
 		err := a.bad
 		if a.labelColumn != "" {
-			err = ast.Errorf(err.Pos, "%s%s", err.Msg, labelHint(d, a.labelColumn))
+			hint := labelHint(d, a.labelColumn)
+			if len(a.labels) > 0 && isDate(a.labels[firstLabel(a)]) {
+				hint = dateHint(d)
+			}
+			err = ast.Errorf(err.Pos, "%s%s", err.Msg, hint)
 		}
 		b.errs = append(b.errs, err)
 		b.skipSizes(d)
@@ -1484,6 +1488,29 @@ func labelHint(d *check.DataVar, column string) string {
 		return fmt.Sprintf(" (a column of labels, which matrix `%s` cannot take: leave it out of its columns (%s=FILE.csv:-%s, every other column, or %s=FILE.csv:COL1,COL2), or bind it to an int vector of its own (data %s: int[N]) %s)", d.Name, d.Name, column, d.Name, column, coded)
 	}
 	return fmt.Sprintf(" (a column of labels: declare an int vector (data %s: int[N]) %s)", d.Name, coded)
+}
+
+// isDate reports whether s reads as a calendar date, year first (ISO
+// 8601's 2010-01-31, 2010/1/31), with a time of day or none.
+func isDate(s string) bool {
+	date, _, _ := strings.Cut(strings.Replace(s, "T", " ", 1), " ")
+	parts := strings.FieldsFunc(date, func(r rune) bool { return r == '-' || r == '/' })
+	if len(parts) != 3 || len(parts[0]) != 4 || strings.Count(date, "-")+strings.Count(date, "/") != 2 {
+		return false
+	}
+	for i, p := range parts {
+		v, err := strconv.Atoi(p)
+		if err != nil || len(p) > 4 || i > 0 && (len(p) > 2 || v < 1 || v > [3]int{0, 12, 31}[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// dateHint is the hint for a column of dates bound to declaration d: gpp
+// reads no dates, and coding them as labels counts only the days present.
+func dateHint(d *check.DataVar) string {
+	return fmt.Sprintf(" (a column of dates, which gpp does not read as numbers: give `%s` a number per row computed before the fit, a time index in days (R's as.numeric(as.Date(x)) counts them from 1970-01-01, Python's date.toordinal() from the year 1) or the day of the year; declared int, the dates would be coded as labels 0, 1, ... in sorted order, which counts only the dates present, not the days between them)", d.Name)
 }
 
 // listCodes lists labels (of lv) with their codes for a message: every

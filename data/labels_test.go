@@ -143,6 +143,9 @@ func TestBindLabelsErrors(t *testing.T) {
 		// not UTF-8: fit.json's JSON would record another label than the file's
 		{"real", "data g: real[N]\n", "g\nA\nB\n", `d.csv:2:1: column "g": "A" is not a number (a column of labels: declare it int (data g: int[N]) to code its labels 0, 1, ... in sorted order)` + "\x00"},
 		{"positive", "data g: positive[N]\n", "g\nA\nB\n", `(a column of labels: declare it int (data g: int[N]) to code`},
+		{"dates", "data day: real[N]\n", "day\n2010-01-31\n2010-02-01\n", `d.csv:2:1: column "day": "2010-01-31" is not a number (a column of dates, which gpp does not read as numbers: give ` + "`day`" + ` a number per row computed before the fit, a time index in days`},
+		{"dates and times", "data t: real[N]\n", "t\n2010/1/31T10:00\n", `(a column of dates,`},
+		{"no date", "data g: real[N]\n", "g\n2010-13-01\n", `(a column of labels: declare it int`},
 		{"int scalar", "data g: int\n", "g\nA\n", `d.csv:2:1: column "g": "A" is not a number (a column of labels: declare an int vector (data g: int[N]) to code`},
 		{"matrix", "data X: int[N, 2]\n", "a,b\n1,A\n2,B\n", "d.csv:2:3: column \"b\": \"A\" is not a number (a column of labels, which matrix `X` cannot take: leave it out of its columns (X=FILE.csv:-b, every other column, or X=FILE.csv:COL1,COL2), or bind it to an int vector of its own (data b: int[N])"},
 		{"upper bound", "data g: int<lower=1, upper=2>[N]\n", "g\nB\nC\nA\n", "d.csv:3:1: g: value 3 is not <= 2; `g` is declared int<lower=1, upper=2>[N] at m.gpp:1:6"},
