@@ -573,8 +573,10 @@ type Settings struct {
 	// 0.7 that the warnings, hints and Resampling.Reliable read: there k̂
 	// from 1000 draws is noisy (a crossed GLMM gave 0.686 at 1000 draws,
 	// 1.03 at 10 000). Its first PSISDraws draws are the same; the final
-	// ELBO stays that of the PSISDraws draws. Default 10 000; negative,
-	// or not above PSISDraws: never. Result.ParetoKDraws says which.
+	// ELBO stays that of the PSISDraws draws. Not where the PSISDraws
+	// draws' weights are degenerate (Degenerate): unreliable whatever k̂.
+	// Default 10 000; negative, or not above PSISDraws: never.
+	// Result.ParetoKDraws says which.
 	ParetoKDraws int
 
 	// Init warm-starts from a previous result: factors are matched by

@@ -228,3 +228,27 @@ func TestPathfinderDrawsTakeValues(t *testing.T) {
 		}
 	}
 }
+
+// estimateKAgain asks for k̂ from more draws only near 0.7 and only where
+// the first draws' weights are not degenerate: then q is unreliable
+// whatever k̂ says, and the draws (a log joint each) would be wasted.
+func TestEstimateKAgain(t *testing.T) {
+	for _, c := range []struct {
+		k, relESS float64
+		n, N      int
+		want      bool
+	}{
+		{0.6, 0.3, 1000, 10000, true},
+		{0.6, 1.0 / 1000, 1000, 10000, false}, // an ESS of 1: one draw holds the weight
+		{0.9, 1.9 / 1000, 1000, 10000, false},
+		{0.9, 2.1 / 1000, 1000, 10000, true},
+		{0.4, 0.3, 1000, 10000, false},
+		{1.2, 0.3, 1000, 10000, false},
+		{0.6, 0.3, 1000, 1000, false},
+		{0.6, 0.3, 1000, -1, false},
+	} {
+		if got := estimateKAgain(c.k, c.relESS, c.n, c.N); got != c.want {
+			t.Errorf("k̂ %v, relative ESS %v of %d draws, %d more: again %v, want %v", c.k, c.relESS, c.n, c.N, got, c.want)
+		}
+	}
+}
