@@ -763,13 +763,23 @@ func (b *binder) boundByCodes(d *check.DataVar) bool {
 			empty = append(empty, k)
 		}
 	}
-	if len(empty) > 0 {
-		note += "; " + noRows(empty)
-	}
 	// 0-based codes that run 1..max, each held, with no 0 are Stan's
 	// 1-based ids: S is then one too many, its group 0 fitted from the
 	// prior alone.
-	if w.e.Lower != nil && *w.e.Lower == 0 && w.c == 1 && len(empty) == 1 && empty[0] == 0 && onebased.Is(w.lo, w.hi, w.nv, w.hi) {
+	oneBased := w.e.Lower != nil && *w.e.Lower == 0 && w.c == 1 && len(empty) == 1 && empty[0] == 0 && onebased.Is(w.lo, w.hi, w.nv, w.hi)
+	if len(empty) > 0 {
+		var ids []string
+		for _, col := range cols {
+			ids = append(ids, col.e.Name)
+		}
+		note += "; " + noRows(strings.Join(ids, " or "), empty)
+		if !oneBased {
+			// groups without rows in range: there may be more past
+			// the largest id, which no value shows
+			note += fmt.Sprintf("; give %s if there are groups past code %d too", d.Name, v-w.c)
+		}
+	}
+	if oneBased {
 		note += "; " + oneBasedAdvice(w.e.Name, onebased.Span(w.lo, w.hi), d.Name)
 	}
 	j.codesNote = note
@@ -777,13 +787,15 @@ func (b *binder) boundByCodes(d *check.DataVar) bool {
 	return true
 }
 
-// noRows says which codes of a group index no row holds, the first few
-// of them: "codes 3, 7 have no rows: their groups are fitted from the
-// prior".
-func noRows(codes []int) string {
+// noRows says which codes of group index ids no row holds, the first few
+// of them: "codes 3, 7 have no rows: terms indexed by subj say nothing of
+// their groups". Another term may (a Poisson factorisation's sum over
+// every cell reads users whose counts are all 0), so it does not say
+// they are fitted from the prior.
+func noRows(ids string, codes []int) string {
 	const most = 5
 	if len(codes) == 1 {
-		return fmt.Sprintf("code %d has no rows: its group is fitted from the prior", codes[0])
+		return fmt.Sprintf("code %d has no rows: terms indexed by %s say nothing of its group", codes[0], ids)
 	}
 	var parts []string
 	for i, k := range codes {
@@ -793,7 +805,7 @@ func noRows(codes []int) string {
 		}
 		parts = append(parts, strconv.Itoa(k))
 	}
-	return fmt.Sprintf("codes %s have no rows: their groups are fitted from the prior", strings.Join(parts, ", "))
+	return fmt.Sprintf("codes %s have no rows: terms indexed by %s say nothing of their groups", strings.Join(parts, ", "), ids)
 }
 
 // optionalWhole gives the one optional matrix declaration that BindOptional
