@@ -1588,8 +1588,9 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 		}
 	}
 	// A failed fit's q is its last good one, for inspection, not a result:
-	// a reading of its k̂ would be one more line to skip past the error.
-	if w := ParetoWarning(r.ParetoK, r.ParetoRelESS, "q"); w != "" && stopErr == nil {
+	// a reading of its k̂ would be one more line to skip past the error;
+	// so for an ELBO that overflows, whose weights p/q mean nothing.
+	if w := ParetoWarning(r.ParetoK, r.ParetoRelESS, "q"); w != "" && stopErr == nil && !Overflows(r.ELBO, r.ELBOSE) {
 		r.Warnings = append(r.Warnings, w)
 	}
 	fs := e.blockFactors()
