@@ -533,26 +533,40 @@ func orderOf(m0, s0, m, s []float64) bool { return orderApart(m0, s0, m, s, swit
 // orderApart is orderOf with apartSD in place of switchApart.
 func orderApart(m0, s0, m, s []float64, apartSD float64) bool {
 	z := func(i, j int) float64 { return math.Abs(m0[i]-m[j]) / math.Hypot(s0[i], s[j]) }
-	return permuted(len(m0), z, apartSD)
+	return permuted(len(m0), z, apartSD, false)
 }
 
 // permuted reports whether K components, d(i, j) apart (in joint sds)
 // between component i of the reference and component j of the other, are
 // apart in the same order (by more than apartSD somewhere) and within
-// switchMatch everywhere in some other order: tried in every order up to
+// switchMatch everywhere in some other order, or, diluted (a matrix's
+// components, whose distance sums over their elements), apart by more
+// than switchMatch only and within a quarter of that in another: tried in every order up to
 // switchMaxLen components, and past that by matching the closest pairs
 // first (a component that another order puts within switchMatch is then
 // clearly nearest its match).
-func permuted(K int, d func(i, j int) float64, apartSD float64) bool {
-	apart := false
+func permuted(K int, d func(i, j int) float64, apartSD float64, diluted bool) bool {
+	worst := 0.0
 	for k := range K {
-		apart = apart || d(k, k) > apartSD
+		if v := d(k, k); v > worst {
+			worst = v
+		}
 	}
-	if !apart {
+	match := switchMatch
+	switch {
+	case worst > apartSD:
+	case diluted && worst > switchMatch:
+		// Apart by less, as a sparse factor's columns are, whose
+		// near-zero elements dilute the distance (a Poisson
+		// factorisation's user factors 1.7 apart in the same order, 0.06
+		// in another): a switch where another order matches within a
+		// quarter of that.
+		match = worst / 4
+	default:
 		return false
 	}
 	if K > switchMaxLen {
-		return greedyMatch(K, d)
+		return greedyMatch(K, d, match)
 	}
 	perm := make([]int, K)
 	for i := range perm {
@@ -563,7 +577,7 @@ func permuted(K int, d func(i, j int) float64, apartSD float64) bool {
 	try = func(n int) bool {
 		if n == 1 {
 			for k := range K {
-				if !(d(k, perm[k]) < switchMatch) {
+				if !(d(k, perm[k]) < match) {
 					return false
 				}
 			}
@@ -585,8 +599,8 @@ func permuted(K int, d func(i, j int) float64, apartSD float64) bool {
 }
 
 // greedyMatch pairs the K components closest first and reports whether
-// every pair is within switchMatch.
-func greedyMatch(K int, d func(i, j int) float64) bool {
+// every pair is within match.
+func greedyMatch(K int, d func(i, j int) float64, match float64) bool {
 	type pair struct {
 		i, j int
 		d    float64
@@ -604,7 +618,7 @@ func greedyMatch(K int, d func(i, j int) float64) bool {
 		if usedI[p.i] || usedJ[p.j] {
 			continue
 		}
-		if !(p.d < switchMatch) {
+		if !(p.d < match) {
 			return false
 		}
 		usedI[p.i], usedJ[p.j] = true, true
@@ -619,7 +633,7 @@ func greedyMatch(K int, d func(i, j int) float64) bool {
 // that the elements with weight carry, as a sparse factor's near-zero
 // loadings, with sds near zero too, add little to it; permuted decides.
 func matrixAxisApart(shape []int, a int, m0, s0, m, s []float64, apartSD float64) bool {
-	return permuted(shape[a], componentDistance(shape, a, m0, s0, m, s), apartSD)
+	return permuted(shape[a], componentDistance(shape, a, m0, s0, m, s), apartSD, true)
 }
 
 // componentDistance returns d(i, j), the joint-sd distance between
