@@ -324,7 +324,7 @@ func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, pare
 	if far != "" {
 		return nil
 	}
-	walks := hintedWalks(s, l.File, l.Info, paretoK, relESS)
+	walks := hintedWalks(s, l.File, l.Info, missingLatents(l.Model), paretoK, relESS)
 	hints := centredHints(l.File, l.Info, paretoK, relESS)
 	hints = append(hints, nonCentredHints(s, l.File, l.Info, paretoK, relESS)...)
 	if len(walks) > 0 {
@@ -342,6 +342,9 @@ func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, pare
 		h = meanFieldHint(s, l.Model, paretoK, relESS)
 	}
 	if h != "" {
+		if len(walks) > 0 {
+			h += walkFirst(walks)
+		}
 		hints = append(hints, h)
 	}
 	return append(hints, walkHints(walks)...)

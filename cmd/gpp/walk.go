@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/lang/compile"
 )
 
 // walkParam is a param whose elements a ~ statement makes a chain along
@@ -22,21 +24,24 @@ type walkParam struct {
 	stmt *ast.TildeStmt // the first ~ that makes the chain
 	band int            // the largest lag over the param's chain statements
 	walk bool           // the statement's location is the lagged element itself
+	// data, for a chain over data with missing cells: the data's name
+	// (lat is then its NAME_missing latent, whose elements, the missing
+	// cells in order, a banded factor ties as it does a param's)
+	data string
 }
 
 // walkParams returns the params of file that a ~ statement makes a
-// chain (walkParam), in declaration order; nil for a nil info.
-func walkParams(file *ast.File, info *check.Info) []walkParam {
+// chain (walkParam), in declaration order, then the data vectors so
+// chained whose missing cells the fit makes a latent (missing, by the
+// data's name: an AR(1) series with a gap of days); nil for a nil info.
+func walkParams(file *ast.File, info *check.Info, missing map[string]bool) []walkParam {
 	if file == nil || info == nil {
 		return nil
 	}
 	var out []walkParam
-	for _, lat := range info.Latents {
-		if lat.Dims.Rank() < 1 || lat.Dims.Rank() > 2 || lat.Support.IsOrdered() || sgvb.CheckFullRank(lat.Support, 1) != nil {
-			continue
-		}
+	chain := func(lat *check.Latent, tildes []*ast.TildeStmt) (walkParam, bool) {
 		p := walkParam{lat: lat}
-		for _, s := range lat.Tildes {
+		for _, s := range tildes {
 			if info.UserDensities[s.Dist] != nil {
 				continue
 			}
@@ -49,8 +54,55 @@ func walkParams(file *ast.File, info *check.Info) []walkParam {
 			}
 			p.band = max(p.band, lag)
 		}
-		if p.stmt != nil && p.band <= sgvb.MaxBand {
+		return p, p.stmt != nil && p.band <= sgvb.MaxBand
+	}
+	for _, lat := range info.Latents {
+		if lat.Dims.Rank() < 1 || lat.Dims.Rank() > 2 || lat.Support.IsOrdered() || sgvb.CheckFullRank(lat.Support, 1) != nil {
+			continue
+		}
+		if p, ok := chain(lat, lat.Tildes); ok {
 			out = append(out, p)
+		}
+	}
+	for _, d := range info.Data {
+		if !missing[d.Name] || d.Missing == nil || d.Dims.Rank() != 1 {
+			continue
+		}
+		// the ~ on the data's parts, read as a param's would be
+		var tildes []*ast.TildeStmt
+		ast.Inspect(file, func(n ast.Node) bool {
+			if s, ok := n.(*ast.TildeStmt); ok {
+				if ix, ok := ast.Unparen(s.LHS).(*ast.IndexExpr); ok {
+					if id, ok := ast.Unparen(ix.X).(*ast.Ident); ok && info.Uses[id] == d.Symbol {
+						tildes = append(tildes, s)
+					}
+				}
+			}
+			return true
+		})
+		lat := d.MissingLatent(0)
+		pseudo := &check.Latent{Name: d.Name, Symbol: d.Symbol, Dims: d.Dims, Support: lat.Support}
+		if p, ok := chain(pseudo, tildes); ok {
+			p.lat, p.data = lat, d.Name
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// missingLatents returns the names of the data whose missing cells model
+// m fits as a latent NAME_missing.
+func missingLatents(m *compile.Model) map[string]bool {
+	if m == nil {
+		return nil
+	}
+	var out map[string]bool
+	for _, l := range m.Latents {
+		if name, ok := strings.CutSuffix(l.Name, compile.MissingSuffix); ok {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[name] = true
 		}
 	}
 	return out
@@ -223,12 +275,12 @@ func bandCovers(s sgvb.Settings, name string, band int) bool {
 // model's log R_t walk: sigmaR 0.229 against NUTS's 0.052, ELBO 35 nats
 // below the banded fit's); where the data pin the states down, k̂ stays
 // low and the banded factor gains about a nat (docs/inference.md).
-func hintedWalks(s sgvb.Settings, file *ast.File, info *check.Info, paretoK, relESS float64) []walkParam {
+func hintedWalks(s sgvb.Settings, file *ast.File, info *check.Info, missing map[string]bool, paretoK, relESS float64) []walkParam {
 	if s.Method != sgvb.SGVB || !sgvb.ParetoAlarm(paretoK, relESS) {
 		return nil
 	}
 	var out []walkParam
-	for _, p := range walkParams(file, info) {
+	for _, p := range walkParams(file, info, missing) {
 		if !bandCovers(s, p.lat.Name, p.band) {
 			out = append(out, p)
 		}
@@ -247,6 +299,13 @@ func walkHints(walks []walkParam) []string {
 			kind = "a random walk"
 		}
 		pos := p.stmt.Pos()
+		if p.data != "" {
+			hints = append(hints, fmt.Sprintf("%s at %d:%d makes %s %s, whose missing cells (%s) this q cannot tie together where they neighbour one another (a gap) as the posterior does: "+
+				"their sds come out too small and other params may move; --fullrank %s --band %d holds them (a banded-precision normal): "+
+				"keep the fit with the higher ELBO (docs/inference.md, Banded-precision factors)",
+				ast.FormatStmt(p.stmt), pos.Line, pos.Col, p.data, kind, name, name, p.band))
+			continue
+		}
 		hints = append(hints, fmt.Sprintf("%s at %d:%d makes %s %s, whose neighbouring elements this q cannot tie together as the posterior does: "+
 			"it overstates the chain's sd and may misplace other params; --fullrank %s --band %d holds the chain (a banded-precision normal): "+
 			"keep the fit with the higher ELBO (docs/inference.md, Banded-precision factors)",

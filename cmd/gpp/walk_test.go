@@ -52,7 +52,7 @@ func TestWalkParams(t *testing.T) {
 		{"ordered", "param x: ordered[T]\nx[1:] ~ Normal(x[:T-1], s)\n", ""},
 	} {
 		file, info := checkedSrc(t, walkHead+c.src)
-		ps := walkParams(file, info)
+		ps := walkParams(file, info, nil)
 		got := ""
 		if len(ps) > 0 {
 			p := ps[0]
@@ -64,13 +64,36 @@ func TestWalkParams(t *testing.T) {
 	}
 }
 
+// TestWalkParamsMissing: a ~ that chains data whose missing cells the
+// fit makes a latent (an AR(1) series with a gap) is a chain over that
+// latent, NAME_missing; not without missing cells, nor for data read
+// otherwise than by the chain.
+func TestWalkParamsMissing(t *testing.T) {
+	const src = walkHead + "data z: real[T]\nz[1:] ~ Normal(rho * z[:T-1], s)\n"
+	file, info := checkedSrc(t, src)
+	ps := walkParams(file, info, map[string]bool{"z": true})
+	if len(ps) != 1 || ps[0].lat.Name != "z_missing" || ps[0].data != "z" || ps[0].band != 1 {
+		t.Fatalf("chains %+v, want z_missing of band 1", ps)
+	}
+	h := walkHints(hintedWalks(sgvb.Settings{}, file, info, map[string]bool{"z": true}, 1.1, math.NaN()))
+	wantHints(t, h, []string{"at 7:1 makes z an AR(1) chain, whose missing cells (z_missing) this q cannot tie together where they neighbour one another (a gap) as the posterior does: " +
+		"their sds come out too small and other params may move; --fullrank z_missing --band 1 holds them"})
+	if ps := walkParams(file, info, nil); len(ps) != 0 {
+		t.Errorf("no missing cells: chains %+v, want none", ps)
+	}
+	file, info = checkedSrc(t, walkHead+"data z: real[T]\nz[1:] ~ Normal(rho * z[:T-1] + mean(z), s)\n")
+	if ps := walkParams(file, info, map[string]bool{"z": true}); len(ps) != 0 {
+		t.Errorf("z read otherwise: chains %+v, want none", ps)
+	}
+}
+
 // TestWalkHints: the hint names the statement, its position and the
 // band; it is left out where k̂ does not raise the alarm, for MAP, and
 // where q already holds the chain (full rank, a wide enough band), not
 // for a low-rank factor or a narrower band.
 func TestWalkHints(t *testing.T) {
 	file, info := checkedSrc(t, walkHead+"param x: real[T]\nx[0] ~ Normal(0, 1)\nx[1:] ~ Normal(x[:T-1], s)\nparam z: real[T]\nfor t in 2:T {\n  z[t] ~ Normal(rho * z[t-1] + 0.1 * z[t-2], s)\n}\n")
-	hints := walkHints(hintedWalks(sgvb.Settings{}, file, info, 1.1, math.NaN()))
+	hints := walkHints(hintedWalks(sgvb.Settings{}, file, info, nil, 1.1, math.NaN()))
 	wantHints(t, hints, []string{
 		"x[1:] ~ Normal(x[:T - 1], s) at 8:1 makes x a random walk, whose neighbouring elements this q cannot tie together as the posterior does: " +
 			"it overstates the chain's sd and may misplace other params; --fullrank x --band 1 holds the chain (a banded-precision normal): " +
@@ -96,7 +119,7 @@ func TestWalkHints(t *testing.T) {
 		{"--fullrank x,z --rank 5", sgvb.Settings{FullRankGroups: [][]string{{"x"}, {"z"}}, Rank: 5}, 1.1, 2},
 		{"--fullrank rho", sgvb.Settings{Families: map[string]sgvb.Family{"rho": sgvb.FamilyFullRank}}, 1.1, 2},
 	} {
-		if h := walkHints(hintedWalks(c.s, file, info, c.k, math.NaN())); len(h) != c.want {
+		if h := walkHints(hintedWalks(c.s, file, info, nil, c.k, math.NaN())); len(h) != c.want {
 			t.Errorf("%s: hints %q, want %d", c.name, h, c.want)
 		}
 	}
