@@ -34,16 +34,30 @@ const autoCurvRatio = 1.1
 // that is another factor of at most sgvb.MaxFullRank elements (also
 // where no group is within curvMaxGamma gamma elements), and keeps the fit
 // with the highest ELBO, as the hint advises; cfg.fullRank then names its
-// group, for the outputs' headers and fit.json. It returns the fit kept, its settings and, where
+// group, for the outputs' headers and fit.json. Where the check does not
+// run (a funnel's −H at q's mode, not positive definite), it fits
+// --fullrank all on the same terms, as the mean-field hint then advises
+// (an MRP model's crossed effects, non-centred: +7.9 nats, its sds
+// nearer NUTS's), and records in cfg.autoLost that it lost where it did.
+// It returns the fit kept, its settings and, where
 // the mean-field fit is kept, its curvature check (nil otherwise, or where
 // the check does not run), whose hint then says what was tried. Each step
 // is said in a note.
 func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb.Result, s sgvb.Settings, con *console) (*sgvb.Result, sgvb.Settings, *curvCheck) {
 	const head = "note: --fullrank auto: "
+	cfg.autoLost = ""
 	cc := meanFieldCurvature(ctx, s, l, r)
 	if cc == nil {
-		con.note(head+"the curvature check did not run (%s), so the mean-field fit is kept", curvSkipReason(s, r))
-		return r, s, nil
+		why := "the curvature check did not run (" + curvSkipReason(s, r) + ")"
+		all := fullRankAllSize(l.Model)
+		if r.Interrupted || ctx.Err() != nil || !triesAll(all, len(r.Factors), nil) {
+			con.note(head+"%s, so the mean-field fit is kept", why)
+			return r, s, nil
+		}
+		con.info("--fullrank auto: %s; refitting with --fullrank all (%d elements), as the mean-field hint advises", why, all)
+		best, bestS, lost := autoRefits(ctx, cfg, l, r, s, con, []string{"all"}, why+"; ")
+		cfg.autoLost = lost
+		return best, bestS, nil
 	}
 	bad := cc.bad(autoCurvRatio)
 	if len(bad) == 0 {
@@ -78,6 +92,26 @@ func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r 
 		con.info("--fullrank auto: %s's sd is about %s× too small by the curvature; refitting with --fullrank %s (%d elements, leaving no sd more than %.1f× too small by it)%s",
 			cc.names[bad[0]], ratioText(cc.c.Ratio[bad[0]]), cands[0], n, left, map[bool]string{true: ", then with --fullrank all", false: ""}[len(cands) > 1])
 	}
+	best, bestS, lost := autoRefits(ctx, cfg, l, r, s, con, cands, "")
+	if best != r {
+		return best, bestS, nil
+	}
+	// the hint says the refits lost only where one ended; else it is
+	// the mean-field hint, naming the group to try
+	cc.autoLost = lost
+	return r, s, cc
+}
+
+// autoRefits fits again each of cands (as --fullrank takes them: a group
+// a+b, or all) after the mean-field fit r (settings s), the same seed and
+// settings, and keeps the fit with the highest ELBO, saying in a note
+// (opened by why, "" or a clause ending "; ") every ELBO and which is
+// kept; where a refit is kept, cfg.fullRank and cfg.settings name it and
+// its Seconds are all the fits'. It returns the fit kept, its settings
+// and, where the mean-field fit is kept, the refits that ended, joined as
+// the hints name them ("" where none did).
+func autoRefits(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb.Result, s sgvb.Settings, con *console, cands []string, why string) (*sgvb.Result, sgvb.Settings, string) {
+	const head = "note: --fullrank auto: "
 	best, bestS, bestFlag, seconds := r, s, "", r.Seconds
 	var fitted []string // the groups whose fits ended, their ELBOs compared
 	elbos := []string{fmt.Sprintf("mean-field %s ± %.2g", numText(r.ELBO, "%.6g"), r.ELBOSE)}
@@ -95,7 +129,7 @@ func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r 
 		}
 		notes, err := checkFullRank(&s2, l.Model)
 		if err != nil {
-			con.note(head+"--fullrank %s: %v", flag, err)
+			con.note(head+"%s--fullrank %s: %v", why, flag, err)
 			continue
 		}
 		for _, n := range notes {
@@ -106,10 +140,10 @@ func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r 
 		con.finish()
 		switch {
 		case err != nil:
-			con.note(head+"the fit with --fullrank %s failed (%v)", flag, err)
+			con.note(head+"%sthe fit with --fullrank %s failed (%v)", why, flag, err)
 			continue
 		case r2.Interrupted:
-			con.note(head+"the fit with --fullrank %s was interrupted", flag)
+			con.note(head+"%sthe fit with --fullrank %s was interrupted", why, flag)
 			continue
 		}
 		seconds += r2.Seconds
@@ -120,16 +154,13 @@ func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r 
 		}
 	}
 	if bestFlag == "" {
-		con.note(head+"ELBOs %s: the mean-field fit is kept", strings.Join(elbos, ", "))
-		// the hint says the refits lost only where one ended; else it is
-		// the mean-field hint, naming the group to try
-		cc.autoLost = strings.Join(fitted, " and --fullrank ")
-		return r, s, cc
+		con.note(head+"%sELBOs %s: the mean-field fit is kept", why, strings.Join(elbos, ", "))
+		return r, s, strings.Join(fitted, " and --fullrank ")
 	}
-	con.note(head+"ELBOs %s: the fit with --fullrank %s is kept (the outputs are its; fit took the %d fits' time)", strings.Join(elbos, ", "), bestFlag, len(elbos))
+	con.note(head+"%sELBOs %s: the fit with --fullrank %s is kept (the outputs are its; fit took the %d fits' time)", why, strings.Join(elbos, ", "), bestFlag, len(elbos))
 	best.Seconds = seconds
 	cfg.fullRank, cfg.settings = bestFlag, bestS
-	return best, bestS, nil
+	return best, bestS, ""
 }
 
 // autoNamesParam makes --fullrank auto, in model m with a param named

@@ -12,8 +12,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/compile"
 )
 
 // TestFitFullRankAuto: on the pumps model, whose mean-field sds of alpha
@@ -297,5 +299,93 @@ func TestTriesAll(t *testing.T) {
 		if got := cc.triesAll(c.group); got != c.want {
 			t.Errorf("all %d, group %v: triesAll %v, want %v", c.all, c.group, got, c.want)
 		}
+	}
+}
+
+// ncFunnelModel is a non-centred hierarchy of 20 groups whose scale the
+// data (ncFunnelData) put near 0: the log density's −H at q's mode is not
+// positive definite (in log sd_g and z, the prior's curvature is small
+// beside the data's pull), so the curvature check does not run.
+const ncFunnelModel = `data G: int
+data g: int<lower=0, upper=G-1>[N]
+data y: real[N]
+param a0: real ~ Normal(0, 5)
+param sd_g: positive ~ HalfNormal(1)
+param z: real[G] ~ Normal(0, 1)
+let u = sd_g * z
+y ~ Normal(a0 + u[g], 1)
+`
+
+// ncFunnelData simulates ncFunnelModel's data: 20 groups of 5 rows, the
+// group effects of sd sd.
+func ncFunnelData(seed uint64, sd float64) string {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	var b strings.Builder
+	b.WriteString("g,y\n")
+	for j := range 20 {
+		u := sd * rng.NormFloat64()
+		for range 5 {
+			fmt.Fprintf(&b, "%d,%.3f\n", j, 0.3+u+rng.NormFloat64())
+		}
+	}
+	return b.String()
+}
+
+// TestFullRankAutoNoCurvature: where the curvature check does not run
+// (a non-centred funnel), --fullrank auto still fits --fullrank all, as
+// the mean-field hint then advises (an MRP trial's crossed effects: +7.9
+// nats), and keeps the higher ELBO: the kept fit's outputs are a plain
+// --fullrank all fit's where all wins, a plain fit's where mean-field
+// does, and the notes say the check did not run and give both ELBOs.
+func TestFullRankAutoNoCurvature(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits models")
+	}
+	dir := t.TempDir()
+	model := writeFile(t, dir, "nc.gpp", ncFunnelModel)
+	for _, c := range []struct {
+		name string
+		sd   float64
+		kept string // the flag whose fit is kept: "all", or "" for mean-field
+	}{
+		{"wide", 0.5, "all"},
+		{"narrow", 0.1, ""},
+	} {
+		data := writeFile(t, dir, c.name+".csv", ncFunnelData(3, c.sd))
+		auto, other := filepath.Join(dir, c.name+"auto"), filepath.Join(dir, c.name+"other")
+		code, _, stderr := runSafe(t, "fit", model, data, "--set", "G=20", "--quiet", "--fullrank", "auto", "--out", auto)
+		ends := ": the mean-field fit is kept"
+		if c.kept != "" {
+			ends = ": the fit with --fullrank all is kept"
+		}
+		for _, want := range []string{"--fullrank auto: the curvature check did not run (the log density's −H at q's mode is not positive definite", "; ELBOs mean-field -", ", --fullrank all -", ends} {
+			if code != 0 || !strings.Contains(stderr, want) {
+				t.Fatalf("%s: exit %d, want %q; stderr\n%s", c.name, code, want, stderr)
+			}
+		}
+		args := []string{"fit", model, data, "--set", "G=20", "--quiet", "--out", other}
+		if c.kept != "" {
+			args = append(args, "--fullrank", c.kept)
+		}
+		if code, _, stderr := runSafe(t, args...); code != 0 {
+			t.Fatalf("%s: %v: exit %d\n%s", c.name, args, code, stderr)
+		}
+		if a, p := readFile(t, filepath.Join(auto, "summary.csv")), readFile(t, filepath.Join(other, "summary.csv")); a != p {
+			t.Errorf("%s: summary.csv of --fullrank auto\n%s\nagainst %v's\n%s", c.name, a, args, p)
+		}
+	}
+}
+
+// TestMeanFieldHintAutoLost: where --fullrank auto fitted --fullrank all
+// without a curvature check and kept the mean-field fit, the mean-field
+// hint says so and points to gpp sample instead of advising all again.
+func TestMeanFieldHintAutoLost(t *testing.T) {
+	m := &compile.Model{Latents: []compile.Latent{{Name: "a", Support: dist.Real, Size: 1}, {Name: "b", Support: dist.Real, Size: 3}}}
+	h := meanFieldHint(sgvb.Settings{}, m, 0.9, math.NaN(), "all")
+	if want := "--fullrank auto refitted with --fullrank all, and the mean-field fit's ELBO was higher, so it is kept: gpp sample (NUTS) is the check of these sds"; !strings.Contains(h, want) || strings.Contains(h, "fits them jointly") {
+		t.Errorf("hint %q, want one containing %q", h, want)
+	}
+	if h := meanFieldHint(sgvb.Settings{}, m, 0.5, math.NaN(), "all"); h != "" {
+		t.Errorf("k̂ 0.5: hint %q, want none", h)
 	}
 }

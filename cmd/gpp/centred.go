@@ -313,14 +313,15 @@ func dropLoopIndex(e ast.Expr, loop *ast.ForStmt, info *check.Info) ast.Expr {
 // compare (nonCentredHints), then the mean-field hint, a cure of the
 // correlations that (non-)centring leaves: the curvature check's where it
 // ran (curv not nil: curvatureHint), else the one Pareto k̂ gates
-// (meanFieldHint; docs/inference.md, The mean-field hint). None after a far start (far,
+// (meanFieldHint, saying so where --fullrank auto's refit with all lost:
+// autoLost; docs/inference.md, The mean-field hint). None after a far start (far,
 // farStartHint, not ""): a q stopped on its way says nothing yet about
 // the parameterisation or the family (Rats in grams: non-centring, which
 // the centred hint suggested, fitted worse). Last come the hints on
 // centred chains that q does not hold (walkHints); where there are any,
 // the centred and non-centred hints point to them (walkFirst), the larger
 // cure.
-func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, paretoK, relESS float64, curv *curvCheck) []string {
+func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, paretoK, relESS float64, curv *curvCheck, autoLost string) []string {
 	if far != "" {
 		return nil
 	}
@@ -339,7 +340,7 @@ func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, pare
 		}
 		h = curvatureHint(curv)
 	} else {
-		h = meanFieldHint(s, l.Model, paretoK, relESS)
+		h = meanFieldHint(s, l.Model, paretoK, relESS, autoLost)
 	}
 	if h != "" {
 		if len(walks) > 0 {
@@ -355,18 +356,35 @@ func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, pare
 // misses part of the posterior) while the model has a centred hierarchy
 // (centredParams): neither a mean-field nor a full-rank normal q follows
 // its funnel (eight schools centred: tau 5.7 ± 1.2 against NUTS's 3.6 ±
-// 3.2); one hint per such param, in declaration order, nil otherwise.
+// 3.2); one hint naming every such param in declaration order, with the
+// non-centred form of each, the explanation once; nil otherwise.
 func centredHints(file *ast.File, info *check.Info, paretoK, relESS float64) []string {
 	if !sgvb.ParetoAlarm(paretoK, relESS) {
 		return nil
 	}
-	var hints []string
-	for _, p := range centredParams(file, info) {
-		hints = append(hints, fmt.Sprintf("%s that a normal q cannot follow, and q's %s and %s may be far off; "+
-			"the non-centred form, %s, is the usual cure, but where the data pin each element down the centred form fits better: compare the two fits' ELBOs and keep the form with the higher one (docs/inference.md, Centred hierarchies)",
-			p.funnel(), ast.FormatExpr(p.scale), p.lat.Name, p.nonCentred()))
+	ps := centredParams(file, info)
+	switch len(ps) {
+	case 0:
+		return nil
+	case 1:
+		return []string{centredHint(ps[0])}
 	}
-	return hints
+	names, forms := make([]string, len(ps)), make([]string, len(ps))
+	for i, p := range ps {
+		names[i], forms[i] = p.lat.Name, p.lat.Name+": "+p.nonCentred()
+	}
+	return []string{fmt.Sprintf("%s have priors whose scales depend on params (centred hierarchies): "+
+		"where the data say little about each element of one, its posterior is a funnel in its scale that a normal q cannot follow, and q's scales and those params may be far off; "+
+		"the non-centred forms are the usual cure (%s), but where the data pin each element down the centred form fits better: "+
+		"compare the two fits' ELBOs and keep the form with the higher one, param by param (docs/inference.md, Centred hierarchies)",
+		joinAnd(names), strings.Join(forms, "; "))}
+}
+
+// centredHint is the hint of centredHints on one param p.
+func centredHint(p centredParam) string {
+	return fmt.Sprintf("%s that a normal q cannot follow, and q's %s and %s may be far off; "+
+		"the non-centred form, %s, is the usual cure, but where the data pin each element down the centred form fits better: compare the two fits' ELBOs and keep the form with the higher one (docs/inference.md, Centred hierarchies)",
+		p.funnel(), ast.FormatExpr(p.scale), p.lat.Name, p.nonCentred())
 }
 
 // Where a centred hierarchy's scale sits at the divergent iterations

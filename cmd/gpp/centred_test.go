@@ -70,6 +70,15 @@ y ~ Normal(theta + a + b + c + d + e + f + g + h + l, 1)
 `
 	file, info := checkedSrc(t, src)
 	got := centredHints(file, info, 0.9, math.NaN())
+	wantHints(t, got, []string{"theta, a, b, g and h have priors whose scales depend on params (centred hierarchies): where the data say little about each element of one, its posterior is a funnel in its scale that a normal q cannot follow, and q's scales and those params may be far off; " +
+		"the non-centred forms are the usual cure (theta: param theta_z: real[J] ~ Normal(0, 1) with let theta = mu + tau * theta_z; a: param a_z: real[J] ~ Normal(0, 1) with let a = sig .* a_z; " +
+		"b: param b_z: real[J] ~ Normal(0, 1) with let b = mu + (tau + s0) * b_z; g: param g_z: real[J] ~ Normal(0, 1) with let g = exp(mu + tau * g_z); h: param h_z: real[J] ~ Normal(0, 1) with let h = exp(tau * h_z)), " +
+		"but where the data pin each element down the centred form fits better: compare the two fits' ELBOs and keep the form with the higher one, param by param (docs/inference.md, Centred hierarchies)"})
+	// each param's own hint, as a model of that one alone gets it
+	var one []string
+	for _, p := range centredParams(file, info) {
+		one = append(one, centredHint(p))
+	}
 	want := []string{
 		"theta's prior Normal(mu, tau) has a scale that depends on params (a centred hierarchy): where the data say little about each element of theta, the posterior is a funnel in tau that a normal q cannot follow, and q's tau and theta may be far off; the non-centred form, param theta_z: real[J] ~ Normal(0, 1) with let theta = mu + tau * theta_z, is the usual cure, but where the data pin each element down the centred form fits better: compare the two fits' ELBOs and keep the form with the higher one (docs/inference.md, Centred hierarchies)",
 		"param a_z: real[J] ~ Normal(0, 1) with let a = sig .* a_z,",
@@ -77,7 +86,7 @@ y ~ Normal(theta + a + b + c + d + e + f + g + h + l, 1)
 		"g's prior LogNormal(mu, tau) has a scale that depends on params (a centred hierarchy): where the data say little about each element of g, the posterior is a funnel in tau that a normal q cannot follow, and q's tau and g may be far off; the non-centred form, param g_z: real[J] ~ Normal(0, 1) with let g = exp(mu + tau * g_z),",
 		"param h_z: real[J] ~ Normal(0, 1) with let h = exp(tau * h_z),",
 	}
-	wantHints(t, got, want)
+	wantHints(t, one, want)
 	for _, k := range []float64{0.7, 0.3, math.NaN()} {
 		if h := centredHints(file, info, k, math.NaN()); h != nil {
 			t.Errorf("k̂ %v: %v, want none", k, h)
@@ -88,9 +97,12 @@ y ~ Normal(theta + a + b + c + d + e + f + g + h + l, 1)
 	if h := centredHints(file, info, 2.5, 0.97); h != nil {
 		t.Errorf("k̂ 2.5, relative ESS 0.97: %v, want none", h)
 	}
-	if h := centredHints(file, info, 2.5, 0.95); len(h) != len(want) {
-		t.Errorf("k̂ 2.5, relative ESS 0.95: %d hints, want %d", len(h), len(want))
+	if h := centredHints(file, info, 2.5, 0.95); len(h) != 1 {
+		t.Errorf("k̂ 2.5, relative ESS 0.95: %d hints, want 1", len(h))
 	}
+	// one such param: its own hint
+	file, info = checkedSrc(t, "data J: int\ndata y: real[J]\nparam mu: real ~ Normal(0, 5)\nparam tau: positive ~ HalfNormal(5)\nparam theta: real[J] ~ Normal(mu, tau)\ny ~ Normal(theta, 1)\n")
+	wantHints(t, centredHints(file, info, 0.9, math.NaN()), want[:1])
 }
 
 // centredStmtSrc gives its params' priors as ~ statements, Stan's
@@ -185,6 +197,16 @@ y ~ Normal(theta + a + b + c + d + e + e2 + f + h + k + k2 + n + o + q + r + u +
 func TestCentredStmtHints(t *testing.T) {
 	file, info := checkedSrc(t, centredStmtSrc)
 	got := centredHints(file, info, 0.9, math.NaN())
+	wantHints(t, got, []string{"theta, a, b, c and v have priors whose scales depend on params (centred hierarchies): " +
+		"where the data say little about each element of one, its posterior is a funnel in its scale that a normal q cannot follow, and q's scales and those params may be far off; " +
+		"the non-centred forms are the usual cure (theta: param theta_z: real[J] ~ Normal(0, 1) with let theta = mu + tau * theta_z in place of the statement at 11:1; " +
+		"a: param a_z: real[J] ~ Normal(0, 1) with let a = tau * a_z in place of the statement at 14:3 (and of the for loop at 13:1, left empty); " +
+		"b: param b_z: real[J] ~ Normal(0, 1) with let b = m[g] + s[g] .* b_z in place of the statement at 19:3; c: param c_z: real[J] ~ Normal(0, 1) with let c = mu + (tau * s[g] .* w) .* c_z in place of the statement at 20:3; " +
+		"v: param v_z: real[3] ~ Normal(0, 1) with let v = mu + tau * v_z in place of the statement at 25:3 (and of the for loop at 24:1, left empty)), but where"})
+	var one []string
+	for _, p := range centredParams(file, info) {
+		one = append(one, centredHint(p))
+	}
 	want := []string{
 		"theta's prior, the statement theta ~ Normal(mu, tau) at 11:1, has a scale that depends on params (a centred hierarchy): where the data say little about each element of theta, the posterior is a funnel in tau that a normal q cannot follow, and q's tau and theta may be far off; the non-centred form, param theta_z: real[J] ~ Normal(0, 1) with let theta = mu + tau * theta_z in place of the statement at 11:1, is the usual cure, but where the data pin each element down the centred form fits better: compare the two fits' ELBOs and keep the form with the higher one (docs/inference.md, Centred hierarchies)",
 		"a's prior, the statement a[j] ~ Normal(0, tau) at 14:3 in a for loop over its elements, has a scale that depends on params (a centred hierarchy): where the data say little about each element of a, the posterior is a funnel in tau that a normal q cannot follow, and q's tau and a may be far off; the non-centred form, param a_z: real[J] ~ Normal(0, 1) with let a = tau * a_z in place of the statement at 14:3 (and of the for loop at 13:1, left empty), is the usual cure,",
@@ -192,7 +214,7 @@ func TestCentredStmtHints(t *testing.T) {
 		"the non-centred form, param c_z: real[J] ~ Normal(0, 1) with let c = mu + (tau * s[g] .* w) .* c_z in place of the statement at 20:3, is",
 		"v's prior, the statement v[j] ~ Normal(mu, tau) at 25:3 in a for loop over its elements, has a scale that depends on params (a centred hierarchy): where the data say little about each element of v, the posterior is a funnel in tau that a normal q cannot follow, and q's tau and v may be far off; the non-centred form, param v_z: real[3] ~ Normal(0, 1) with let v = mu + tau * v_z in place of the statement at 25:3 (and of the for loop at 24:1, left empty), is",
 	}
-	wantHints(t, got, want)
+	wantHints(t, one, want)
 
 	// 20 draws, the first 6 divergent at the smallest tau
 	const n = 20

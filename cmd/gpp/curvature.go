@@ -244,7 +244,15 @@ func curvatureHint(cc *curvCheck) string {
 // sgvb.MaxFullRank of them however many have gamma factors (cc.all), and
 // more params than group holds.
 func (cc *curvCheck) triesAll(group []string) bool {
-	return cc.all > 0 && cc.all <= sgvb.MaxFullRank && len(group) < len(cc.r.Factors)
+	return triesAll(cc.all, len(cc.r.Factors), group)
+}
+
+// triesAll reports whether --fullrank all, of all elements
+// (fullRankAllSize) in a fit of factors params, is a joint factor besides
+// group that --fullrank auto fits (curvCheck.triesAll; where the
+// curvature check does not run, group is nil).
+func triesAll(all, factors int, group []string) bool {
+	return all > 0 && all <= sgvb.MaxFullRank && len(group) < factors
 }
 
 // bad returns the coordinates whose ratio is at least min, the worst

@@ -74,6 +74,11 @@ type fitConfig struct {
 	// autoFullRank is --fullrank auto: a mean-field fit, refitted with the
 	// joint factor its curvature check suggests (autoFullRankFit).
 	autoFullRank bool
+	// autoLost is the refit (as --fullrank takes it, "all") that
+	// --fullrank auto fitted where the curvature check did not run and
+	// whose ELBO the mean-field fit's beat: the mean-field hint then says
+	// so instead of advising it (meanFieldHint); "" otherwise.
+	autoLost string
 
 	// hdi is --hdi P (gpp fit, sample and predict): the summary's
 	// highest-density intervals of probability P (0: none).
@@ -960,13 +965,13 @@ func notStarted(r *sgvb.Result, mix *sgvb.Mixture) bool {
 // gpp fit and the REPL's :fit (mix nil) alike: the softplus and far-start
 // hints, label switching, collapsed components, optima of restarts and
 // the parameterisation hints (k and ess are q's Pareto k̂ and relative
-// ESS, curv the curvature check).
-func (ns *notices) fitHints(s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result, mix *sgvb.Mixture, ds *drawSet, k, ess float64, curv *curvCheck) {
+// ESS, curv the curvature check, autoLost cfg.autoLost).
+func (ns *notices) fitHints(s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result, mix *sgvb.Mixture, ds *drawSet, k, ess float64, curv *curvCheck, autoLost string) {
 	far := farStartHint(s, r, mix)
 	ns.hint(softplusHint(s, l.Model, r, mix), far)
 	ns.hint(labelSwitchHint(ds)...)
 	ns.hint(collapsedHint(l.Model, r, mix), optimaHint(mix))
-	ns.hint(parameterisationHints(s, l, far, k, ess, curv)...)
+	ns.hint(parameterisationHints(s, l, far, k, ess, curv, autoLost)...)
 }
 
 // loadModel loads the model and its data for a fit or for prior draws

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"unicode"
 
 	"github.com/gpplang/gpp/infer/sgvb"
@@ -227,36 +228,108 @@ func sameDims(a, b check.Shape) bool {
 
 // nonCentredHints returns advice for a mean-field SGVB fit (meanField)
 // whose Pareto k̂ raises the alarm (sgvb.ParetoAlarm) while the model has
-// a non-centred param (nonCentredParams): one hint per such param, in
-// declaration order, with the centred form; nil otherwise. It advises
-// comparing, not switching: where the data say little about each element
-// (eight schools) the non-centred form is the better one.
+// a non-centred param (nonCentredParams): one hint per kind (hierarchies,
+// then random walks), naming its params in declaration order with the
+// centred form of each, the explanation once (an MRP model's four crossed
+// effects printed four ~600-character hints, each repeating it); nil
+// otherwise. It advises comparing, not switching: where the data say
+// little about each element (eight schools) the non-centred form is the
+// better one.
 func nonCentredHints(s sgvb.Settings, file *ast.File, info *check.Info, paretoK, relESS float64) []string {
 	if !meanField(s) || !sgvb.ParetoAlarm(paretoK, relESS) {
 		return nil
 	}
-	var hints []string
+	var hier, walks []nonCentredParam
 	for _, p := range nonCentredParams(file, info) {
-		z := p.lat.Name
-		where := ""
-		if p.let != nil {
-			where = fmt.Sprintf(" in the let %s at %d:%d", p.let.Name.Name, p.let.Let.Line, p.let.Let.Col)
-		}
-		kind := "a non-centred hierarchy"
 		if p.walk {
-			kind = "a non-centred random walk"
+			walks = append(walks, p)
+		} else {
+			hier = append(hier, p)
 		}
-		pinned := ast.FormatExpr(p.use)
-		if p.let != nil {
-			pinned = p.let.Name.Name
+	}
+	var hints []string
+	for _, ps := range [][]nonCentredParam{hier, walks} {
+		switch {
+		case len(ps) == 1:
+			hints = append(hints, nonCentredHint(ps[0]))
+		case len(ps) > 1:
+			hints = append(hints, nonCentredHintOf(ps))
 		}
-		hints = append(hints, fmt.Sprintf("%s's prior%s and %s%s, which scales %s by %s, a scale that depends on params, make %s: "+
-			"where the data pin each element of %s down, the posterior of %s and %s is a narrow curved ridge that a mean-field q cannot follow, and q's %s and %s may be far off; "+
-			"the centred form, %s, fits better there, while where the data say little about each element the non-centred form does: compare the two fits' ELBOs and keep the form with the higher one (docs/inference.md, Centred hierarchies)",
-			z, priorPhrase(p.lat, p.stmt, p.loop), ast.FormatExpr(p.use), where, z, ast.FormatExpr(p.scale), kind,
-			pinned, z, ast.FormatExpr(p.scale), ast.FormatExpr(p.scale), z, p.centred))
 	}
 	return hints
+}
+
+// nonCentredKind names p's kind, a non-centred hierarchy or random walk,
+// one (a NAME) or many (NAMEs).
+func nonCentredKind(p nonCentredParam, many bool) string {
+	switch {
+	case p.walk && many:
+		return "non-centred random walks"
+	case p.walk:
+		return "a non-centred random walk"
+	case many:
+		return "non-centred hierarchies"
+	}
+	return "a non-centred hierarchy"
+}
+
+// pinned names what the data pin down in p's hint: its let, else the
+// product that scales it.
+func (p nonCentredParam) pinned() string {
+	if p.let != nil {
+		return p.let.Name.Name
+	}
+	return ast.FormatExpr(p.use)
+}
+
+// nonCentredHint is the hint of nonCentredHints on one param p.
+func nonCentredHint(p nonCentredParam) string {
+	z := p.lat.Name
+	where := ""
+	if p.let != nil {
+		where = fmt.Sprintf(" in the let %s at %d:%d", p.let.Name.Name, p.let.Let.Line, p.let.Let.Col)
+	}
+	scale := ast.FormatExpr(p.scale)
+	return fmt.Sprintf("%s's prior%s and %s%s, which scales %s by %s, a scale that depends on params, make %s: "+
+		"where the data pin each element of %s down, the posterior of %s and %s is a narrow curved ridge that a mean-field q cannot follow, and q's %s and %s may be far off; "+
+		"the centred form, %s, fits better there, while where the data say little about each element the non-centred form does: compare the two fits' ELBOs and keep the form with the higher one (docs/inference.md, Centred hierarchies)",
+		z, priorPhrase(p.lat, p.stmt, p.loop), ast.FormatExpr(p.use), where, z, scale, nonCentredKind(p, false),
+		p.pinned(), z, scale, scale, z, p.centred)
+}
+
+// nonCentredHintOf is the hint of nonCentredHints on params ps of one
+// kind, two or more: their names, then the centred form of each after
+// what it replaces, "(X's uses unchanged)" said once.
+func nonCentredHintOf(ps []nonCentredParam) string {
+	names, pinned, forms := make([]string, len(ps)), make([]string, len(ps)), make([]string, len(ps))
+	kept := false // some form keeps its let's uses
+	for i, p := range ps {
+		names[i], pinned[i] = p.lat.Name, p.pinned()
+		form := p.centred
+		if p.let != nil {
+			cut := strings.TrimSuffix(form, fmt.Sprintf(" (%s's uses unchanged)", p.let.Name.Name))
+			kept = kept || cut != form
+			form = cut
+		}
+		forms[i] = pinned[i] + ": " + form
+	}
+	uses := ""
+	if kept {
+		uses = "; each let's uses unchanged"
+	}
+	return fmt.Sprintf("%s, each with the prior Normal(0, 1) and scaled by a scale that depends on params, make %s: "+
+		"where the data pin each element of %s down, the posterior of its param and scale is a narrow curved ridge that a mean-field q cannot follow, and q's scales and params may be far off; "+
+		"the centred forms fit better there (%s%s), while where the data say little about each element the non-centred forms do: "+
+		"compare the two fits' ELBOs and keep the form with the higher one, param by param (docs/inference.md, Centred hierarchies)",
+		joinAnd(names), nonCentredKind(ps[0], true), joinOr(pinned), strings.Join(forms, "; "), uses)
+}
+
+// joinOr joins items as "a, b or c".
+func joinOr(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
 }
 
 // isName reports whether s is an identifier.

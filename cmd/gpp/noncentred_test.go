@@ -120,9 +120,54 @@ func TestNonCentredHints(t *testing.T) {
 	}
 }
 
+// TestNonCentredHintsMerged: two non-centred hierarchies give one hint
+// that names both, with the let, its position and the centred form of
+// each and the explanation once (an MRP model's four crossed effects
+// printed four near-identical hints); a second non-centred random walk
+// beside them gets a hint of its own kind, and the same param once in
+// the list; a lone param's hint is nonCentredHint's.
+func TestNonCentredHintsMerged(t *testing.T) {
+	file, info := checkedSrc(t, ncHead+`param sd_b: positive ~ HalfNormal(1)
+param z_a: real[J] ~ Normal(0, 1)
+param z_b: real[J] ~ Normal(0, 1)
+let u_a = tau * z_a
+let u_b = mu + sd_b * z_b
+y ~ Normal(u_a + u_b, 1)
+`)
+	got := nonCentredHints(sgvb.Settings{}, file, info, 1.1, math.NaN())
+	wantHints(t, got, []string{
+		"z_a and z_b, each with the prior Normal(0, 1) and scaled by a scale that depends on params, make non-centred hierarchies: " +
+			"where the data pin each element of u_a or u_b down, the posterior of its param and scale is a narrow curved ridge that a mean-field q cannot follow, and q's scales and params may be far off; " +
+			"the centred forms fit better there (u_a: param u_a: real[J] ~ Normal(0, tau) in place of param z_a and of the let at 11:1; " +
+			"u_b: param u_b: real[J] ~ Normal(mu, sd_b) in place of param z_b and of the let at 12:1; each let's uses unchanged), " +
+			"while where the data say little about each element the non-centred forms do: compare the two fits' ELBOs and keep the form with the higher one, param by param (docs/inference.md, Centred hierarchies)",
+	})
+	if n := strings.Count(got[0], "narrow curved ridge"); n != 1 {
+		t.Errorf("the explanation %d times, want once", n)
+	}
+
+	// a hierarchy and two walks: one hint of each kind
+	file, info = checkedSrc(t, ncHead+`param sigma: positive ~ HalfNormal(1)
+param x0: real ~ Normal(0, 10)
+param z: real[J] ~ Normal(0, 1)
+param w: real[J] ~ Normal(0, 1)
+param v: real[J] ~ Normal(0, 1)
+let a = mu + tau * z
+let x = x0 + append_row(0, cumsum(sigma * w))
+let x2 = x0 + append_row(0, cumsum(tau * v))
+y ~ Normal(a + x[:J] + x2[:J], 1)
+`)
+	got = nonCentredHints(sgvb.Settings{}, file, info, 1.1, math.NaN())
+	wantHints(t, got, []string{
+		"z's prior Normal(0, 1) and tau * z in the let a at 13:1, which scales z by tau, a scale that depends on params, make a non-centred hierarchy: ",
+		"w and v, each with the prior Normal(0, 1) and scaled by a scale that depends on params, make non-centred random walks: where the data pin each element of x or x2 down,",
+	})
+}
+
 // TestParameterisationHints: gpp fit's and :fit's hints on a model with
 // both a centred and a non-centred param come in that order, then the
-// mean-field hint; after a far start there are none.
+// mean-field hint (saying that --fullrank auto's all lost, where it did);
+// after a far start there are none.
 func TestParameterisationHints(t *testing.T) {
 	file, info := checkedSrc(t, ncHead+"param theta: real[J] ~ Normal(mu, tau)\nparam z: real[J] ~ Normal(0, 1)\nlet a = mu + tau * z\ny ~ Normal(theta + a, 1)\n")
 	m := &compile.Model{Latents: []compile.Latent{
@@ -131,12 +176,18 @@ func TestParameterisationHints(t *testing.T) {
 		{Name: "z", Support: dist.Real, Size: 8},
 	}}
 	l := &pipeline.Loaded{File: file, Info: info, Model: m}
-	wantHints(t, parameterisationHints(sgvb.Settings{}, l, "", 1.1, math.NaN(), nil), []string{
+	wantHints(t, parameterisationHints(sgvb.Settings{}, l, "", 1.1, math.NaN(), nil, ""), []string{
 		"theta's prior Normal(mu, tau) has a scale that depends on params",
 		"z's prior Normal(0, 1) and tau * z in the let a",
 		"--fullrank all (17 elements)",
 	})
-	if h := parameterisationHints(sgvb.Settings{}, l, "a far start", 1.1, math.NaN(), nil); h != nil {
+	// after --fullrank auto fitted all without a curvature check and lost
+	wantHints(t, parameterisationHints(sgvb.Settings{}, l, "", 1.1, math.NaN(), nil, "all"), []string{
+		"theta's prior Normal(mu, tau) has a scale that depends on params",
+		"z's prior Normal(0, 1) and tau * z in the let a",
+		"--fullrank auto refitted with --fullrank all, and the mean-field fit's ELBO was higher",
+	})
+	if h := parameterisationHints(sgvb.Settings{}, l, "a far start", 1.1, math.NaN(), nil, ""); h != nil {
 		t.Errorf("after a far start: hints %q, want none", h)
 	}
 }

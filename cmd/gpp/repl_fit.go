@@ -1689,7 +1689,7 @@ func replFitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, res *sg
 	ns.hint(slow)
 	ns.warn(res.Warnings...)
 	ns.evidence(ev)
-	ns.fitHints(s, l, res, nil, ds, res.ParetoK, res.ParetoRelESS, curv)
+	ns.fitHints(s, l, res, nil, ds, res.ParetoK, res.ParetoRelESS, curv, cfg.autoLost)
 	ns.warn(badDrawsWarning(ds, "draws had a non-finite log joint or output"))
 	ns.warn(nanWarnings(ds, st)...)
 	if w := drawsLOOWarning(ds, res.ParetoK, res.ParetoRelESS, looWritten, len(res.Groups) > 0, "--output-draws"); w != "" {
