@@ -628,3 +628,36 @@ y ~ Normal(mu[0] + a + b + c + d + e, 0.0001)
 		"m.gpp:6:34 the prior LogNormal(0, p) of `b` has scale p = 0.0005: LogNormal's argument 2 is the sd of the log, not a precision as in BUGS, so this prior pins log(`b`) within ±0.0015 of its mean (3 sds); a precision of p, as BUGS's dnorm(0, p), is LogNormal(0, 44.7)",
 	})
 }
+
+// TestPairedGatherTypes: A[r, c] with two int vectors is the vector of the
+// elements A[r[k], c[k]] (NumPy's paired gather), of the index vectors'
+// length, a param's when A is one, and the block is A[r][:, c].
+func TestPairedGatherTypes(t *testing.T) {
+	src := `data N: int
+data age: int[N]
+data edu: int[N]
+data X: real[5, 4]
+data P: simplex[5, 4]
+param u: real[5, 4]
+let a = u[age, edu]
+let b = X[age, edu]
+let c = u[age][:, edu]
+let d = u[[0, 1, 1], [3, 2, 2]]
+let e = P[age, edu]
+`
+	f, info := checkSource(t, "m.gpp", src, nil)
+	for _, c := range []struct {
+		expr, typ string
+		dataOnly  bool
+	}{
+		{"u[age, edu]", "real[N]", false},
+		{"X[age, edu]", "real[N]", true},
+		{"u[age][:, edu]", "real[N, N]", false},
+		{"u[[0, 1, 1], [3, 2, 2]]", "real[3]", false},
+		{"P[age, edu]", "non-negative real[N]", true},
+	} {
+		if got := info.Types[findExpr(t, f, src, c.expr)]; got.String() != c.typ || got.DataOnly != c.dataOnly {
+			t.Errorf("%s: %v (data-only %v), want %s (data-only %v)", c.expr, got, got.DataOnly, c.typ, c.dataOnly)
+		}
+	}
+}

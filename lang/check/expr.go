@@ -1415,7 +1415,7 @@ func (c *checker) index(e *ast.IndexExpr) Type {
 	}
 	t := Type{Elem: x.Elem, Support: x.Support, DataOnly: x.DataOnly}
 	var out Shape
-	gathered := false
+	gathered := -1   // the axis of the first index vector, if any
 	lastKept := true // whether the last axis is kept whole (for simplex rows)
 	for axis, d := range x.Shape {
 		if axis >= len(e.Indices) {
@@ -1473,13 +1473,19 @@ func (c *checker) index(e *ast.IndexExpr) Type {
 			}
 			inRange(ix, it.Const)
 		case 1:
-			if gathered {
-				c.errorf(ix.Pos(), "gathering along both axes is not supported; index one axis with a vector")
-				ok = false
-				continue
+			if gathered >= 0 {
+				// Paired gathering, NumPy's: A[r, c] is the vector of
+				// the elements A[r[k], c[k]], one axis, not the block.
+				prev := idx[gathered]
+				if !c.pairedLengths(e, e.Indices[gathered], prev, ix, it) {
+					ok = false
+					continue
+				}
+				out[len(out)-1] = moreInformative(prev.Shape[0], it.Shape[0])
+			} else {
+				gathered = axis
+				out = append(out, it.Shape[0])
 			}
-			gathered = true
-			out = append(out, it.Shape[0])
 			if lit, isLit := ast.Unparen(ix).(*ast.VectorLit); isLit {
 				for _, el := range lit.Elems {
 					inRange(el, c.info.Types[el].Const)
@@ -1507,6 +1513,21 @@ func (c *checker) index(e *ast.IndexExpr) Type {
 		}
 	}
 	return t
+}
+
+// pairedLengths reports whether the index vectors r and c of the paired
+// gather e (A[r, c]: the elements A[r[k], c[k]]) may have equal lengths;
+// lengths that certainly differ are an error naming both, and saying how
+// to write the block of rows r and columns c (Stan's A[r, c]). Lengths
+// known only with the data are compared when the model compiles.
+func (c *checker) pairedLengths(e *ast.IndexExpr, r ast.Expr, rt Type, col ast.Expr, ct Type) bool {
+	if compareDims(rt.Shape[0], ct.Shape[0]) != dimDiffer {
+		return true
+	}
+	c.errorf(col.Pos(), "paired gather `%s`: the index vectors have different lengths, %s for `%s` and %s for `%s`; `%s` is the vector of the elements %s[%s[k], %s[k]], so they must be as long (for the block of rows %s and columns %s, Stan's multi-index, write `%s[%s][:, %s]`)",
+		exprString(e), rt.Shape[0], exprString(r), ct.Shape[0], exprString(col), exprString(e),
+		exprString(e.X), exprString(r), exprString(col), exprString(r), exprString(col), exprString(e.X), exprString(r), exprString(col))
+	return false
 }
 
 // knownIndex reports an index or a slice bound (what), of type t, that is

@@ -274,6 +274,9 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 	if len(sels) == 2 && sels[0].row && sels[1].row {
 		return l.cells(e, x, sels[0], sels[1])
 	}
+	if pairedSels(sels) {
+		return l.paired(e, x, sels[0], sels[1])
+	}
 	if x.isInt {
 		return l.indexInts(x, sels, e)
 	}
@@ -344,6 +347,64 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 	// become (asTyped).
 	t := b.Transpose(rows, c.pos)
 	return value{id: l.asTyped(e, b.Transpose(apply(t, c), c.pos), c.pos), node: true}
+}
+
+// pairedSels reports whether sels index a matrix by two int vectors
+// (not a vectorised loop's row indices, which cells pairs): NumPy's
+// paired gather A[r, c], the elements A[r[k], c[k]].
+func pairedSels(sels []sel) bool {
+	return len(sels) == 2 && sels[0].kind == selMany && sels[1].kind == selMany && !sels[0].row && !sels[1].row
+}
+
+// paired lowers the paired gather A[r, c] of two int vectors of equal
+// length, the vector of the elements A[r[k], c[k]] (language.md §4;
+// Stan's block of rows r and columns c is A[r][:, c]): as the vectorised
+// loop's A[r[i], c[i]] (cells), one Gather of A's elements at the flat
+// indices r[k]·m + c[k], computed here, once; int data are picked on the
+// Go side, so the result can index. An index out of range is reported at
+// its data cell, as the one-axis gather's is.
+func (l *lowerer) paired(e *ast.IndexExpr, x value, r, c sel) value {
+	if r.rows != nil || c.rows != nil {
+		s := r
+		if s.rows == nil {
+			s = c
+		}
+		l.errorf(s.pos, "--minibatch %s: a paired gather `%s` by the subsampled rows is not supported (the tape fixes its indices when the model compiles): fit the full data", l.batch.size, ast.FormatExpr(e))
+		return value{}
+	}
+	if !x.isInt {
+		x = value{id: l.node(x, e.X.Pos()), node: true}
+	}
+	var dims []int
+	switch {
+	case x.isInt:
+		dims = x.shape
+	case x.node:
+		dims = dimsOf(l.b.Shape(x.id))
+	}
+	if len(dims) != 2 {
+		l.errorf(e.Lbrack, "two indices need a matrix")
+		return value{}
+	}
+	if !l.pairedOK(e, r, c, dims[0], dims[1]) {
+		return value{}
+	}
+	return l.cells(e, x, r, c)
+}
+
+// pairedOK reports whether the index vectors r and c of the paired gather
+// e, of a matrix [rows, cols], have equal lengths (an error names both
+// when they differ: lengths the checker could not compare) and every
+// index is in range (reported at its data cell, as inRange does).
+func (l *lowerer) pairedOK(e *ast.IndexExpr, r, c sel, rows, cols int) bool {
+	if len(r.many) != len(c.many) {
+		ri, ci := ast.FormatExpr(e.Indices[0]), ast.FormatExpr(e.Indices[1])
+		x := ast.FormatExpr(e.X)
+		l.errorf(c.pos, "paired gather `%s`: the index vectors have different lengths, %d for `%s` and %d for `%s`; `%s` is the vector of the elements %s[%s[k], %s[k]], so they must be as long (for the block of rows %s and columns %s, Stan's multi-index, write `%s[%s][:, %s]`)",
+			ast.FormatExpr(e), len(r.many), ri, len(c.many), ci, ast.FormatExpr(e), x, ri, ci, ri, ci, x, ri, ci)
+		return false
+	}
+	return l.inRange(e, r, rows, 0) && l.inRange(e, c, cols, 1)
 }
 
 // asTyped gives the node id, lowered from e, the rank the checker gave e
@@ -425,6 +486,13 @@ func (l *lowerer) pick(xshape []int, sels []sel, e *ast.IndexExpr) (src, shape [
 	if len(sels) == 2 && sels[0].row && sels[1].row && len(xshape) == 2 {
 		// X[i, j] in a loop lowered as vectors: one element per row.
 		if !l.vecIndexInRange(e, sels[0], xshape[0], 0) || !l.vecIndexInRange(e, sels[1], xshape[1], 1) {
+			return nil, nil, false
+		}
+		return rowCells(sels[0], sels[1], xshape[1]), []int{len(sels[0].many)}, true
+	}
+	if pairedSels(sels) && len(xshape) == 2 && e != nil {
+		// A[r, c] of int or real data: the elements A[r[k], c[k]].
+		if !l.pairedOK(e, sels[0], sels[1], xshape[0], xshape[1]) {
 			return nil, nil, false
 		}
 		return rowCells(sels[0], sels[1], xshape[1]), []int{len(sels[0].many)}, true

@@ -97,7 +97,7 @@ func markRead(read []bool, shape []int, sels []sel) {
 		for _, i := range idx(sels[0], shape[0]) {
 			mark(i)
 		}
-	case len(shape) == 2 && len(sels) == 2 && sels[0].row && sels[1].row:
+	case len(shape) == 2 && (len(sels) == 2 && sels[0].row && sels[1].row || pairedSels(sels) && len(sels[0].many) == len(sels[1].many)):
 		for _, c := range rowCells(sels[0], sels[1], shape[1]) {
 			mark(c)
 		}
