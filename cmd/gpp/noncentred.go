@@ -46,6 +46,9 @@ func nonCentredParams(file *ast.File, info *check.Info) []nonCentredParam {
 		}
 		p := nonCentredParam{lat: lat, stmt: stmt, loop: loop}
 		for _, s := range file.Stmts {
+			if _, out := s.(*ast.OutputStmt); out {
+				continue // no part of the density: a sign-identified output s * x
+			}
 			if p.use, p.scale, p.walk = scaledUse(s, lat.Symbol, info); p.use != nil {
 				p.let, _ = s.(*ast.LetStmt)
 				break
@@ -86,7 +89,7 @@ func scaledUse(n ast.Node, z *check.Symbol, info *check.Info) (use *ast.BinaryEx
 					// * of a matrix or vector is a product, not a scaling
 					// (varying slopes' z * (diag(tau) * L)'): a scalar scale only.
 					t := info.Types[side[1]]
-					if id, ok := ast.Unparen(side[0]).(*ast.Ident); ok && info.Uses[id] == z && !t.DataOnly && (e.Op == ast.EMul || t.Shape.Rank() == 0) {
+					if id, ok := ast.Unparen(side[0]).(*ast.Ident); ok && info.Uses[id] == z && !t.DataOnly && (e.Op == ast.EMul || t.Shape.Rank() == 0) && !reads(info, side[1], z) {
 						use, scale, walk = e, ast.Unparen(side[1]), inWalk
 						return false
 					}
@@ -97,6 +100,17 @@ func scaledUse(n ast.Node, z *check.Symbol, info *check.Info) (use *ast.BinaryEx
 	}
 	visit(n, false)
 	return use, scale, walk
+}
+
+// reads reports whether e reads sym, itself or through lets: a scale
+// computed from z (its sign, its norm) makes no hierarchy of z.
+func reads(info *check.Info, e ast.Expr, sym *check.Symbol) bool {
+	found := false
+	info.VisitReads(e, false, func(s *check.Symbol) bool {
+		found = s == sym
+		return found
+	})
+	return found
 }
 
 // splitLoc splits e, loc + use or use + loc (or use itself, loc nil),

@@ -27,8 +27,9 @@ param L: real[J, J] ~ Normal(0, 1)
 // params is found, with the centred form where it can be written (a let
 // loc + scale * z either way round, .* by a vector, a ~ statement prior,
 // the cumsum random walk) or in words (a use outside a let); a prior of
-// another scale, a scale of data only, a bounded or positive z and a
-// matrix product are not.
+// another scale, a scale of data only, a bounded or positive z, a
+// matrix product, a use in an output and a scale computed from z itself
+// are not.
 func TestNonCentredParams(t *testing.T) {
 	walk := `data T: int
 data y: real[T]
@@ -63,6 +64,9 @@ y ~ Normal(x, 0.2)
 		{"positive", "param z: positive[J] ~ Normal(0, 1)\nlet a = mu + tau * z\ny ~ Normal(a, 1)\n", "", "", ""},
 		{"matrix product", "param z: real[J] ~ Normal(0, 1)\nlet a = L * z\ny ~ Normal(a, 1)\n", "", "", ""},
 		{"centred", "param a: real[J] ~ Normal(mu, tau)\ny ~ Normal(a, 1)\n", "", "", ""},
+		// a sign-identified output (an ideal-point model's), no part of the density
+		{"output", "param z: real[J] ~ Normal(0, 1)\ny ~ Normal(mu + z, 1)\noutput w = tau * z\n", "", "", ""},
+		{"scale of z itself", "param z: real[J] ~ Normal(0, 1)\nlet nz = sqrt(mean(z .* z))\ny ~ Normal(mu + nz * z, 1)\n", "", "", ""},
 	} {
 		src := ncHead + c.src
 		if strings.HasPrefix(c.src, "data T") {
