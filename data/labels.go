@@ -211,6 +211,11 @@ func LevelOrderWarnings(file *ast.File, info *check.Info, bound map[string]*Arra
 			}
 			return false
 		case *ast.CallExpr:
+			if f := info.Calls[n]; f != nil && f.Shape == stdlib.GroupSum && len(n.Args) == 3 {
+				ast.Inspect(n.Args[0], visit) // group codes, as indices, are order-free
+				ast.Inspect(n.Args[2], visit)
+				return false
+			}
 			if f := info.Calls[n]; f != nil && f.Shape == stdlib.LogPDF && len(n.Args) == 2 {
 				if call, ok := ast.Unparen(n.Args[1]).(*ast.CallExpr); ok {
 					value(n.Args[0], call)

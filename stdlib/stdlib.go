@@ -122,6 +122,7 @@ const (
 	TraceGenQuad                        // [k, k], [n, n], [n, k] → scalar: trace_gen_quad_form
 	QuantileRule                        // [n], scalar → scalar; [n], [k] → [k]
 	Integrate1D                         // f, a, b, ... → scalar: integrate_1d (variadic; the checker types it)
+	GroupSum                            // x [N], int g [N], int K → [K]; x [N, m], g, K → [K, m]
 )
 
 var shapeText = [...]string{
@@ -184,6 +185,7 @@ var shapeText = [...]string{
 	TraceGenQuad:   "D [k, k], A [n, n], B [n, k] → scalar",
 	QuantileRule:   "x [n], p scalar → scalar; x [n], p [k] → [k]",
 	Integrate1D:    "scalar a, b (either may be infinite) → scalar",
+	GroupSum:       "x [N], int g [N], int K → [K]; x [N, m], g [N], K → [K, m]",
 }
 
 // String describes the rule in words, as in the docs.

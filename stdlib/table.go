@@ -42,6 +42,15 @@ var (
 		{If: dist.Count, Then: dist.Count},
 		{If: dist.NonNegative, Then: dist.NonNegative},
 	}}
+	// groupSumRule: group_sum's sums keep a sign as sumRule's do, but a
+	// group with no element sums to 0, so positive values give non-negative
+	// sums.
+	groupSumRule = SupportRule{Kind: FromArg, Default: dist.Real, Cases: []SupportCase{
+		{If: dist.Count, Then: dist.Count},
+		{If: dist.NonNegative, Then: dist.NonNegative},
+	}}
+	// groupWhy says why group_sum's codes are data.
+	groupWhy = "which elements each group sums is fixed, and the codes checked, when the model compiles"
 	// signRule: maps that keep positive and non-negative values so.
 	signRule = SupportRule{Kind: FromArg, Default: dist.Real, Cases: []SupportCase{
 		{If: dist.Positive, Then: dist.Positive},
@@ -199,6 +208,8 @@ var funcs = []*Func{
 		Doc: "sum of each row: a vector", Example: "rowsum(W .* r')"},
 	{Name: "colsum", Range: SumRange, Args: argMat, Shape: ColSum, Support: sumRule, Elem: IntIfAllInt, Op: "colsum",
 		Doc: "sum of each column: a row [1, m]", Example: "colsum(W)"},
+	{Name: "group_sum", Args: []Arg{{Name: "x", Ranks: Vector | Matrix}, {Name: "g", Ranks: Vector, Int: true, Data: groupWhy}, {Name: "K", Ranks: Scalar, Int: true}}, Shape: GroupSum, Support: groupSumRule, Elem: IntIfAllInt, Op: "group_sum",
+		Doc: "the sums of x by group: element k is the sum of the x[i] whose 0-based code g[i] is k, 0 where no g[i] is (JAX's segment_sum, R's rowsum(x, g), NumPy's bincount(g, weights = x, minlength = K)); x [N, m] sums its rows into [K, m]; x may be a param, g is int data or constants, each code in [0, K), checked when the model compiles; O(N) with its gradient: poststratification (section 3, Aggregation by group)", Example: "group_sum(count .* p_cell, cstate, S) / group_sum(count, cstate, S)"},
 	{Name: "cumsum", Range: SumRange, Args: []Arg{{Name: "x", Ranks: Vector}}, Shape: Elementwise1, Support: sumRule, Elem: IntIfAllInt, Op: "cumsum",
 		Doc: "running sums: element i is x[0] + ... + x[i] (Stan's cumulative_sum); a random walk from its steps", Example: "mu + sigma * cumsum(z)"},
 	{Name: "ar_filter", Args: []Arg{{Name: "phi", Ranks: Scalar | Vector}, {Name: "e", Ranks: Vector | Matrix}}, Shape: Filter, Support: SupportRule{Kind: Recursive, Default: dist.Real}, Elem: RealResult, Op: "ar_filter",

@@ -1255,8 +1255,8 @@ func (p *Program) label(n *node) string {
 	if n.op == OpTriSolve && n.i0 == 1 {
 		return "mdivide_right_tri_low"
 	}
-	if n.op == OpCSRMatVec && n.i0 == 1 {
-		return "csr_to_dense_matrix"
+	if n.op == OpCSRMatVec {
+		return csrNames[n.i0]
 	}
 	if n.op == OpQR {
 		return qrNames[n.i0]

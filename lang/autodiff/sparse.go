@@ -13,7 +13,7 @@ import (
 // compiler checks v and u with their data's positions first; a pattern
 // that is not valid here is a programmer's error, reported at pos.
 func (b *Builder) CSRMatVec(w, x ID, v, u []int, pos ast.Pos) ID {
-	return b.csr(w, x, v, u, 0, pos)
+	return b.csr(w, x, v, u, 0, Vector(max(len(u)-1, 0)), pos)
 }
 
 // CSRToDense returns the m × n matrix of the compressed sparse row form
@@ -50,18 +50,83 @@ func (b *Builder) CSRToDense(w ID, n int, v, u []int, pos ast.Pos) ID {
 	for k := range ones {
 		ones[k] = 1
 	}
-	z := b.csr(b.Const(ones, Vector(len(v)), pos), w, sv, su, 1, pos)
+	z := b.csr(b.Const(ones, Vector(len(v)), pos), w, sv, su, 1, Vector(m*n), pos)
 	return b.Reshape(z, Matrix(m, n), pos)
 }
 
-// csr pushes the product node; form 1 labels it csr_to_dense_matrix.
-func (b *Builder) csr(w, x ID, v, u []int, form int, pos ast.Pos) ID {
+// GroupSum returns the sums of x's elements (x [n]) or rows (x [n, m])
+// by group: element (or row) k of the result [k] (or [k, m]) is the sum
+// of those i with g[i] = k, 0 where there is none (JAX's segment_sum, R's
+// rowsum). g has n codes, each in [0, k), fixed when the model compiles,
+// which checks them at their data cells first; a code out of range here is
+// a programmer's error, reported at pos. It is the product S x of the 0/1
+// matrix S [k·m, n·m] whose row (c, j) picks x's elements (i, j) with
+// g[i] = c, one csr node built here once, so a value costs O(n·m), its
+// gradient is a gather of the result's adjoint, and neither allocates.
+func (b *Builder) GroupSum(x ID, g []int, k int, pos ast.Pos) ID {
+	args, ok := b.operands(x)
+	if !ok {
+		return b.invalid(pos)
+	}
+	sx := b.shapeOf(args[0])
+	n, m := sx.Len(), 1
+	if sx.Rank == 2 {
+		n, m = sx.Rows, sx.Cols
+	}
+	switch {
+	case sx.Rank == 0:
+		return b.fail(pos, "group_sum: x is a scalar; it must be a vector or a matrix")
+	case len(g) != n:
+		return b.fail(pos, "group_sum: g has %d codes but x has %d rows", len(g), n)
+	case k < 0:
+		return b.fail(pos, "group_sum: %d groups", k)
+	}
+	// Count each group's rows, then list them in row order (a stable
+	// counting sort): u[c] is where group c's rows start among them.
+	u := make([]int, k*m+1)
+	for i, c := range g {
+		if c < 0 || c >= k {
+			return b.fail(pos, "group_sum: g[%d] = %d is out of range [0, %d)", i, c, k)
+		}
+		for j := 0; j < m; j++ {
+			u[c*m+j+1]++
+		}
+	}
+	for r := 1; r < len(u); r++ {
+		u[r] += u[r-1]
+	}
+	v, next := make([]int, n*m), append([]int(nil), u[:k*m]...)
+	for i, c := range g {
+		for j := 0; j < m; j++ {
+			r := c*m + j
+			v[next[r]] = i*m + j
+			next[r]++
+		}
+	}
+	ones := make([]float64, n*m)
+	for i := range ones {
+		ones[i] = 1
+	}
+	out := Vector(k)
+	if sx.Rank == 2 {
+		out = Matrix(k, m)
+	}
+	return b.csr(b.Const(ones, Vector(n*m), pos), x, v, u, 2, out, pos)
+}
+
+// csr pushes the product node of shape out (len(u) - 1 elements); form 1
+// labels it csr_to_dense_matrix, form 2 group_sum (whose x may be a
+// matrix, read as its elements).
+func (b *Builder) csr(w, x ID, v, u []int, form int, out Shape, pos ast.Pos) ID {
 	args, ok := b.operands(w, x)
 	if !ok {
 		return b.invalid(pos)
 	}
 	sw, sx := b.shapeOf(args[0]), b.shapeOf(args[1])
-	name := [...]string{"csr_matrix_times_vector", "csr_to_dense_matrix"}[form]
+	name := csrNames[form]
+	if form == 2 && sx.Rank == 2 {
+		sx = Vector(sx.Len())
+	}
 	switch {
 	case sw.Rank == 2 || sx.Rank == 2:
 		return b.fail(pos, "%s: w is %s and b %s; both must be vectors", name, sw, sx)
@@ -70,9 +135,12 @@ func (b *Builder) csr(w, x ID, v, u []int, form int, pos ast.Pos) ID {
 	case sw.Len() != len(v):
 		return b.fail(pos, "%s: w has %d elements, v %d", name, sw.Len(), len(v))
 	}
-	return b.push(node{op: OpCSRMatVec, args: args, shape: Vector(len(u) - 1), pos: pos, i0: form,
+	return b.push(node{op: OpCSRMatVec, args: args, shape: out, pos: pos, i0: form,
 		idx: append([]int(nil), v...), idy: append([]int(nil), u...)})
 }
+
+// csrNames are the functions the forms of the csr node implement.
+var csrNames = [...]string{"csr_matrix_times_vector", "csr_to_dense_matrix", "group_sum"}
 
 // csrValid reports whether v and u are a compressed sparse row pattern
 // with n columns: u starts at 0, does not decrease and ends at len(v), and

@@ -1127,6 +1127,8 @@ func (c *checker) callShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape
 	case stdlib.CSRToDense:
 		m, n, ok := c.csrShape(e, f, args)
 		return Shape{m, n}, ok
+	case stdlib.GroupSum:
+		return c.groupSumShape(e, f, args)
 	case stdlib.CSRNonZeros:
 		return Shape{csrNonZeros(e.Args[0])}, true
 	case stdlib.CSRRowStarts:

@@ -34,6 +34,25 @@ func (c *checker) csrShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (m, n D
 	return m, n, ok
 }
 
+// groupSumShape types group_sum(x, g, K): [K] for x [N], [K, m] for x
+// [N, m], g having one code per row of x.
+func (c *checker) groupSumShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape, bool) {
+	k := c.dimOf(e.Args[2], args[2], f.Name+"'s group count K")
+	x, g := args[0].Shape, args[1].Shape[0]
+	if compareDims(x[0], g) == dimDiffer || offByConstant(x[0], g) {
+		what := "elements"
+		if x.Rank() == 2 {
+			what = "rows"
+		}
+		c.errorf(e.Args[1].Pos(), "%s: `%s` has %s codes but `%s` has %s %s: g holds the group of each", f.Name, exprString(e.Args[1]), g, exprString(e.Args[0]), x[0], what)
+		return nil, false
+	}
+	if x.Rank() == 2 {
+		return Shape{k, x[1]}, true
+	}
+	return Shape{k}, true
+}
+
 // csrNonZeros is the size of csr_extract_w(A) and csr_extract_v(A), the
 // number of non-zeros of A, known once A's values are: a derived size
 // named after A, so that the two extracts of one matrix agree.

@@ -426,6 +426,9 @@ func (c *rowChecker) expr(e ast.Expr) int {
 		}
 		if f := stdlib.LookupFunc(x.Fun.Name); f != nil && (!rowSafe[f.Form(len(x.Args)).Shape] || rowMixing[f.Name]) {
 			why := ""
+			if f.Name == "group_sum" {
+				why = "; group_sum's groups would be a batch's rows, not the data's: take it of data that is not subsampled (census cells beside survey rows), or fit the full data"
+			}
 			if f.Name == "sum" {
 				why = "; a sum over the rows enters a term only through +, −, sum(...) and a product or quotient by a value that reads no row, which split the term into parts the batch scales by N/B apart from the others (target += prior + sum(...)): not inside a function (log(prior * likelihood)), a prior, or a let used elsewhere"
 			}

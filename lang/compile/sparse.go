@@ -2,7 +2,9 @@ package compile
 
 import (
 	"fmt"
+	"slices"
 
+	"github.com/gpplang/gpp/internal/onebased"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/autodiff"
 )
@@ -10,13 +12,16 @@ import (
 // csrCall lowers Stan's compressed sparse row functions: the product
 // csr_matrix_times_vector and csr_to_dense_matrix, whose column indices v
 // and row starts u (0-based) are ints known when the model compiles,
-// checked here at their data cells; and csr_extract_w, csr_extract_v and
-// csr_extract_u of a matrix of data or constants, computed here. ok is
-// false for another function.
+// checked here at their data cells; csr_extract_w, csr_extract_v and
+// csr_extract_u of a matrix of data or constants, computed here; and
+// group_sum, a product with a 0/1 sparse matrix. ok is false for another
+// function.
 func (l *lowerer) csrCall(e *ast.CallExpr, name string, pos ast.Pos) (v value, ok bool) {
 	switch name {
 	case "csr_extract_w", "csr_extract_v", "csr_extract_u":
 		return l.csrExtract(e, name, pos), true
+	case "group_sum":
+		return l.groupSum(e, pos), true
 	case "csr_matrix_times_vector", "csr_to_dense_matrix":
 	default:
 		return value{}, false
@@ -160,4 +165,45 @@ func (l *lowerer) csrExtract(e *ast.CallExpr, name string, pos ast.Pos) value {
 		w = []float64{}
 	}
 	return l.knownInts(e, value{id: l.b.Const(w, autodiff.Vector(len(w)), pos), node: true})
+}
+
+// groupSum lowers group_sum(x, g, K): K and the codes g are known when the
+// model compiles; a code out of [0, K) is reported at its data cell, with
+// the shift to make when the codes look 1-based.
+func (l *lowerer) groupSum(e *ast.CallExpr, pos ast.Pos) value {
+	const name = "group_sum"
+	x := l.node(l.expr(e.Args[0]), e.Args[0].Pos())
+	g := l.knownInts(e.Args[1], l.expr(e.Args[1]))
+	k, ok := l.constInt(e.Args[2], name+"'s group count K")
+	if !g.isInt {
+		l.errorf(e.Args[1].Pos(), "%s: g must be int data or constants", name)
+		return value{}
+	}
+	if !ok {
+		return value{}
+	}
+	s := l.b.Shape(x)
+	if s.Rank == 0 {
+		return value{} // the checker made x a vector or a matrix: an error was reported already
+	}
+	n, what := s.Len(), "elements"
+	if s.Rank == 2 {
+		n, what = s.Rows, "rows"
+	}
+	if len(g.ints) != n {
+		l.errorf(e.Args[1].Pos(), "%s: g has %d codes but x has %d %s: g holds the group of each", name, len(g.ints), n, what)
+		return value{}
+	}
+	for i, c := range g.ints {
+		if c >= 0 && c < k {
+			continue
+		}
+		hint := ""
+		if lo, hi := slices.Min(g.ints), slices.Max(g.ints); onebased.Is(lo, hi, len(g.ints), k) {
+			hint = "; group codes are 0-based and " + onebased.Span(lo, k) + ": pass g - 1"
+		}
+		l.csrElemErr(e, 1, g, i, hint, "%s: g[%d] = %d is out of range [0, %d) as a group code", name, i, c, k)
+		return value{}
+	}
+	return l.knownInts(e, value{id: l.b.GroupSum(x, g.ints, k, pos), node: true})
 }

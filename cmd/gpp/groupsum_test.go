@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// groupSumMRP is a small multilevel regression and poststratification:
+// survey rows by state and age, census cells with their counts, theta
+// each state's poststratified share; THETA is its last line.
+const groupSumMRP = `data S: int
+data A: int
+data state: int<lower=0, upper=S-1>[N]
+data age: int<lower=0, upper=A-1>[N]
+data y: int<lower=0, upper=1>[N]
+data cstate: int<lower=0, upper=S-1>[M]
+data cage: int<lower=0, upper=A-1>[M]
+data count: real[M]
+param a0: real ~ Normal(0, 2)
+param sd_s: positive ~ HalfNormal(1)
+param z_s: real[S] ~ Normal(0, 1)
+param u_a: real[A] ~ Normal(0, 1)
+y ~ BernoulliLogit(a0 + sd_s * z_s[state] + u_a[age])
+let p_cell = inv_logit(a0 + sd_s * z_s[cstate] + u_a[cage])
+THETA
+`
+
+// TestFitGroupSumMRP: poststratifying with group_sum gives, for the same
+// seed, the fit (summary and draws, byte for byte) of the 0/1 state-by-cell
+// matrix a user built by hand, theta named by the states' labels, and
+// without the hand-made matrix's warning that the state codes are read as
+// numbers; 1-based numeric codes are an error at their CSV cell, naming
+// the shift.
+func TestFitGroupSumMRP(t *testing.T) {
+	d := t.TempDir()
+	var survey, census strings.Builder
+	survey.WriteString("state,age,y\n")
+	census.WriteString("cstate,cage,count\n")
+	states, ages := []string{"NY", "AK", "TX", "OH"}, []string{"18-34", "35-64", "65+"}
+	for i := range 60 {
+		s, a := (i*7)%4, (i*5)%3
+		fmt.Fprintf(&survey, "%s,%s,%d\n", states[s], ages[a], (i*i+s)%3/2)
+	}
+	for s, st := range states {
+		for a, ag := range ages {
+			fmt.Fprintf(&census, "%s,%s,%d\n", st, ag, 1000+300*s+700*a)
+		}
+	}
+	surveyCSV := writeFile(t, d, "survey.csv", survey.String())
+	censusCSV := writeFile(t, d, "census.csv", census.String())
+	fit := func(name, theta string) (sum, drawn, stderr string) {
+		t.Helper()
+		model := writeFile(t, d, name, strings.Replace(groupSumMRP, "THETA", theta, 1))
+		out := filepath.Join(d, "fit-"+name)
+		args := []string{"fit", model, surveyCSV, censusCSV, "--iter", "300", "--output-draws", "40", "--seed", "3", "--out", out}
+		code, _, stderr := runSafe(t, args...)
+		if code != 0 {
+			t.Fatalf("gpp %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+		}
+		return readFile(t, filepath.Join(out, "summary.csv")), draws(readFile(t, filepath.Join(out, "draws.csv"))), stderr
+	}
+	sum, drawn, stderr := fit("gs.gpp", "output theta = group_sum(count .* p_cell, cstate, S) / group_sum(count, cstate, S)")
+	sumW, drawnW, _ := fit("w.gpp", "let W = ((cumsum(rep(1, S)) - 1) * rep(1, M)' == rep(1, S) * cstate')\noutput theta = (W * (count .* p_cell)) / (W * count)")
+	if sum != sumW || drawn != drawnW {
+		t.Errorf("group_sum's fit differs from the hand-made matrix's:\n%s\nwant\n%s", sum, sumW)
+	}
+	for _, st := range states {
+		if !strings.Contains(sum, "\ntheta["+st+"],") {
+			t.Errorf("summary.csv has no theta[%s]:\n%s", st, sum)
+		}
+	}
+	if strings.Contains(stderr, "order is their meaning") {
+		t.Errorf("group_sum's codes taken for numbers in order:\n%s", stderr)
+	}
+
+	// 1-based numeric state codes: an error at the first one out of range
+	src := strings.Replace(groupSumMRP, "THETA", "output theta = group_sum(count, cstate, S)", 1)
+	src = strings.Replace(src, "data cstate: int<lower=0, upper=S-1>[M]", "data cstate: int[M]", 1) // numbers, S from the survey
+	src = strings.Replace(src, "let p_cell = inv_logit(a0 + sd_s * z_s[cstate] + u_a[cage])\n", "", 1)
+	model := writeFile(t, d, "one.gpp", src)
+	numeric := writeFile(t, d, "census1.csv", "cstate,cage,count\n1,18-34,1000\n2,35-64,1200\n4,65+,900\n3,18-34,800\n")
+	code, _, stderr := runSafe(t, "fit", model, surveyCSV, numeric, "--iter", "50", "--out", filepath.Join(d, "fit-one"))
+	want := numeric + ":4:1: group_sum: g[2] = 4 is out of range [0, 4) as a group code (used at " + model + ":14:33)"
+	hint := "group codes are 0-based and these run from 1 to 4, as Stan's 1-based ids do: pass g - 1"
+	if code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, hint) {
+		t.Errorf("1-based codes: exit %d, stderr\n%s\nwant …%s…%s", code, stderr, want, hint)
+	}
+}
