@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/internal/onebased"
 	"github.com/gpplang/gpp/internal/textenc"
 	"github.com/gpplang/gpp/lang/ast"
@@ -1566,6 +1567,22 @@ func oneBasedAdvice(name, span, upper string) string {
 	return fmt.Sprintf("categories and indices are 0-based and %s: give 0-based ids, or declare `%s` int<lower=1, upper=%s> and write %s - 1 where the model reads it as a category or an index", span, name, upper, name)
 }
 
+// zeroDeclHint is the end of the error at a value v of data d declared
+// positive, when v is 0 and a ~ on d is of a family with a hurdle version
+// (dist.ZeroHint): to declare d real<lower=0> and use that family; ""
+// for any other.
+func zeroDeclHint(d *check.DataVar, a *Array, i int) string {
+	if _, under := a.inexact[i]; under || a.Values[i] != 0 || d.Kind != ast.Positive {
+		return "" // a value that underflows to 0 is no exact zero
+	}
+	for _, u := range d.Uses {
+		if h := dist.ZeroHint(u.Dist, d.Name); h != "" {
+			return fmt.Sprintf("; for amounts with exact zeros (rainfall with dry days), declare `%s` real<lower=0> and %s", d.Name, h)
+		}
+	}
+	return ""
+}
+
 // checkValues checks supports and bounds element by element.
 func (b *binder) checkValues(d *check.DataVar, a *Array, decl string) bool {
 	hinted := func(i int, want, hint string) bool {
@@ -1584,7 +1601,7 @@ func (b *binder) checkValues(d *check.DataVar, a *Array, decl string) bool {
 		switch d.Kind {
 		case ast.Positive, ast.PositiveOrdered:
 			if !(v > 0) {
-				return bad(i, "> 0")
+				return hinted(i, "> 0", zeroDeclHint(d, a, i))
 			}
 		case ast.Unit:
 			if !(v > 0 && v < 1) {
@@ -1605,7 +1622,13 @@ func (b *binder) checkValues(d *check.DataVar, a *Array, decl string) bool {
 	for _, u := range d.Uses {
 		for i, v := range a.Values {
 			if want, ok := u.Support.Admits(v); !ok && !a.isMissing(i) {
-				b.errs.Add(a.Locate(i), "%s: value %s is not %s, as %s ~ %s at %s needs", a.Name, strconv.FormatFloat(v, 'g', -1, 64), want, d.Name, u.Dist, u.Pos)
+				hint := ""
+				if _, under := a.inexact[i]; !under && v == 0 { // an exact zero
+					if h := dist.ZeroHint(u.Dist, d.Name); h != "" {
+						hint = "; for amounts with exact zeros (rainfall with dry days), " + h
+					}
+				}
+				b.errs.Add(a.Locate(i), "%s: value %s is not %s, as %s ~ %s at %s needs%s", a.Name, strconv.FormatFloat(v, 'g', -1, 64), want, d.Name, u.Dist, u.Pos, hint)
 				return false
 			}
 		}

@@ -326,6 +326,9 @@ func TestBindErrors(t *testing.T) {
 		{"negative positive", "data s: positive[N]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "s\n1\n-2\n")}
 		}, nil, "d.csv:3:1: s: value -2 is not > 0; `s` is declared positive[N] at m.gpp:1:6"},
+		{"positive at 0 under Gamma", "data s: positive[N]\nparam k: positive\ns ~ Gamma(k, k)\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "s\n1\n0\n")}
+		}, nil, "d.csv:3:1: s: value 0 is not > 0; `s` is declared positive[N] at m.gpp:1:6; for amounts with exact zeros (rainfall with dry days), declare `s` real<lower=0> and use HurdleGamma(psi, alpha, beta), a Gamma(alpha, beta) value with probability psi = P(s > 0), else exactly 0"},
 		{"positive underflows", "data s: positive[N]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "s\n1\n1e-400\n")}
 		}, nil, "d.csv:3:1: s: value 1e-400 (which underflows to 0 in double precision) is not > 0"},

@@ -102,12 +102,14 @@ func MissingNotes(info *check.Info, bound map[string]*Array) []string {
 	return notes
 }
 
-// LeftOutNotes returns a note for each int data value of a successful
-// Bind whose missing cells are left out of the likelihood
+// LeftOutNotes returns a note for each data value of a successful Bind
+// whose missing cells are left out of the likelihood
 // (check.DataVar.LeftOut: int data that the model observes only by ~, so
 // that summing a missing cell out of the joint removes its term): "Y: 7
 // missing values (d.csv lines 3, 9, ...) are left out of the likelihood
-// (int data observed only by ~)".
+// (int data observed only by ~)"; for real data observed by a family with
+// a point mass at 0 (DataVar.ZeroMass), the note says why they are not
+// fitted instead.
 func LeftOutNotes(info *check.Info, bound map[string]*Array) []string {
 	var notes []string
 	for _, d := range info.Data {
@@ -116,7 +118,11 @@ func LeftOutNotes(info *check.Info, bound map[string]*Array) []string {
 			continue
 		}
 		n, what, where, are := missingCells(d.Name, a, a.Missing)
-		notes = append(notes, fmt.Sprintf("%s: %d missing %s (%s) %s left out of the likelihood (int data observed only by ~)%s", d.Name, n, what, where, are, blankTailNote(a)))
+		why := "int data observed only by ~"
+		if d.ZeroMass != "" {
+			why = fmt.Sprintf("not fitted: %s's value is exactly 0 with probability 1 − psi, which a fitted continuous value could never be, so it would count every missing cell as a value above 0", d.ZeroMass)
+		}
+		notes = append(notes, fmt.Sprintf("%s: %d missing %s (%s) %s left out of the likelihood (%s)%s", d.Name, n, what, where, are, why, blankTailNote(a)))
 	}
 	return notes
 }

@@ -231,9 +231,15 @@ type Univariate struct {
 	// mass below it is 0 (Geometric's 1, its trials until a success): the
 	// support's lower end (Ends), and observed data below it is an error
 	// when the model compiles with its data, as a negative count is.
-	Least  float64
-	Doc    string // one line, for gpp help and docs/language.md
-	Kernel Kernel
+	Least float64
+	// ZeroMass marks a family of non-negative values with a point mass at
+	// 0 beside a density above it (HurdleGamma: a dry day's exact 0): no
+	// continuous value stands for a draw of it, so a missing value it
+	// observes is left out of the likelihood rather than fitted as a
+	// positive latent, which would count as a draw above 0 every time.
+	ZeroMass bool
+	Doc      string // one line, for gpp help and docs/language.md
+	Kernel   Kernel
 	// Rand draws a value for the parameters p (posterior predictive
 	// outputs: output y_rep ~ Poisson(rate)).
 	Rand func(p []float64, rng *rand.Rand) float64

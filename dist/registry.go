@@ -1,6 +1,10 @@
 package dist
 
-import "math/rand/v2"
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+)
 
 // Univariates is the table of scalar families, in the order gpp help lists
 // them. Each Kernel calls the family's struct and does not allocate; dp may
@@ -445,7 +449,7 @@ var Univariates = []*Univariate{
 	},
 	{
 		Name: "HurdleGamma", Params: []Param{{"psi", Unit}, {"alpha", Positive}, {"beta", Positive}},
-		Support: NonNegative, Doc: "a Gamma(alpha, beta) value with probability psi (PyMC's psi), else exactly 0",
+		Support: NonNegative, ZeroMass: true, Doc: "a Gamma(alpha, beta) value with probability psi (PyMC's psi), else exactly 0",
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return HurdleGamma{p[0], p[1], p[2]}.eval(x, dp)
 		},
@@ -453,7 +457,7 @@ var Univariates = []*Univariate{
 	},
 	{
 		Name: "HurdleLogNormal", Params: []Param{{"psi", Unit}, {"mu", Real}, {"sigma", Positive}},
-		Support: NonNegative, Doc: "a LogNormal(mu, sigma) value with probability psi (PyMC's psi), else exactly 0",
+		Support: NonNegative, ZeroMass: true, Doc: "a LogNormal(mu, sigma) value with probability psi (PyMC's psi), else exactly 0",
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return HurdleLogNormal{p[0], p[1], p[2]}.eval(x, dp)
 		},
@@ -501,6 +505,35 @@ func LookupUnivariate(name string) (*Univariate, bool) {
 		}
 	}
 	return nil, false
+}
+
+// HurdleOf returns the hurdle family of the continuous family name (a
+// ZeroMass family named "Hurdle" + name: HurdleGamma for Gamma), for an
+// error at a value 0 that name's support leaves out, or false.
+func HurdleOf(name string) (*Univariate, bool) {
+	h, ok := LookupUnivariate("Hurdle" + name)
+	if !ok || !h.ZeroMass {
+		return nil, false
+	}
+	return h, true
+}
+
+// ZeroHint is the advice at a value 0 of data name that family, of
+// positive values, leaves out, when family has a hurdle version
+// (HurdleOf): "use HurdleGamma(psi, alpha, beta), a Gamma(alpha, beta)
+// value with probability psi = P(rain > 0), else exactly 0"; "" for any
+// other family.
+func ZeroHint(family, name string) string {
+	h, ok := HurdleOf(family)
+	if !ok {
+		return ""
+	}
+	names := make([]string, len(h.Params))
+	for i, p := range h.Params {
+		names[i] = p.Name
+	}
+	return fmt.Sprintf("use %s(%s), a %s(%s) value with probability %s = P(%s > 0), else exactly 0",
+		h.Name, strings.Join(names, ", "), family, strings.Join(names[1:], ", "), names[0], name)
 }
 
 // Rank is the number of axes of a value: 0 for a scalar, 1 for a vector, 2

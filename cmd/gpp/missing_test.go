@@ -372,3 +372,94 @@ func looElpd(t *testing.T, dir string) (float64, []string) {
 	}
 	return sum, names
 }
+
+// Real data observed by HurdleGamma with missing cells (a rainfall
+// series with NA days): gpp fit leaves them out of the likelihood, not
+// fitted as a positive latent that could never be 0 (which counted each
+// NA day as a wet one and pushed the wet-day intercept up), and says so
+// and why in a note; the fit is that of the complete cases (the same log
+// joint, so the same seed gives the same means to rounding) and loo.csv
+// has no row at a missing cell. Where the data is also read in an
+// expression, the missing cells are an error that says why; a Gamma given
+// a 0 names HurdleGamma and what its psi is.
+func TestLeftOutZeroMassCLI(t *testing.T) {
+	d := t.TempDir()
+	const src = `data N: int
+data x: real[N]
+data rain: real<lower=0>[N]
+param a: real ~ Normal(0, 2)
+param b: real ~ Normal(0, 2)
+param k: positive ~ Gamma(2, 2)
+let psi = inv_logit(a + b * x)
+rain ~ HurdleGamma(psi, k, k / exp(a - b * x))
+output log_lik = logpdf(rain, HurdleGamma(psi, k, k / exp(a - b * x)))
+`
+	model := writeFile(t, d, "m.gpp", src)
+	xs := []float64{0.1, -0.4, 0.9, 1.3, -1.1, 0.2, 0.5, -0.3, 0.8, -0.7}
+	ys := []string{"2.5", "NA", "0", "7.1", "NA", "0", "0.4", "0", "1.9", "NA"}
+	all, kept := []string{"x,rain"}, []string{"x,rain"}
+	for i, x := range xs {
+		all = append(all, fmt.Sprintf("%g,%s", x, ys[i]))
+		if ys[i] != "NA" {
+			kept = append(kept, fmt.Sprintf("%g,%s", x, ys[i]))
+		}
+	}
+	withNA := writeFile(t, d, "all.csv", strings.Join(all, "\n")+"\n")
+	observed := writeFile(t, d, "obs.csv", strings.Join(kept, "\n")+"\n")
+	outAll, outObs := filepath.Join(d, "all"), filepath.Join(d, "obs")
+	code, _, stderr := runSafe(t, "fit", model, withNA, "--seed", "3", "--out", outAll)
+	if code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	note := "rain: 3 missing values (" + withNA + " lines 3, 6, 11) are left out of the likelihood (not fitted: HurdleGamma's value is exactly 0 with probability 1 − psi"
+	if !strings.Contains(stderr, note) || strings.Contains(stderr, "rain_missing") {
+		t.Errorf("stderr has no note %q, or names a latent rain_missing:\n%s", note, stderr)
+	}
+	if code, _, stderr := runSafe(t, "fit", model, observed, "--seed", "3", "--out", outObs); code != 0 {
+		t.Fatalf("fit of the complete cases: exit %d: %s", code, stderr)
+	}
+	means := func(dir string) map[string]float64 {
+		out := map[string]float64{}
+		for _, r := range reftest.ReadCSV(t, filepath.Join(dir, "summary.csv"))[1:] {
+			if v, err := strconv.ParseFloat(r[2], 64); err == nil {
+				out[r[0]] = v
+			}
+		}
+		return out
+	}
+	mAll, mObs := means(outAll), means(outObs)
+	for _, p := range []string{"a", "b", "k"} {
+		if math.Abs(mAll[p]-mObs[p]) > 1e-9*max(1, math.Abs(mObs[p])) {
+			t.Errorf("mean of %s %v with the missing cells left out, %v on the complete cases", p, mAll[p], mObs[p])
+		}
+	}
+	rows := reftest.ReadCSV(t, filepath.Join(outAll, "loo.csv"))[2:]
+	for _, r := range rows {
+		if r[0] == "log_lik[1]" || r[0] == "log_lik[4]" || r[0] == "log_lik[9]" {
+			t.Errorf("loo.csv lists %s, a missing value", r[0])
+		}
+	}
+	if len(rows) != len(kept)-1 {
+		t.Errorf("loo.csv: %d rows, want the %d complete cases", len(rows), len(kept)-1)
+	}
+
+	// also read in an expression: no value to read in a missing cell
+	read := writeFile(t, d, "read.gpp", src+"output wet = rain > 0\n")
+	code, _, stderr = runSafe(t, "fit", read, withNA, "--out", filepath.Join(d, "read"))
+	if why := "whose value is exactly 0 with probability 1 − psi: a fitted missing value, continuous, could never be 0"; code != 1 || !strings.Contains(stderr, why) || !strings.Contains(stderr, "an output reads `rain`") {
+		t.Errorf("rain read by an output: exit %d, want 1 and %q:\n%s", code, why, stderr)
+	}
+
+	// a Gamma likelihood given a dry day's 0
+	gamma := writeFile(t, d, "gamma.gpp", "data N: int\ndata x: real[N]\ndata rain: real<lower=0>[N]\nparam k: positive ~ Gamma(2, 2)\nrain ~ Gamma(k, k)\n")
+	code, _, stderr = runSafe(t, "check", gamma, observed)
+	if hint := "rain: value 0 is not > 0, as rain ~ Gamma at " + gamma + ":5:8 needs; for amounts with exact zeros (rainfall with dry days), use HurdleGamma(psi, alpha, beta), a Gamma(alpha, beta) value with probability psi = P(rain > 0), else exactly 0"; code != 1 || !strings.Contains(stderr, hint) {
+		t.Errorf("Gamma at 0: exit %d, want 1 and %q:\n%s", code, hint, stderr)
+	}
+	// the same, y[n] ~ in a loop (the check when the model compiles)
+	loop := writeFile(t, d, "loop.gpp", "data N: int\ndata x: real[N]\ndata rain: real<lower=0>[N]\nparam k: positive ~ Gamma(2, 2)\nfor n in 0:N {\n  rain[n] ~ Gamma(k, k)\n}\n")
+	code, _, stderr = runSafe(t, "check", loop, observed)
+	if hint := "rain: value 0 is not > 0, as Gamma at " + loop + ":6:13 needs; for amounts with exact zeros (rainfall with dry days), use HurdleGamma(psi, alpha, beta), a Gamma(alpha, beta) value with probability psi = P(rain > 0), else exactly 0"; code != 1 || !strings.Contains(stderr, hint) {
+		t.Errorf("Gamma at 0 in a loop: exit %d, want 1 and %q:\n%s", code, hint, stderr)
+	}
+}

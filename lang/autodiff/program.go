@@ -324,7 +324,11 @@ func (p *Program) checkDataValues() error {
 				}
 				if !ok {
 					if c, at, ok := p.cellOf(n.args[0], k); ok {
-						return ast.Errorf(at, "%s: value %g is not %s, as %s at %s needs", c.name, x, want, n.dist.Name, n.pos)
+						hint := ""
+						if h := dist.ZeroHint(n.dist.Name, c.name); x == 0 && h != "" {
+							hint = "; for amounts with exact zeros (rainfall with dry days), " + h
+						}
+						return ast.Errorf(at, "%s: value %g is not %s, as %s at %s needs%s", c.name, x, want, n.dist.Name, n.pos, hint)
 					}
 					return p.dataIter(n, k, ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("data value %g outside the support of %s", x, n.dist.Name), p.nodeElemPart(n, y.shape, k))))
 				}

@@ -448,8 +448,13 @@ type DataVar struct {
 	// expression or output reads, says that its missing cells are left
 	// out of the likelihood (missing.go): integrating a missing cell out
 	// of the joint removes its term. NoMissing still says why they are
-	// not fitted, for the modes that need every cell.
-	LeftOut bool
+	// not fitted, for the modes that need every cell. So too real data
+	// that every mention observes by a ~ of a family with a point mass at
+	// 0 (dist.Univariate.ZeroMass, HurdleGamma), which ZeroMass names: a
+	// fitted latent, continuous, could never be that 0, so it would count
+	// every missing cell as a value above 0.
+	LeftOut  bool
+	ZeroMass string
 	// ReadAt is the data's first read in an expression (a covariate), or
 	// 0. When its missing values are fitted too (Missing: a covariate with
 	// a model of its own), the compiler checks the model again with it

@@ -22,7 +22,11 @@ import (
 // and NoMissing says why — except int data that the model only observes,
 // by ~ of built-in count families (DataVar.LeftOut): summing a
 // missing cell out of the joint removes its term, whatever the family, so
-// the compiler leaves those cells out of the ~'s density.
+// the compiler leaves those cells out of the ~'s density. Real data
+// observed by a family with a point mass at 0 (HurdleGamma: rain on a dry
+// day is exactly 0) is left out so too, not fitted: a continuous latent
+// is never 0, so each missing cell would add log psi, a value above 0,
+// and bias psi up; summed out of the joint, the term goes.
 
 // MissingFit describes the latent values fitted for the missing cells of
 // a data declaration: their bounds, the declaration's narrowed to the
@@ -93,6 +97,12 @@ func (c *checker) missingData() {
 		// cell (a user density, a multivariate family) or truncated,
 		// whose missing cells could not be left out cell by cell
 		unmasked bool
+		// zeroMass is the first ~ on it of a family with a point mass at
+		// 0 (dist.Univariate.ZeroMass) and zeroAt where; otherMass that
+		// another ~ on it is of a family without one
+		zeroMass  string
+		zeroAt    ast.Pos
+		otherMass bool
 	}
 	obs := map[*Symbol]*observation{}
 	of := func(sym *Symbol) *observation {
@@ -133,6 +143,13 @@ func (c *checker) missingData() {
 		d := c.info.Dists[s.Dist]
 		if d == nil || c.info.UserDensities[s.Dist] != nil || s.Trunc != nil || !leavesOut(d) {
 			o.unmasked = true
+		}
+		if zeroMass(d) && c.info.UserDensities[s.Dist] == nil {
+			if o.zeroMass == "" {
+				o.zeroMass, o.zeroAt = d.Name, s.Dist.Fun.Pos()
+			}
+		} else {
+			o.otherMass = true
 		}
 		switch {
 		case o.why != "":
@@ -207,6 +224,13 @@ func (c *checker) missingData() {
 			} else if o.tilde {
 				d.NoMissing += leftOutWhy(d.Name, o.readPos, o.output)
 			}
+		case o.zeroMass != "":
+			d.NoMissing = fmt.Sprintf("`%s` is observed by %s at %s, whose value is exactly 0 with probability 1 − psi: a fitted missing value, continuous, could never be 0, so it would count every missing cell as a value above 0", d.Name, o.zeroMass, o.zeroAt)
+			if !o.unmasked && !o.otherMass && !o.output && !o.readPos.IsValid() {
+				d.LeftOut, d.ZeroMass = true, o.zeroMass
+			} else {
+				d.NoMissing += zeroMassWhy(d.Name, o.zeroMass, o.readPos, o.output)
+			}
 		case d.Kind != ast.Real && d.Kind != ast.Positive && d.Kind != ast.Unit:
 			d.NoMissing = fmt.Sprintf("`%s` is %s data, whose missing values are not fitted", d.Name, d.Kind)
 		case d.LowerExpr != nil && d.Lower == nil || d.UpperExpr != nil && d.Upper == nil:
@@ -269,11 +293,37 @@ func leftOutWhy(name string, read ast.Pos, output bool) string {
 	return fmt.Sprintf("; its missing cells would be left out of the likelihood if `%s` were only observed by ~ of built-in count families, but %s", name, why)
 }
 
+// zeroMass reports whether d, a built-in family, has a point mass at 0
+// beside a density (dist.Univariate.ZeroMass).
+func zeroMass(d *stdlib.Dist) bool {
+	if d == nil {
+		return false
+	}
+	u, ok := dist.LookupUnivariate(d.Name)
+	return ok && u.ZeroMass
+}
+
+// zeroMassWhy says why the missing cells of real data name, observed by
+// a ~ of the point-mass family family (DataVar.ZeroMass), are not left out
+// of the likelihood: read at read in an expression, read by an output, or
+// observed by a ~ of another family too.
+func zeroMassWhy(name, family string, read ast.Pos, output bool) string {
+	why := fmt.Sprintf("another ~ on `%s` is of a family without a point mass at 0, or not of a built-in family with one term per cell", name)
+	switch {
+	case read.IsValid():
+		why = fmt.Sprintf("`%s` is also read in an expression at %s, which needs a value in every cell", name, read)
+	case output:
+		why = fmt.Sprintf("an output reads `%s`", name)
+	}
+	return fmt.Sprintf("; its missing cells would be left out of the likelihood if `%s` were only observed by ~ of %s, but %s", name, family, why)
+}
+
 // leavesOut reports whether the missing cells of int data observed by a ~
 // of d may be left out of its density (DataVar.LeftOut): d is a built-in
 // elementwise family of counts or 0/1 values, a term per cell, whose
 // support holds 0, the value the compiler puts in those cells before it
-// weights their terms by 0 (Hypergeometric's and DiscreteUniform's
+// weights their terms by 0, or a family of real values with a point mass
+// at 0 (ZeroMass), which 0 is in too (Hypergeometric's and DiscreteUniform's
 // supports depend on their arguments; Geometric's starts at 1, so that
 // 0 · −Inf there would be NaN).
 func leavesOut(d *stdlib.Dist) bool {
@@ -281,7 +331,7 @@ func leavesOut(d *stdlib.Dist) bool {
 	if !ok || d.Shape != stdlib.DistElementwise || d.Name == "Hypergeometric" || u.Least > 0 {
 		return false
 	}
-	return u.Support == dist.Count || u.Support == dist.Binary || u.Support == dist.BoundedCount
+	return u.ZeroMass || u.Support == dist.Count || u.Support == dist.Binary || u.Support == dist.BoundedCount
 }
 
 // targetNoMissing says why the missing cells of d, observed by no ~ but
@@ -355,7 +405,7 @@ func (info *Info) Imputing(f *ast.File, names []string) (*Info, error) {
 	}
 	for _, d := range out.Data {
 		if old := info.DataVar(d.Name); old != nil {
-			d.Missing, d.NoMissing, d.Unused, d.LeftOut = old.Missing, old.NoMissing, old.Unused, old.LeftOut
+			d.Missing, d.NoMissing, d.Unused, d.LeftOut, d.ZeroMass = old.Missing, old.NoMissing, old.Unused, old.LeftOut, old.ZeroMass
 		}
 	}
 	return out, nil

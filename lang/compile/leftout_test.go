@@ -111,3 +111,59 @@ func BenchmarkLeftOutNB(b *testing.B) {
 		})
 	}
 }
+
+// Missing cells of real data observed by a family with a point mass at 0
+// (HurdleGamma, HurdleLogNormal: rainfall with dry days) are left out of
+// the likelihood too, not fitted as a positive latent, which could never
+// be 0 and so would add log psi for every missing cell as for a wet day:
+// the log joint and gradient are those of the complete cases (the rows
+// with the missing cells dropped, x's with them) to rounding, whole and
+// in a loop, and of the hand-masked model for a matrix.
+func TestLeftOutZeroMass(t *testing.T) {
+	const hurdleGamma = "data N: int\ndata x: real[N]\ndata y: real<lower=0>[N]\nparam a: real ~ Normal(0, 1)\nparam b: real ~ Normal(0, 1)\nparam c: real ~ Normal(0, 1)\nparam k: positive ~ Gamma(2, 2)\ny ~ HurdleGamma(inv_logit(a + b * x), k, k / exp(c + b * x))\n"
+	const hurdleLogNormalLoop = "data N: int\ndata x: real[N]\ndata y: real<lower=0>[N]\nparam a: real ~ Normal(0, 1)\nparam b: real ~ Normal(0, 1)\nparam s: positive ~ Gamma(2, 2)\nfor n in 0:N {\n  y[n] ~ HurdleLogNormal(inv_logit(a + b * x[n]), b * x[n], s)\n}\n"
+	const full = `"N": 6, "x": [0.1, -0.4, 0.9, 1.3, -1.1, 0.2], "y": [2.5, null, 0, 0.7, null, 0]`
+	const cc = `"N": 4, "x": [0.1, 0.9, 1.3, 0.2], "y": [2.5, 0, 0.7, 0]`
+	const matrix = "data G: int\ndata S: int\ndata x: real[S]\ndata Y: real<lower=0>[G, S]\nparam a: real[G] ~ Normal(0, 1)\nparam c: real[G] ~ Normal(0, 1)\nparam k: positive ~ Gamma(2, 2)\n"
+	const matData = `"G": 2, "S": 3, "x": [0.3, -0.8, 1.1], "Y": [[0, %v, 1.4], [%v, 3.2, 0]]`
+	for _, c := range []struct {
+		name, src, ref, data, refData string
+		cells                         []int
+		tol                           float64
+	}{
+		{"HurdleGamma vector", hurdleGamma, hurdleGamma, full, cc, []int{1, 4}, 1e-12},
+		{"HurdleLogNormal loop", hurdleLogNormalLoop, hurdleLogNormalLoop, full, cc, []int{1, 4}, 1e-12},
+		{"HurdleGamma matrix",
+			matrix + "Y ~ HurdleGamma(inv_logit(a + c * x'), k, k / exp(a - c * x'))\n",
+			matrix + "data M: real[G, S]\ntarget += sum(M .* logpdf(Y, HurdleGamma(inv_logit(a + c * x'), k, k / exp(a - c * x'))))\n",
+			fmt.Sprintf(matData, "null", "null"), fmt.Sprintf(matData, 0, 0) + `, "M": [[1, 0, 1], [0, 1, 1]]`, []int{1, 3}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := compileSrcErr(t, "m.gpp", c.src, nil, jsonData(t, "{"+c.data+"}"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := "y"
+			if strings.Contains(c.data, `"Y"`) {
+				name = "Y"
+			}
+			if got := m.LeftOut()[name].Cells; !slices.Equal(got, c.cells) {
+				t.Fatalf("LeftOut %s %v, want %v", name, got, c.cells)
+			}
+			if d := m.Info().DataVar(name); d.ZeroMass == "" || d.Missing != nil {
+				t.Fatalf("%s: ZeroMass %q, Missing %v: want its point-mass family and no latent", name, d.ZeroMass, d.Missing)
+			}
+			for _, l := range m.Latents {
+				if strings.HasSuffix(l.Name, MissingSuffix) {
+					t.Fatalf("latent %s: a missing cell under a point mass at 0 is fitted", l.Name)
+				}
+			}
+			ref := compileSrc(t, "ref.gpp", c.ref, nil, jsonData(t, "{"+c.refData+"}"))
+			if ref.Dim != m.Dim {
+				t.Fatalf("dim %d, the reference's %d", m.Dim, ref.Dim)
+			}
+			sameAtRandomPoints(t, m, ref, "reference's", rand.New(rand.NewPCG(9, 10)), c.tol)
+			checkGradient(t, m, 5, 0.5)
+		})
+	}
+}

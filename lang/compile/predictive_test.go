@@ -178,7 +178,10 @@ func TestDataOutsideSupport(t *testing.T) {
 	for _, c := range []struct{ name, src, values, want string }{
 		{"bernoulli", "data y: int[N]\nparam p: unit\ny ~ Bernoulli(p)\n", "0 2 1", "<input>: y: value 2 is not 0 or 1, as y ~ Bernoulli at d.gpp:3:5 needs"},
 		{"poisson", "data y: int[N]\nparam l: positive\ny ~ Poisson(l)\n", "3 -1 1", "<input>: y: value -1 is not a non-negative integer, as y ~ Poisson at d.gpp:3:5 needs"},
-		{"gamma", "data y: real[N]\nparam l: positive\ny ~ Gamma(2, l)\n", "0.5 1 0", "<input>: y: value 0 is not > 0, as y ~ Gamma at d.gpp:3:5 needs"},
+		{"gamma", "data y: real[N]\nparam l: positive\ny ~ Gamma(2, l)\n", "0.5 1 0", "<input>: y: value 0 is not > 0, as y ~ Gamma at d.gpp:3:5 needs; for amounts with exact zeros (rainfall with dry days), use HurdleGamma(psi, alpha, beta), a Gamma(alpha, beta) value with probability psi = P(y > 0), else exactly 0"},
+		{"gamma below 0", "data y: real[N]\nparam l: positive\ny ~ Gamma(2, l)\n", "0.5 1 -1", "<input>: y: value -1 is not > 0, as y ~ Gamma at d.gpp:3:5 needs"},
+		{"lognormal at 0", "data y: real[N]\nparam l: real\ny ~ LogNormal(l, 1)\n", "0.5 1 0", "<input>: y: value 0 is not > 0, as y ~ LogNormal at d.gpp:3:5 needs; for amounts with exact zeros (rainfall with dry days), use HurdleLogNormal(psi, mu, sigma), a LogNormal(mu, sigma) value with probability psi = P(y > 0), else exactly 0"},
+		{"weibull at 0: no hurdle", "data y: real[N]\nparam l: positive\ny ~ Weibull(2, l)\n", "0.5 1 0", "<input>: y: value 0 is not > 0, as y ~ Weibull at d.gpp:3:5 needs"},
 		{"exponential at 0", "data y: real[N]\nparam l: positive\ny ~ Exponential(l)\n", "0.5 1 0", ""},
 		{"binomial not a count", "data y: int[N]\nparam p: unit\ny ~ Binomial(2, p)\n", "0 -1 1", "<input>: y: value -1 is not a non-negative integer, as y ~ Binomial at d.gpp:3:5 needs"},
 		{"binomial within counts", "data y: int[N]\nparam p: unit\ny ~ Binomial(2, p)\n", "0 3 1", ""},
