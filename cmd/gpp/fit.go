@@ -968,7 +968,7 @@ func notStarted(r *sgvb.Result, mix *sgvb.Mixture) bool {
 // ESS, curv the curvature check, autoLost cfg.autoLost).
 func (ns *notices) fitHints(s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result, mix *sgvb.Mixture, ds *drawSet, k, ess float64, curv *curvCheck, autoLost string) {
 	far := farStartHint(s, r, mix)
-	ns.hint(softplusHint(s, l.Model, r, mix), far)
+	ns.hint(smallShapeHint(r, mix), softplusHint(s, l.Model, r, mix), far)
 	ns.hint(labelSwitchHint(ds)...)
 	ns.hint(collapsedHint(l.Model, r, mix), optimaHint(mix))
 	ns.hint(parameterisationHints(s, l, far, k, ess, curv, autoLost)...)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -65,6 +66,54 @@ func TestTableMarksShown(t *testing.T) {
 	for _, line := range strings.Split(b.String(), "\n") {
 		if strings.Contains(line, "0.5*") && !strings.Contains(line, v.elemName(1)) {
 			t.Errorf("marked the wrong row %q, want %s's", line, v.elemName(1))
+		}
+	}
+}
+
+// TestCollapsedStatus: a fit whose evaluations settled while its final
+// ELBO estimate collapsed (sgvb.Result.Collapsed: a random walk's noise
+// scale whose gamma factor ended at shape 0.19, evaluations at −3.9·10²⁴
+// and a final estimate of −4.3·10²⁹) does not read "converged" alone, and
+// the hint names the gamma factors of small shape with the remedies (a
+// healthy fit, or a collapse without such a factor, gets neither); fit.json
+// says final_elbo_collapsed beside converged.
+func TestCollapsedStatus(t *testing.T) {
+	cfg := &fitConfig{tol: 1e-4}
+	factors := []sgvb.Factor{
+		{Name: "tau", Family: sgvb.FamilyGamma, Params: [][]float64{{35}, {100}}},
+		{Name: "sigma", Family: sgvb.FamilyGamma, Params: [][]float64{{0.193}, {0.94}}},
+		{Name: "m", Family: sgvb.FamilyNormal, Params: [][]float64{{0}, {1}}},
+	}
+	for _, c := range []struct {
+		collapsed bool
+		factors   []sgvb.Factor
+		status    string
+		hint      bool
+	}{
+		{false, factors, "iterations   2200 (converged)\n", false},
+		{true, factors, "iterations   2200 (converged, but the final ELBO estimate collapsed)\n", true},
+		{true, factors[:1], "iterations   2200 (converged, but the final ELBO estimate collapsed)\n", false},
+	} {
+		r := &sgvb.Result{Method: sgvb.SGVB, Converged: true, Collapsed: c.collapsed, Iterations: 2200, Factors: c.factors,
+			ELBO: -4.25745e+29, ELBOSE: 4.3e29, ParetoK: 54.3, ParetoRelESS: 0.001, ParetoReading: "unreliable"}
+		var b strings.Builder
+		printFitStatus(&b, cfg, r, nil, nil, &drawSet{}, nil, 0, 0)
+		if !strings.Contains(b.String(), c.status) {
+			t.Errorf("collapsed %v: status %q, want a line %q", c.collapsed, b.String(), c.status)
+		}
+		h := smallShapeHint(r, nil)
+		if want := "the final ELBO estimate collapsed while the gamma factor of sigma ended at a shape of 2 or less (the least 0.193)"; c.hint != strings.HasPrefix(h, want) {
+			t.Errorf("collapsed %v, %d factors: hint %q, want one %v starting %q", c.collapsed, len(c.factors), h, c.hint, want)
+		}
+		if c.hint && (!strings.Contains(h, "--family lognormal") || !strings.Contains(h, "--init path")) {
+			t.Errorf("hint %q names no remedy", h)
+		}
+		js, err := json.Marshal(outcomeOf(r, 0.3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(js), `"final_elbo_collapsed":true`); got != c.collapsed {
+			t.Errorf("collapsed %v: fit.json's outcome %s", c.collapsed, js)
 		}
 	}
 }

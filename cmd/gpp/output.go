@@ -1835,12 +1835,16 @@ type fitOutcome struct {
 	ELBO   jsonFloat `json:"elbo"` // null for MAP, which has LogJoint
 	ELBOSE jsonFloat `json:"elbo_se"`
 	// LogJoint is the log joint at a MAP estimate (omitted for SGVB).
-	LogJoint      *jsonFloat `json:"log_joint,omitempty"`
-	Iterations    int        `json:"iterations"`
-	Converged     bool       `json:"converged"`
-	Interrupted   bool       `json:"interrupted"`
-	ParetoK       jsonFloat  `json:"pareto_k"`
-	ParetoReading string     `json:"pareto_reading"`
+	LogJoint   *jsonFloat `json:"log_joint,omitempty"`
+	Iterations int        `json:"iterations"`
+	Converged  bool       `json:"converged"`
+	// Collapsed: the final ELBO estimate lies orders of magnitude below
+	// the last evaluation's (sgvb.Result.Collapsed), so converged says only
+	// that the evaluations settled; omitted when false.
+	Collapsed     bool      `json:"final_elbo_collapsed,omitempty"`
+	Interrupted   bool      `json:"interrupted"`
+	ParetoK       jsonFloat `json:"pareto_k"`
+	ParetoReading string    `json:"pareto_reading"`
 	// ParetoRelESS is the relative effective sample size ESS/S of the
 	// weights p/q over the same draws as pareto_k, the smaller of the raw
 	// and the Pareto-smoothed weights' (sgvb.ParetoDiagnostics), which the
@@ -1871,7 +1875,7 @@ type fitOutcome struct {
 func outcomeOf(r *sgvb.Result, eta float64) fitOutcome {
 	o := fitOutcome{
 		ELBO: jsonFloat(r.ELBO), ELBOSE: jsonFloat(r.ELBOSE), Iterations: r.Iterations,
-		Converged: r.Converged, Interrupted: r.Interrupted, ParetoK: jsonFloat(r.ParetoK),
+		Converged: r.Converged, Collapsed: r.Collapsed, Interrupted: r.Interrupted, ParetoK: jsonFloat(r.ParetoK),
 		ParetoReading: r.ParetoReading, ParetoRelESS: jsonFloat(r.ParetoRelESS), ParetoKDraws: r.ParetoKDraws, StepSize: jsonFloat(eta), BadSteps: r.BadSteps, Rollbacks: r.Rollbacks,
 		AveragedIterates: r.Averaged,
 		Seconds:          jsonFloat(math.Round(r.Seconds*1000) / 1000), Warnings: append([]string{}, r.Warnings...),

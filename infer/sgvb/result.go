@@ -26,10 +26,16 @@ type Result struct {
 	Trace        []TracePoint // one per ELBO evaluation (MAP: per L-BFGS iteration, log joint)
 	Iterations   int
 	Converged    bool
-	Interrupted  bool    // the context was cancelled; q is the one reached
-	StepSize     float64 // η at the end (after the step-size search and rollbacks, if any)
-	BadSteps     int     // steps skipped for a non-finite log joint or gradient
-	Rollbacks    int     // returns to the best q after a divergence or a drift (Settings.MaxRollbacks)
+	// Collapsed: the final ELBO estimate lies orders of magnitude below
+	// the last evaluation's (collapseWarning, which Warnings holds): a few
+	// of q's final draws land where log p is far lower, in tails that the
+	// evaluations' draws missed, so Converged says only that the
+	// evaluations settled, not that q is usable.
+	Collapsed   bool
+	Interrupted bool    // the context was cancelled; q is the one reached
+	StepSize    float64 // η at the end (after the step-size search and rollbacks, if any)
+	BadSteps    int     // steps skipped for a non-finite log joint or gradient
+	Rollbacks   int     // returns to the best q after a divergence or a drift (Settings.MaxRollbacks)
 	// Averaged is the number of iterates whose mean is q (Settings.
 	// LastIterate); 0: q is the last iterate (with LastIterate; or at
 	// MaxIter, when its ELBO estimate beat the average's from the same
