@@ -300,37 +300,13 @@ output log_lik = logpdf(y, PoissonLog(a + b * x))
 `)
 	xs := []float64{0.1, -0.4, 0.9, 1.3, -1.1, 0.2, 0.5, -0.3, 0.8, -0.7}
 	ys := []string{"3", "NA", "1", "7", "NA", "2", "4", "1", "5", "NA"}
-	all, kept := []string{"x,y"}, []string{"x,y"}
-	for i, x := range xs {
-		all = append(all, fmt.Sprintf("%g,%s", x, ys[i]))
-		if ys[i] != "NA" {
-			kept = append(kept, fmt.Sprintf("%g,%s", x, ys[i]))
-		}
-	}
-	withNA := writeFile(t, d, "all.csv", strings.Join(all, "\n")+"\n")
-	observed := writeFile(t, d, "obs.csv", strings.Join(kept, "\n")+"\n")
-	outAll, outObs := filepath.Join(d, "all"), filepath.Join(d, "obs")
-	code, _, stderr := runSafe(t, "fit", model, withNA, "--seed", "3", "--out", outAll)
-	if code != 0 {
-		t.Fatalf("fit: exit %d: %s", code, stderr)
-	}
+	r := leftOutFits(t, d, model, "y", xs, ys)
+	outAll, outObs, withNA, stderr := r.outAll, r.outObs, r.withNA, r.stderr
 	note := "all.csv lines 3, 6, 11) are left out of the likelihood (int data observed only by ~)"
 	if !strings.Contains(stderr, note) {
 		t.Errorf("stderr has no note %q:\n%s", note, stderr)
 	}
-	if code, _, stderr := runSafe(t, "fit", model, observed, "--seed", "3", "--out", outObs); code != 0 {
-		t.Fatalf("fit of the observed rows: exit %d: %s", code, stderr)
-	}
-	means := func(dir string) map[string]float64 {
-		out := map[string]float64{}
-		for _, r := range reftest.ReadCSV(t, filepath.Join(dir, "summary.csv"))[1:] {
-			if v, err := strconv.ParseFloat(r[2], 64); err == nil {
-				out[r[0]] = v
-			}
-		}
-		return out
-	}
-	mAll, mObs := means(outAll), means(outObs)
+	mAll, mObs := summaryMeans(t, outAll), summaryMeans(t, outObs)
 	for _, p := range []string{"a", "b"} {
 		if _, ok := mAll[p]; !ok {
 			t.Fatalf("no mean of %s in %s/summary.csv", p, outAll)
@@ -346,8 +322,8 @@ output log_lik = logpdf(y, PoissonLog(a + b * x))
 			t.Errorf("loo.csv lists %s, a missing count", n)
 		}
 	}
-	if len(names) != len(kept)-1 || math.Abs(eAll-eObs) > 1e-6*math.Abs(eObs) {
-		t.Errorf("loo.csv: %d rows, elpd_loo %v; the observed rows': %d, %v", len(names), eAll, len(kept)-1, eObs)
+	if len(names) != r.kept || math.Abs(eAll-eObs) > 1e-6*math.Abs(eObs) {
+		t.Errorf("loo.csv: %d rows, elpd_loo %v; the observed rows': %d, %v", len(names), eAll, r.kept, eObs)
 	}
 	if code, _, stderr := runSafe(t, "fit", model, withNA, "--minibatch", "N=4", "--out", filepath.Join(d, "mb")); code != 1 || !strings.Contains(stderr, "left out of the likelihood, which a minibatch fit does not do") {
 		t.Errorf("--minibatch: exit %d: %s", code, stderr)
@@ -397,37 +373,13 @@ output log_lik = logpdf(rain, HurdleGamma(psi, k, k / exp(a - b * x)))
 	model := writeFile(t, d, "m.gpp", src)
 	xs := []float64{0.1, -0.4, 0.9, 1.3, -1.1, 0.2, 0.5, -0.3, 0.8, -0.7}
 	ys := []string{"2.5", "NA", "0", "7.1", "NA", "0", "0.4", "0", "1.9", "NA"}
-	all, kept := []string{"x,rain"}, []string{"x,rain"}
-	for i, x := range xs {
-		all = append(all, fmt.Sprintf("%g,%s", x, ys[i]))
-		if ys[i] != "NA" {
-			kept = append(kept, fmt.Sprintf("%g,%s", x, ys[i]))
-		}
-	}
-	withNA := writeFile(t, d, "all.csv", strings.Join(all, "\n")+"\n")
-	observed := writeFile(t, d, "obs.csv", strings.Join(kept, "\n")+"\n")
-	outAll, outObs := filepath.Join(d, "all"), filepath.Join(d, "obs")
-	code, _, stderr := runSafe(t, "fit", model, withNA, "--seed", "3", "--out", outAll)
-	if code != 0 {
-		t.Fatalf("fit: exit %d: %s", code, stderr)
-	}
+	r := leftOutFits(t, d, model, "rain", xs, ys)
+	outAll, outObs, withNA, observed, stderr, kept := r.outAll, r.outObs, r.withNA, r.observed, r.stderr, r.kept
 	note := "rain: 3 missing values (" + withNA + " lines 3, 6, 11) are left out of the likelihood (not fitted: HurdleGamma's value is exactly 0 with probability 1 − psi"
 	if !strings.Contains(stderr, note) || strings.Contains(stderr, "rain_missing") {
 		t.Errorf("stderr has no note %q, or names a latent rain_missing:\n%s", note, stderr)
 	}
-	if code, _, stderr := runSafe(t, "fit", model, observed, "--seed", "3", "--out", outObs); code != 0 {
-		t.Fatalf("fit of the complete cases: exit %d: %s", code, stderr)
-	}
-	means := func(dir string) map[string]float64 {
-		out := map[string]float64{}
-		for _, r := range reftest.ReadCSV(t, filepath.Join(dir, "summary.csv"))[1:] {
-			if v, err := strconv.ParseFloat(r[2], 64); err == nil {
-				out[r[0]] = v
-			}
-		}
-		return out
-	}
-	mAll, mObs := means(outAll), means(outObs)
+	mAll, mObs := summaryMeans(t, outAll), summaryMeans(t, outObs)
 	for _, p := range []string{"a", "b", "k"} {
 		if math.Abs(mAll[p]-mObs[p]) > 1e-9*max(1, math.Abs(mObs[p])) {
 			t.Errorf("mean of %s %v with the missing cells left out, %v on the complete cases", p, mAll[p], mObs[p])
@@ -439,13 +391,13 @@ output log_lik = logpdf(rain, HurdleGamma(psi, k, k / exp(a - b * x)))
 			t.Errorf("loo.csv lists %s, a missing value", r[0])
 		}
 	}
-	if len(rows) != len(kept)-1 {
-		t.Errorf("loo.csv: %d rows, want the %d complete cases", len(rows), len(kept)-1)
+	if len(rows) != kept {
+		t.Errorf("loo.csv: %d rows, want the %d complete cases", len(rows), kept)
 	}
 
 	// also read in an expression: no value to read in a missing cell
 	read := writeFile(t, d, "read.gpp", src+"output wet = rain > 0\n")
-	code, _, stderr = runSafe(t, "fit", read, withNA, "--out", filepath.Join(d, "read"))
+	code, _, stderr := runSafe(t, "fit", read, withNA, "--out", filepath.Join(d, "read"))
 	if why := "whose value is exactly 0 with probability 1 − psi: a fitted missing value, continuous, could never be 0"; code != 1 || !strings.Contains(stderr, why) || !strings.Contains(stderr, "an output reads `rain`") {
 		t.Errorf("rain read by an output: exit %d, want 1 and %q:\n%s", code, why, stderr)
 	}
@@ -462,4 +414,39 @@ output log_lik = logpdf(rain, HurdleGamma(psi, k, k / exp(a - b * x)))
 	if hint := "rain: value 0 is not > 0, as Gamma at " + loop + ":6:13 needs; for amounts with exact zeros (rainfall with dry days), use HurdleGamma(psi, alpha, beta), a Gamma(alpha, beta) value with probability psi = P(rain > 0), else exactly 0"; code != 1 || !strings.Contains(stderr, hint) {
 		t.Errorf("Gamma at 0 in a loop: exit %d, want 1 and %q:\n%s", code, hint, stderr)
 	}
+}
+
+// leftOutRun is what leftOutFits made: the fits' directories, the data
+// files and the first fit's stderr.
+type leftOutRun struct {
+	outAll, outObs   string // the fits with every row, and with the observed rows alone
+	withNA, observed string // their data files
+	stderr           string // the first fit's
+	kept             int    // observed rows
+}
+
+// leftOutFits writes the rows (xs[i], ys[i]) under the header "x,NAME"
+// (ys[i] "NA" where missing) to all.csv, and the observed rows alone to
+// obs.csv, in d, and fits model to each at seed 3, into d/all and d/obs.
+func leftOutFits(t *testing.T, d, model, name string, xs []float64, ys []string) leftOutRun {
+	t.Helper()
+	all, obs := []string{"x," + name}, []string{"x," + name}
+	for i, x := range xs {
+		all = append(all, fmt.Sprintf("%g,%s", x, ys[i]))
+		if ys[i] != "NA" {
+			obs = append(obs, fmt.Sprintf("%g,%s", x, ys[i]))
+		}
+	}
+	r := leftOutRun{kept: len(obs) - 1, outAll: filepath.Join(d, "all"), outObs: filepath.Join(d, "obs")}
+	r.withNA = writeFile(t, d, "all.csv", strings.Join(all, "\n")+"\n")
+	r.observed = writeFile(t, d, "obs.csv", strings.Join(obs, "\n")+"\n")
+	code, _, stderr := runSafe(t, "fit", model, r.withNA, "--seed", "3", "--out", r.outAll)
+	if code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	r.stderr = stderr
+	if code, _, e := runSafe(t, "fit", model, r.observed, "--seed", "3", "--out", r.outObs); code != 0 {
+		t.Fatalf("fit of the observed rows: exit %d: %s", code, e)
+	}
+	return r
 }
