@@ -375,13 +375,7 @@ func (l *lowerer) paired(e *ast.IndexExpr, x value, r, c sel) value {
 	if !x.isInt {
 		x = value{id: l.node(x, e.X.Pos()), node: true}
 	}
-	var dims []int
-	switch {
-	case x.isInt:
-		dims = x.shape
-	case x.node:
-		dims = dimsOf(l.b.Shape(x.id))
-	}
+	dims := l.valueDims(x)
 	if len(dims) != 2 {
 		l.errorf(e.Lbrack, "two indices need a matrix")
 		return value{}

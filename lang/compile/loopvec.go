@@ -728,6 +728,18 @@ func (c *vecScan) intConst(e ast.Expr) bool {
 // from it.
 func (c *vecScan) mentions(e ast.Expr) bool { return dependsOn(e, c.dep, c.l.info) }
 
+// valueDims returns the dimensions of x, an int value known when the
+// model compiles or a node; nil for another.
+func (l *lowerer) valueDims(x value) []int {
+	switch {
+	case x.isInt:
+		return x.shape
+	case x.node:
+		return dimsOf(l.b.Shape(x.id))
+	}
+	return nil
+}
+
 // rowsInRange checks the row indices of e (sel.row) as vecIndexInRange
 // does, and drops their cells: an index out of range is reported at the
 // index expression, as the unrolled loop reported it.
@@ -735,13 +747,7 @@ func (l *lowerer) rowsInRange(e *ast.IndexExpr, x value, sels []sel) bool {
 	if l.vec == nil {
 		return true
 	}
-	var dims []int
-	switch {
-	case x.isInt:
-		dims = x.shape
-	case x.node:
-		dims = dimsOf(l.b.Shape(x.id))
-	}
+	dims := l.valueDims(x)
 	for k, s := range sels {
 		if !s.row || k >= len(dims) {
 			continue
