@@ -1322,7 +1322,7 @@ func samplerWarnings(sd *sampleDraws, s nuts.Settings) []string {
 	}
 	pct := func(n int) string { return fmt.Sprintf("%d of %d (%s%%)", n, total, shareText(n, total)) }
 	if div > 0 {
-		out = append(out, fmt.Sprintf("%s transitions after warm-up ended with a divergence: the sampler cannot explore part of the posterior, and its estimates may be biased; try a larger --adapt-delta (%.2g now) or reparameterise the model (non-centred)", pct(div), s.Delta))
+		out = append(out, fmt.Sprintf("%s transitions after warm-up ended with a divergence: the sampler cannot explore part of the posterior, and its estimates may be biased; try a larger --adapt-delta (%.2g now) or reparameterise the model where they sit (draws.csv's divergent__ marks them): a hierarchy's funnel by non-centring it, a density's edge (a support that moves with the params) by declaring that bound", pct(div), s.Delta))
 	}
 	if maxed > 0 {
 		out = append(out, fmt.Sprintf("%s transitions hit the maximum tree depth %d (2^%d leapfrog steps): exploration is slow; try a larger --max-depth", pct(maxed), s.MaxDepth, s.MaxDepth))
