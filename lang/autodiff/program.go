@@ -322,6 +322,12 @@ func (p *Program) checkDataValues() error {
 				if least := n.dist.Least; ok && least > 0 && x < least { // Geometric's 0
 					want, ok = fmt.Sprintf("an integer >= %g", least), false
 				}
+				above := ""
+				if hi, name, known := p.dataCountBound(n, k); ok && known && x > hi {
+					// 0..n with n data too: no fit can change it
+					want, ok = fmt.Sprintf("<= %s = %g", name, hi), false
+					above = ": not " + want
+				}
 				if !ok {
 					if c, at, ok := p.cellOf(n.args[0], k); ok {
 						hint := ""
@@ -330,7 +336,7 @@ func (p *Program) checkDataValues() error {
 						}
 						return ast.Errorf(at, "%s: value %g is not %s, as %s at %s needs%s", c.name, x, want, n.dist.Name, n.pos, hint)
 					}
-					return p.dataIter(n, k, ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("data value %g outside the support of %s", x, n.dist.Name), p.nodeElemPart(n, y.shape, k))))
+					return p.dataIter(n, k, ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("data value %g outside the support of %s%s", x, n.dist.Name, above), p.nodeElemPart(n, y.shape, k))))
 				}
 			}
 		case OpMultinomial:
@@ -384,6 +390,36 @@ func (p *Program) checkDataValues() error {
 		}
 	}
 	return nil
+}
+
+// dataCountBound returns, for density n of a bounded count (0..n:
+// Binomial's trials), the bound at element k of its value and the
+// parameter's name, where that argument depends on data alone and is a
+// scalar or one value per element; known is false otherwise.
+func (p *Program) dataCountBound(n *node, k int) (hi float64, name string, known bool) {
+	if n.dist.Support != dist.BoundedCount {
+		return 0, "", false
+	}
+	for i, q := range n.dist.Params {
+		if q.Support != dist.Count {
+			continue
+		}
+		if 1+i >= len(n.args) {
+			break
+		}
+		a := &p.nodes[n.args[1+i]]
+		if a.dyn {
+			break
+		}
+		switch v := p.v(a); {
+		case len(v) == 1:
+			return v[0], q.Name, true
+		case k < len(v) && len(v) == len(p.v(p.arg(n, 0))):
+			return v[k], q.Name, true
+		}
+		break
+	}
+	return 0, "", false
 }
 
 // checkDataArgs reports the first value of an argument of density n that

@@ -184,7 +184,10 @@ func TestDataOutsideSupport(t *testing.T) {
 		{"weibull at 0: no hurdle", "data y: real[N]\nparam l: positive\ny ~ Weibull(2, l)\n", "0.5 1 0", "<input>: y: value 0 is not > 0, as y ~ Weibull at d.gpp:3:5 needs"},
 		{"exponential at 0", "data y: real[N]\nparam l: positive\ny ~ Exponential(l)\n", "0.5 1 0", ""},
 		{"binomial not a count", "data y: int[N]\nparam p: unit\ny ~ Binomial(2, p)\n", "0 -1 1", "<input>: y: value -1 is not a non-negative integer, as y ~ Binomial at d.gpp:3:5 needs"},
-		{"binomial within counts", "data y: int[N]\nparam p: unit\ny ~ Binomial(2, p)\n", "0 3 1", ""},
+		{"binomial above n", "data y: int[N]\nparam p: unit\ny ~ Binomial(2, p)\n", "0 3 1", "d.gpp:3:5: data value 3 outside the support of Binomial: not <= n = 2 (element [1])"},
+		{"binomial within n", "data y: int[N]\nparam p: unit\ny ~ Binomial(3, p)\n", "0 3 1", ""},
+		{"binomial logit above n per element", "data y: int[N]\nparam e: real\ny ~ BinomialLogit([4, 2, 5], e)\n", "0 3 1", "d.gpp:3:5: data value 3 outside the support of BinomialLogit: not <= n = 2 (element [1])"},
+		{"binomial with n a param: a fit's", "data y: int[N]\nparam p: unit\nparam m: positive\ny ~ Binomial(2, p)\n", "0 1 1", ""},
 		{"a slice: at Finish", "data y: int[N]\nparam p: unit\ny[0:2] ~ Bernoulli(p)\n", "0 2 1", "d.gpp:3:10: data value 2 outside the support of Bernoulli (element [1])"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
