@@ -41,8 +41,8 @@ func (l *lowerer) inRange(e *ast.IndexExpr, s sel, n, axis int) bool {
 			continue
 		}
 		hint := oneBasedHint(s.many, n)
-		if hint != "" && l.zeroBased(e, axis) {
-			hint = zeroBasedHint
+		if z := l.zeroBased(e, axis); hint != "" && z != "" {
+			hint = z
 		}
 		if s.atExpr != "" && hint != "" { // computed ids: "minus 1" may undo the model's own + 1
 			hint = "; indices are 0-based"
@@ -79,42 +79,47 @@ func oneBasedHint(many []int, n int) string {
 	return "; indices are 0-based and " + onebased.Span(lo, n) + ": index with the ids minus 1 (`x[ids - 1]`) or give 0-based ids"
 }
 
-// zeroBasedHint is the hint for ids out of range that oneBasedHint
-// would take for 1-based ones, had zeroBased not found a 0 among them.
-const zeroBasedHint = "; indices are 0-based, and the ids of this axis hold a 0, so they are no 1-based ids: a typo?"
-
-// zeroBased reports whether other int data indexing axis of e.X anywhere
-// in the model hold a 0, showing the ids of that axis 0-based: an edge
-// list's second column (node1 < node2 keeps every 0 out of node2) alone
-// looks 1-based, but its first column, or a held-out list, has the 0.
-// Advice to shift the ids by 1 would then be wrong: the id out of range is
-// a typo. Only the data read as that axis's index count (`b` in a[b[c]],
-// not `c`; not another axis's ids, a 0-based year beside 1-based
-// counties); it runs only on the way to an error.
-func (l *lowerer) zeroBased(e *ast.IndexExpr, axis int) bool {
+// zeroBased returns, where other int data indexing axis of e.X anywhere
+// in the model hold a 0, showing the ids of that axis 0-based, the hint
+// that says so, naming them: an edge list's second column (node1 < node2
+// keeps every 0 out of node2) alone looks 1-based, but its first column,
+// or a held-out list, has the 0. Advice to shift the ids by 1 would then
+// be wrong: the id out of range is a typo, or one column of ids was
+// shifted and not the other. Only the data read as that axis's index
+// count (`b` in a[b[c]], not `c`; not another axis's ids, a 0-based year
+// beside 1-based counties); it runs only on the way to an error. "" where
+// none does.
+func (l *lowerer) zeroBased(e *ast.IndexExpr, axis int) string {
 	holdsZero := func(name string) bool {
 		a := l.data[name]
 		return a != nil && a.Int && slices.Contains(a.Values, 0)
 	}
 	if e == nil || l.info == nil {
-		return false
+		return ""
 	}
 	x := ast.FormatExpr(e.X)
+	var best *ast.IndexExpr
+	var name string
 	for expr := range l.info.Types {
 		ix, ok := expr.(*ast.IndexExpr)
 		if !ok || ix == e || axis >= len(ix.Indices) || ast.FormatExpr(ix.X) != x {
 			continue
 		}
-		found := false
 		l.info.VisitReads(ix.Indices[axis], false, func(sym *check.Symbol) bool {
-			found = sym.Kind == check.Data && holdsZero(sym.Name)
-			return found
+			if sym.Kind == check.Data && holdsZero(sym.Name) {
+				// the first in the source, whatever the map's order
+				if p := ix.Pos(); best == nil || p.Line < best.Pos().Line || p.Line == best.Pos().Line && p.Col < best.Pos().Col {
+					best, name = ix, sym.Name
+				}
+				return true
+			}
+			return false
 		})
-		if found {
-			return true
-		}
 	}
-	return false
+	if best == nil {
+		return ""
+	}
+	return fmt.Sprintf("; indices are 0-based, and `%s`, which indexes this axis too (at %s), holds a 0, so these are not 1-based ids: a typo, or ids shifted in one column and not in the other?", name, best.Pos())
 }
 
 // oneInRange reports whether a single index s along the given axis of e.X,
@@ -156,8 +161,8 @@ func (l *lowerer) dataIndexError(e *ast.IndexExpr, i, n, axis, k int, cell ast.P
 	if len(ids) > 0 {
 		hint = oneBasedHint(ids, n)
 	}
-	if hint != "" && l.zeroBased(e, axis) {
-		hint = zeroBasedHint
+	if z := l.zeroBased(e, axis); hint != "" && z != "" {
+		hint = z
 	}
 	if hint == "" {
 		hint = "; indices are 0-based"
