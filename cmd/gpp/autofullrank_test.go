@@ -389,3 +389,27 @@ func TestMeanFieldHintAutoLost(t *testing.T) {
 		t.Errorf("k̂ 0.5: hint %q, want none", h)
 	}
 }
+
+// TestMildCurvatureHint: sds below curvRatio but at least mildRatio too
+// small by the curvature (a Weibull regression's treatment effect at
+// 1.35×) get the shorter hint naming them and --fullrank auto; none
+// below mildRatio, nor after --fullrank auto kept the mean-field fit.
+func TestMildCurvatureHint(t *testing.T) {
+	cc := &curvCheck{
+		c:     &sgvb.Curvature{Ratio: []float64{1.37, 1.1, 1.3}, Partner: []int{2, 0, 0}, Corr: []float64{-0.6, 0.1, -0.6}},
+		names: []string{"b0", "k", "b1"}, lats: []int{0, 1, 2},
+		r: &sgvb.Result{Factors: []sgvb.Factor{{Name: "b0", Size: 1}, {Name: "k", Size: 1, Offset: 1}, {Name: "b1", Size: 1, Offset: 2}}},
+	}
+	want := "b0's and b1's sds are about 1.4× and 1.3× too small by the log density's curvature at q's mode"
+	if h := curvatureHint(cc); !strings.HasPrefix(h, want) || !strings.Contains(h, "--fullrank auto refits") {
+		t.Errorf("hint %q, want one starting %q", h, want)
+	}
+	cc.c.Ratio = []float64{1.2, 1.1, 1.24}
+	if h := curvatureHint(cc); h != "" {
+		t.Errorf("ratios below %v: hint %q, want none", mildRatio, h)
+	}
+	cc.c.Ratio, cc.autoLost = []float64{1.37, 1.1, 1.3}, "b0+b1"
+	if h := curvatureHint(cc); h != "" {
+		t.Errorf("after --fullrank auto kept mean-field: hint %q, want none", h)
+	}
+}

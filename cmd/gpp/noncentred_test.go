@@ -230,7 +230,7 @@ func TestFitNonCentredHint(t *testing.T) {
 	}
 	schools := writeFile(t, dir, "schools.json", `{"J": 8, "y": [28, 8, -3, 7, -1, 1, 18, 12], "sigma": [15, 10, 16, 11, 9, 11, 10, 18]}`)
 	code, stdout, stderr := runSafe(t, "fit", "../../examples/posteriordb/eight_schools_noncentered.gpp", schools, "--quiet", "--seed", "1", "--out", filepath.Join(dir, "s"))
-	if code != 0 || strings.Contains(stderr, "hint") || strings.Contains(stdout, "unreliable") {
+	if code != 0 || strings.Contains(stderr, "centred") || strings.Contains(stdout, "unreliable") {
 		t.Errorf("eight schools: exit %d, stdout\n%s\nstderr\n%s", code, stdout, stderr)
 	}
 }
