@@ -162,12 +162,31 @@ func TestReadJSONEmptyRows(t *testing.T) {
 	}
 }
 
+// TestReadCSVNoRows: a header without rows gives columns of no rows, as
+// JSON's [] does (an empty held-out set of pairs), in CSV and TSV alike.
+func TestReadCSVNoRows(t *testing.T) {
+	for _, c := range []struct{ file, src string }{{"a.csv", "i,j\n"}, {"a.tsv", "i\tj\n"}} {
+		var tab *Table
+		var err error
+		if strings.HasSuffix(c.file, ".csv") {
+			tab, err = ReadCSV(c.file, strings.NewReader(c.src))
+		} else {
+			tab, err = ReadTSV(c.file, strings.NewReader(c.src))
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		if tab.Rows != 0 || len(tab.Columns) != 2 || tab.Columns[1].Name != "j" || len(tab.Columns[1].Shape) != 1 || tab.Columns[1].Shape[0] != 0 {
+			t.Errorf("%s: %d rows, columns %+v; want i and j of no rows", c.file, tab.Rows, tab.Columns)
+		}
+	}
+}
+
 func TestReadErrors(t *testing.T) {
 	cases := []struct {
 		name, file, src, want string
 	}{
 		{"csv empty", "a.csv", "", "a.csv:1:1: empty CSV file"},
-		{"csv no rows", "a.csv", "x,y\n", "a.csv:1:1: CSV file has a header but no data rows"},
 		{"csv UTF-16LE", "a.csv", "\xff\xfey\x00\r\x00\n\x001\x00\r\x00\n\x00", "a.csv:1:1: the file is UTF-16 encoded; save it as UTF-8\x00"},
 		{"csv UTF-16BE", "a.csv", "\xfe\xff\x00y\x00\n\x001\x00\n", "a.csv:1:1: the file is UTF-16 encoded; save it as UTF-8\x00"},
 		{"csv UTF-16LE without a mark", "a.csv", "y\x00,\x00z\x00\n\x001\x00,\x002\x00\n\x00", "a.csv:1:1: the file is UTF-16 encoded; save it as UTF-8\x00"},
@@ -220,7 +239,6 @@ func TestReadErrors(t *testing.T) {
 		{"csv numeric header", "a.csv", "1,2\n1,2\n", `a.csv:1:1: the header cell "1" is a number`},
 		{"tsv empty", "a.tsv", "", "a.tsv:1:1: empty TSV file"},
 		{"tsv tab after the last column", "a.tsv", "x\ty\t\n1\t2\t\n", "a.tsv:1:5: column 3 has an empty name in the header (a tab at the end of the line"},
-		{"tsv no rows", "a.tsv", "x\ty\n", "a.tsv:1:1: TSV file has a header but no data rows"},
 		{"tsv short row", "a.tsv", "x\ty\n1\t2\n3\n", "a.tsv:3:1: this row has 1 cell, the header 2\x00"},
 		{"tsv Excel sep=,", "a.tsv", "sep=,\nx\ty\n1\t2\n", `a.tsv:1:1: the file says its cells are separated by "," (Excel's sep= line); gpp reads a .tsv file as tab-separated: name it FILE.csv` + "\x00"},
 		{"csv Excel sep=tab", "a.csv", "sep=\t\nx\ty\n1\t2\n", `a.csv:1:1: the file says its cells are separated by "\t" (Excel's sep= line); gpp reads comma-separated files: name it FILE.tsv` + "\x00"},
@@ -528,5 +546,18 @@ func TestReadMultilineCell(t *testing.T) {
 		if got := tab.Matrix("X").Locate(2).String(); got != tc.file+":3:6" {
 			t.Errorf("%s: the matrix's element 2 at %s, want %s:3:6", tc.file, got, tc.file)
 		}
+	}
+}
+
+// TestBindCSVNoRows: a file of no rows bound to a matrix gives it no rows
+// and its row count 0, as JSON's [] does: an EPM's empty held-out pairs.
+func TestBindCSVNoRows(t *testing.T) {
+	info := checked(t, "data links: int[E, 2]\ndata unknown: int[M, 2]\n")
+	bound, err := Bind(info, []Input{csvInput(t, "links", "links.csv", "i,j\n0,1\n1,2\n"), csvInput(t, "unknown", "empty.csv", "i,j\n")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u, m := bound["unknown"], bound["M"]; u == nil || len(u.Shape) != 2 || u.Shape[0] != 0 || u.Shape[1] != 2 || m == nil || m.Values[0] != 0 {
+		t.Errorf("unknown %+v, M %+v: want a 0 × 2 matrix and M = 0", u, m)
 	}
 }
