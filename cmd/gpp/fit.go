@@ -1306,6 +1306,9 @@ func writeOutputs(cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) ([]str
 	if ds.loo != nil {
 		files = append(files, outputFile{looFile, func(w io.Writer) error { return writeLOOCSV(w, ds) }})
 	}
+	if cfg.predict != "" {
+		files = append(files, lppdOutputs(ds)...) // the held-out lppd's terms, with log_lik on held-out data
+	}
 	if h.evidence != nil {
 		files = append(files, outputFile{evidenceFile, func(w io.Writer) error { return writeEvidenceJSON(w, &h.evidence.file) }})
 	}

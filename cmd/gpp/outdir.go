@@ -23,7 +23,8 @@ import (
 
 // anyOutputName matches the name of every file that a gpp command writes
 // into its output directory: gpp fit's (outputName), gpp sample's and
-// gpp predict's (coords.csv, against.csv, the MCMC plots, metric_N.json),
+// gpp predict's (coords.csv, against.csv, the MCMC plots, metric_N.json,
+// lppd.csv),
 // gpp kfold's (kfold.csv, kfold.json) and gpp sbc's (ranks.csv,
 // failed.csv, NAME_ranks.png).
 var anyOutputName = regexp.MustCompile(`^(` + strings.Join([]string{
@@ -31,7 +32,7 @@ var anyOutputName = regexp.MustCompile(`^(` + strings.Join([]string{
 	samplePlotName.String(),
 	metricFileRe.String(),
 	`^(` + strings.Join([]string{
-		regexp.QuoteMeta(coordsFile), regexp.QuoteMeta(againstFile),
+		regexp.QuoteMeta(coordsFile), regexp.QuoteMeta(againstFile), regexp.QuoteMeta(lppdFile),
 		regexp.QuoteMeta(kfoldFile), regexp.QuoteMeta(kfoldMetaFile),
 		regexp.QuoteMeta(sbcRanksFile), regexp.QuoteMeta(sbcFailedFile),
 		`[A-Za-z_][A-Za-z0-9_]*_ranks\.png`,

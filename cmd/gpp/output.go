@@ -513,6 +513,9 @@ func plannedOutputs(cfg *fitConfig, m *compile.Model) []string {
 		if cfg.sample && hasLOOOutput(m) {
 			names = append(names, looFile)
 		}
+		if cfg.predict != "" && hasHeldOutLogLik(m) {
+			names = append(names, lppdFile)
+		}
 		if cfg.against != "" {
 			names = append(names, againstFile)
 		}

@@ -12,6 +12,7 @@ package main
 // through fit's output directory machinery (the lock, the atomic commit).
 
 import (
+	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
@@ -68,7 +69,14 @@ with a note, as are outputs that read it, whether y is drawn or not; given y
 (held-out data), it is evaluated: log_lik is then the log predictive density
 of each held-out y at each draw, and the summary's "held-out" line sums the
 log of each element's mean density over the draws (the held-out lppd, with
-its standard error). With no output and no drawn data left, it is an error.
+its standard error). lppd.csv in --out then holds the terms: a row per
+element of log_lik, named as in summary.csv, with its lppd (log of the
+mean of exp(log_lik) over the draws, to full precision), under a comment
+line with the sum, its se and the numbers of elements and draws; to compare
+two models on the same held-out data, pair their rows: the differences'
+sum, and √n times their sd for its se (loo's elpd_diff and se_diff). Where
+the line says lppd is -Inf or not computed, no lppd.csv is written. With no
+output and no drawn data left, it is an error.
 
 Left-out observed data are drawn: a declaration y that the model observes
 with ~ (y ~ D(args), y[i] ~ D(...) in a loop, Y ~ MvNormalRows(...)) and that
@@ -108,9 +116,10 @@ data the outputs are the fit's too. A fit of several restarts draws from
 their mixture (draw d from restart d mod R), with R̂ in the summary.
 
 It writes summary.csv and draws.csv (gpp fit's formats; draws.csv's log_p__
-is NaN, the log density not being evaluated, and log_g__ is log q) into
---out (default gpp-predict), each atomically, locking the directory as gpp
-fit does; --out may not be the fit's own directory. With --plots, a data
+is NaN, the log density not being evaluated, and log_g__ is log q), and
+lppd.csv with a held-out lppd (above), into --out (default gpp-predict),
+each atomically, locking the directory as gpp fit does; --out may not be
+the fit's own directory. With --plots, a data
 declaration y that the new data give (held-out observations) and that a
 replicate output mirrors gets gpp fit's predictive checks ppc_y.png and
 ppc_stat_y.png: the held-out y against its predictions. A fit with --psis-resample
@@ -641,21 +650,35 @@ func writePredictHeader(p func(string, ...any), h drawsHeader) {
 	p("# evaluated at it on this run's data; the log density is not evaluated: log_p__ is NaN and log_g__ is log q at the draw.")
 }
 
-// heldOutLine sums the log predictive density of the new data that an
+// heldOut is the held-out lppd of the new data that an output log_lik
+// gives (heldOutLPPD): the console's held-out line, and the terms that
+// lppd.csv writes when the sum is finite.
+type heldOut struct {
+	v       variable  // the log_lik output
+	terms   []float64 // lppd_i of each element, in v.elems' order; nil when line says why there is no sum
+	draws   int       // S, the draws the terms average over
+	sum, se float64
+	line    string // the summary's held-out line
+}
+
+// heldOutLPPD sums the log predictive density of the new data that an
 // output log_lik gives, as a scientist scores held-out data (ArviZ's
 // elpd of new data; a held-out log likelihood): over the elements i of
 // log_lik, lppd = Σ_i log (1/S Σ_s exp(log_lik[i] at draw s)), with the
-// standard error √n sd_i of the terms. "" without log_lik (the data left
+// standard error √n sd_i of the terms. nil without log_lik (the data left
 // out y, so predict dropped it); a term that is not finite is named in
-// place of the sum, rather than the line left out unexplained.
-func heldOutLine(ds *drawSet) string {
+// the line in place of the sum (terms nil, no lppd.csv), rather than the
+// line left out unexplained.
+func heldOutLPPD(ds *drawSet) *heldOut {
 	v, ok := ds.outputVar(looOutput)
 	if !ok || len(v.elems) == 0 || len(ds.cols) == 0 {
-		return ""
+		return nil
 	}
+	h := &heldOut{v: v}
 	terms := make([]float64, len(v.elems))
 	for j, k := range v.elems {
 		col := ds.cols[v.first+j]
+		h.draws = len(col)
 		terms[j] = floats.LogSumExp(col) - math.Log(float64(len(col)))
 		if math.IsNaN(terms[j]) || math.IsInf(terms[j], 0) {
 			bad := 0 // NaN or +Inf: a -Inf draw is a density of 0
@@ -665,17 +688,69 @@ func heldOutLine(ds *drawSet) string {
 				}
 			}
 			if bad == 0 {
-				return fmt.Sprintf("held-out     lppd -Inf: %s is -Inf at every draw (its data have density 0 at each)", v.elemName(k))
+				h.line = fmt.Sprintf("held-out     lppd -Inf: %s is -Inf at every draw (its data have density 0 at each)", v.elemName(k))
+			} else {
+				h.line = fmt.Sprintf("held-out     lppd not computed: %s is NaN or +Inf at %d of %d draws", v.elemName(k), bad, len(col))
 			}
-			return fmt.Sprintf("held-out     lppd not computed: %s is NaN or +Inf at %d of %d draws", v.elemName(k), bad, len(col))
+			return h
 		}
 	}
 	n := float64(len(terms))
-	sum, sd := floats.Sum(terms), stat.StdDev(terms, nil)
-	se := 0.0
+	h.terms, h.sum = terms, floats.Sum(terms)
 	if len(terms) > 1 {
-		se = math.Sqrt(n) * sd
+		h.se = math.Sqrt(n) * stat.StdDev(terms, nil)
 	}
-	return fmt.Sprintf("held-out     lppd %.6g ± %.2g over the %d elements of log_lik (mean %.4g each): Σ log of each one's mean density over the draws",
-		sum, se, len(terms), sum/n)
+	h.line = fmt.Sprintf("held-out     lppd %.6g ± %.2g over the %d elements of log_lik (mean %.4g each): Σ log of each one's mean density over the draws",
+		h.sum, h.se, len(terms), h.sum/n)
+	return h
+}
+
+// heldOutLine is the summary's held-out line (heldOutLPPD), "" without
+// log_lik.
+func heldOutLine(ds *drawSet) string {
+	if h := heldOutLPPD(ds); h != nil {
+		return h.line
+	}
+	return ""
+}
+
+// lppdFile is gpp predict's lppd.csv: the held-out lppd's terms, one per
+// element of log_lik.
+const lppdFile = "lppd.csv"
+
+// lppdOutputs returns lppd.csv's outputFile when the held-out lppd of ds
+// is a finite sum (none without log_lik, or when the held-out line names
+// a term that is not finite), for gpp predict's commit.
+func lppdOutputs(ds *drawSet) []outputFile {
+	h := heldOutLPPD(ds)
+	if h == nil || h.terms == nil {
+		return nil
+	}
+	return []outputFile{{lppdFile, func(w io.Writer) error { return writeLPPDCSV(w, h) }}}
+}
+
+// writeLPPDCSV writes lppd.csv: a comment line with the held-out lppd,
+// its standard error and the numbers of elements and draws, then per
+// element of log_lik (named as summary.csv names it) its term lppd_i =
+// log mean_s exp(log_lik[i] at draw s) to full precision, which a user
+// pairs with another model's on the same data (the differences' sum and
+// √n times their sd), as gpp compare pairs loo.csv's elpd_loo.
+func writeLPPDCSV(w io.Writer, h *heldOut) error {
+	// one comma: the line has as many fields as the header (loo.csv's convention)
+	fmt.Fprintf(w, "# lppd = %s (held-out: %d elements of %s at %d draws), se = %s\n",
+		formatNum(h.sum), len(h.terms), looOutput, h.draws, formatNum(h.se))
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"name", "lppd"})
+	for j, k := range h.v.elems {
+		cw.Write([]string{h.v.elemName(k), formatExact(h.terms[j])})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// hasHeldOutLogLik reports whether the predict-mode model m keeps an
+// output log_lik (the new data give what it reads), whose held-out lppd
+// gpp predict writes to lppd.csv (plannedOutputs).
+func hasHeldOutLogLik(m *compile.Model) bool {
+	return slices.ContainsFunc(m.Outputs, func(o compile.Output) bool { return o.Name == looOutput })
 }

@@ -347,6 +347,7 @@ func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string
 		{summaryFile, func(w io.Writer) error { return writeSampleSummaryCSV(w, cfg, sd, st, ms) }},
 		{drawsFile, func(w io.Writer) error { return writePredictSampleDrawsCSV(w, h, sd) }},
 	}
+	files = append(files, lppdOutputs(sd.ds)...)
 	if cfg.plots {
 		files = append(files, ppcFiles(cfg.ppc, sd.ds, "posterior predictive check on new data")...)
 	}
