@@ -91,8 +91,8 @@ type node struct {
 	// iter is 1 + the index of the loop iterations the node was built
 	// in (Builder.AtIter), 0 outside loops.
 	iter  int32
-	name  string            // input name; data name of a DataConst
-	cells func(int) ast.Pos // a DataConst's element k in its file (nil: unknown)
+	name  string            // input name; data name of a DataConst, or of a GatherData's indices
+	cells func(int) ast.Pos // a DataConst's element k, a GatherData's index k, in its file (nil: unknown)
 
 	// Prepared densities: the split kernel, how the distinct parameter
 	// sets are laid out (prepNone, prepRows or prepCols) and their count;
@@ -1220,6 +1220,18 @@ func (b *Builder) Gather(x ID, idx []int, pos ast.Pos) ID {
 		out = Matrix(len(idx), s.Cols)
 	}
 	return b.push(node{op: OpGather, args: args, shape: out, pos: pos, idx: append([]int(nil), idx...)})
+}
+
+// GatherData is Gather with indices that are int data read unchanged:
+// name is their data name and cells locates idx[k] in its file, so that
+// an error at a value computed from a row of a file and a param picked by
+// the row's index (xi[gauge]) names the index's cell with the row's.
+func (b *Builder) GatherData(x ID, idx []int, name string, cells func(k int) ast.Pos, pos ast.Pos) ID {
+	id := b.Gather(x, idx, pos)
+	if n := &b.nodes[len(b.nodes)-1]; n.op == OpGather && int(b.index(id)) == len(b.nodes)-1 && cells != nil {
+		n.name, n.cells = name, cells
+	}
+	return id
 }
 
 // Stack returns the vector (x[0], ..., x[n-1]) of n ≥ 1 scalar nodes: a

@@ -10,18 +10,38 @@ import (
 )
 
 // cellTrace is what traceCell found of one element of a value computed
-// elementwise: the one data cell it is computed from, and the params
-// that enter it.
+// elementwise: the data cells it is computed from (one, or several of one
+// row of a file), and the params that enter it.
 type cellTrace struct {
-	src     *node    // the data node of the cell (nil: none found)
-	at      ast.Pos  // the cell in its file
-	srcK    int      // the element of src
-	dyn     bool     // params enter the element
-	names   []string // the params that enter, each named (shift[2], sigma)
-	unnamed bool     // a param value entered that has no one name (a matrix product, say)
-	bad     bool     // no one datum: two data cells, or data read otherwise along the axis
-	budget  int      // nodes left to visit, against a DAG of shared operands
+	cells   []tracedCell // the data cells, each once (none: none found)
+	idx     []tracedCell // the data indices that pick the params' elements (gauge[k] of xi[gauge])
+	again   bool         // a cell was read twice (x - x)
+	dyn     bool         // params enter the element
+	names   []string     // the params that enter, each named (shift[2], sigma)
+	unnamed bool         // a param value entered that has no one name (a matrix product, say)
+	bad     bool         // no cells to name: data read otherwise along the axis, or too many cells
+	budget  int          // nodes left to visit, against a DAG of shared operands
 }
+
+// tracedCell is one data cell an element is computed from: element k of
+// data node src (or index k of a GatherData src), at its place in its
+// file, of value v.
+type tracedCell struct {
+	src *node
+	at  ast.Pos
+	k   int
+	v   float64
+}
+
+// hasCell reports whether cs holds c's cell: the same data at the same
+// place, read through any node.
+func hasCell(cs []tracedCell, c tracedCell) bool {
+	return slices.ContainsFunc(cs, func(d tracedCell) bool { return d.src.name == c.src.name && d.at == c.at })
+}
+
+// maxRowCells bounds the distinct data cells of one row that traceCell
+// names (y, ts, w of one CSV line): more, and it names none.
+const maxRowCells = 8
 
 // traceBudget bounds the nodes traceCell visits: an elementwise chain of
 // shared operands (x + x, then that + itself, …) would double them per
@@ -29,16 +49,50 @@ type cellTrace struct {
 const traceBudget = 4096
 
 // traceCell follows element k of node i, computed by elementwise ops,
-// back to the one data cell it is computed from along the broadcast axis
+// back to the data cells it is computed from along the broadcast axis
 // (rt[k] of rt[k] - shift[subj[k]], y[k] of (y - m) / s), where every
 // other operand is a single value, a constant, or a param's value that
 // reads no data along the axis (a param, an element of one picked by a
-// data index); ok is false where no one datum makes the element, so that
-// a value computed from two data columns names neither.
+// data index); ok is false where no one datum makes the element, unless
+// its data cells are all of one row of one file (y[k] and ts[k] of
+// (y - (a + b * ts)) / s, from one CSV line: oneRow), so that a value
+// computed from two data columns of different rows names neither.
 func (p *Program) traceCell(i int32, k int) (cellTrace, bool) {
 	t := cellTrace{budget: traceBudget}
 	p.visitCell(i, k, &t, map[int32]bool{})
-	return t, !t.bad && t.src != nil
+	if t.bad || len(t.cells) == 0 {
+		return t, false
+	}
+	if len(t.cells) == 1 {
+		return t, !t.again // x - x, as of two cells, names none
+	}
+	return t, p.oneRow(t.cells)
+}
+
+// oneRow reports whether data cells cs, two or more, lie on one line of
+// one file, each of a datum laid out one row a line (a CSV column, not a
+// JSON array written on one line, whose elements share the line): the
+// element after or before each cell in its data is on another line.
+func (p *Program) oneRow(cs []tracedCell) bool {
+	for _, c := range cs {
+		if c.at.File != cs[0].at.File || c.at.Line != cs[0].at.Line || c.at.Line == 0 {
+			return false
+		}
+		step, n := 1, c.src.n // the next row's element
+		if c.src.op == OpGather {
+			n = len(c.src.idx) // of the indices (GatherData)
+		} else if c.src.shape.Rank == 2 {
+			step = c.src.shape.Cols
+		}
+		j := c.k + step
+		if j >= n {
+			j = c.k - step
+		}
+		if j < 0 || c.src.cells(j).Line == c.at.Line {
+			return false // one element, or a row that is not a line
+		}
+	}
+	return true
 }
 
 // visitCell is traceCell's walk over element k of node i; reads memoises
@@ -52,11 +106,15 @@ func (p *Program) visitCell(i int32, k int, t *cellTrace, reads map[int32]bool) 
 		return
 	}
 	if src, at, sk, ok := cellIn(p.nodes, i, k); ok {
-		if t.src != nil {
-			t.bad = true // a second datum
-			return
+		c := tracedCell{src, at, sk, p.val[src.off+sk]}
+		switch {
+		case hasCell(t.cells, c): // the same cell again: (y - ts) / y names y once
+			t.again = true
+		case len(t.cells) == maxRowCells:
+			t.bad = true
+		default:
+			t.cells = append(t.cells, c) // a second is of its row, or bad (oneRow)
 		}
-		t.src, t.at, t.srcK = src, at, sk
 		return
 	}
 	m := &p.nodes[i]
@@ -77,7 +135,12 @@ func (p *Program) visitCell(i int32, k int, t *cellTrace, reads map[int32]bool) 
 			return
 		}
 		t.dyn = true
-		name, ok := p.paramElem(i, k)
+		name, ok := p.paramElem(i, k, func(g *node, j int) {
+			c := tracedCell{g, g.cells(j), j, float64(g.idx[j])}
+			if len(t.idx) < maxRowCells && !hasCell(t.idx, c) { // xi[gauge], a[gauge]: one gauge
+				t.idx = append(t.idx, c)
+			}
+		})
 		switch {
 		case !ok:
 			t.unnamed = true
@@ -117,10 +180,12 @@ func (p *Program) readsData(i int32, memo map[int32]bool, budget *int) bool {
 // follows indexing (shift[subj] picks shift[subj[k]]), then the
 // elementwise map from a param's coordinates to its value (a bound's
 // inv_logit, scale and shift), to an Input: "shift[2]", "sigma". ok is
-// false where the element is no one param's.
-func (p *Program) paramElem(i int32, k int) (string, bool) {
+// false where the element is no one param's. index, where not nil, is
+// called with each gather by data indices (GatherData) it passes, as
+// indexedElemVia's.
+func (p *Program) paramElem(i int32, k int, index func(g *node, j int)) (string, bool) {
 	for range traceBudget {
-		i, k = indexedElem(p.nodes, i, k)
+		i, k = indexedElemVia(p.nodes, i, k, index)
 		m := &p.nodes[i]
 		switch {
 		case m.op == OpInput:
@@ -153,6 +218,10 @@ func (p *Program) paramElem(i int32, k int) (string, bool) {
 	return "", false
 }
 
+// maxParamNames bounds the params fromParams names: a row's location,
+// scale and shape, each picked by the row's group, and a slope are four.
+const maxParamNames = 4
+
 // fromParams is traceCell's words for the params that enter a value, after
 // its data cell: " and param shift[2]", " and params m, s", or " and params"
 // where one has no name or they are many; "" when none enter.
@@ -160,7 +229,7 @@ func (t *cellTrace) fromParams() string {
 	switch {
 	case !t.dyn:
 		return ""
-	case t.unnamed || len(t.names) == 0 || len(t.names) > 3:
+	case t.unnamed || len(t.names) == 0 || len(t.names) > maxParamNames:
 		return " and params"
 	case len(t.names) == 1:
 		return " and param " + t.names[0]
@@ -168,16 +237,32 @@ func (t *cellTrace) fromParams() string {
 	return " and params " + strings.Join(t.names, ", ")
 }
 
-// computedCell is the note of the data cell element k of node i is
-// computed from, with the params that enter it ("computed from rt's at
-// d.csv:169:3 and param shift[2]"), after "is" in an error's note; ok false
-// where traceCell finds no one datum.
+// computedCell is the note of the data cells element k of node i is
+// computed from, with the params that enter it, after "is" in an error's
+// note: one cell at its place ("computed from rt's at d.csv:169:3 and
+// param shift[2]"), cells of one row at its line with their values
+// ("computed from the row at gev.csv:696 (y = 209.8006, ts = 0.45) and
+// params a[11], b"); ok false where traceCell finds neither.
 func (p *Program) computedCell(i int32, k int) (string, bool) {
 	t, ok := p.traceCell(i, k)
 	if !ok {
 		return "", false
 	}
-	return fmt.Sprintf("computed from %s's at %s%s", t.src.name, t.at, t.fromParams()), true
+	if c := t.cells[0]; len(t.cells) == 1 {
+		return fmt.Sprintf("computed from %s's at %s%s", c.src.name, c.at, t.fromParams()), true
+	}
+	cells := t.cells
+	for _, c := range t.idx { // the row's own indices (gauge), not another file's
+		if row := append(cells, c); p.oneRow(row) {
+			cells = row
+		}
+	}
+	vals := make([]string, len(cells))
+	for j, c := range cells {
+		vals[j] = fmt.Sprintf("%s = %s", c.src.name, g(c.v)) // as in the file
+	}
+	at := cells[0].at
+	return fmt.Sprintf("computed from the row at %s:%d (%s)%s", at.File, at.Line, strings.Join(vals, ", "), t.fromParams()), true
 }
 
 // boundNote explains a value below 0 of a density whose support starts at
@@ -209,7 +294,7 @@ func (p *Program) boundNote(v int32, k int) string {
 		}
 		hi, own = p.v(p.arg(in, len(in.args)-1))[e], true
 	}
-	elem, ok := p.paramElem(j, e)
+	elem, ok := p.paramElem(j, e, nil)
 	if !ok || math.IsInf(hi, 1) {
 		return ""
 	}

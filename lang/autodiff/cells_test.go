@@ -20,12 +20,17 @@ func TestComputedCell(t *testing.T) {
 	rtv := []float64{0.52, 0.11, 0.83, 0.45}
 	subj := []int{0, 2, 1, 2}
 	cells := func(k int) ast.Pos { return ast.Pos{File: "d.csv", Line: 2 + k, Col: 3} }
+	subjCells := func(file string) func(int) ast.Pos {
+		return func(k int) ast.Pos { return ast.Pos{File: file, Line: 2 + k, Col: 1} }
+	}
 	logNormal, normal := family("LogNormal"), family("Normal")
-	type vars struct{ rt, w, c, shift, shiftEach, mu, s, X, beta ID }
+	type vars struct{ rt, w, jw, c, shift, shiftEach, mu, s, X, beta ID }
 	setup := func(b *Builder) vars {
 		var v vars
 		v.rt = b.DataConst("rt", rtv, Vector(4), at(1, 1), cells)
 		v.w = b.DataConst("w", []float64{1, 2, 3, 4}, Vector(4), at(1, 1), func(k int) ast.Pos { return ast.Pos{File: "d.csv", Line: 2 + k, Col: 8} })
+		// w as a JSON array on one line: its cells share the line of rt's
+		v.jw = b.DataConst("jw", []float64{1, 2, 3, 4}, Vector(4), at(1, 1), func(k int) ast.Pos { return ast.Pos{File: "d.csv", Line: 2, Col: 20 + 2*k} })
 		v.c = b.DataConst("c", []float64{0.05}, Scalar(), at(1, 1), func(int) ast.Pos { return ast.Pos{File: "c.json", Line: 1, Col: 7} })
 		z := b.Input("shift", Vector(3), at(2, 7))
 		v.shift = b.Inside(b.Mul(b.Scalar(0.4, at(2, 7)), b.InvLogit(z, at(2, 7)), at(2, 7)), 0, 0.4, at(2, 7))
@@ -67,9 +72,33 @@ func TestComputedCell(t *testing.T) {
 		{"an argument of a function", func(b *Builder, v vars) ID {
 			return b.Sum(b.Log(b.Sub(v.rt, v.mu, at(5, 7)), at(5, 3)), at(5, 3))
 		}, "model.gpp:5:3: log: argument -0.19 < 0 (element [1]); the argument is computed from rt's at d.csv:3:3 and param mu"},
-		{"two data", func(b *Builder, v vars) ID {
+		{"two data of one row", func(b *Builder, v vars) ID {
 			return b.Density(logNormal, b.Sub(v.rt, b.Mul(v.w, v.s, at(5, 6)), at(5, 3)), []ID{v.mu, v.s}, at(5, 3))
+		}, "model.gpp:5:3: log density is -Inf: value -0.48 outside the support of LogNormal (element [0]); the value is computed from the row at d.csv:2 (rt = 0.52, w = 1) and param s"},
+		{"a row's datum twice, params picked by an index", func(b *Builder, v vars) ID {
+			return b.Density(logNormal, b.Sub(b.Div(v.rt, v.w, at(5, 6)), b.Add(b.Gather(v.shift, subj, at(5, 6)), b.Mul(v.rt, v.mu, at(5, 6)), at(5, 6)), at(5, 3)), []ID{v.mu, v.s}, at(5, 3))
+		}, "model.gpp:5:3: log density is -Inf: value -0.17800000000000002 outside the support of LogNormal (element [1]); the value is computed from the row at d.csv:3 (rt = 0.11, w = 2) and params shift[2], mu"},
+		{"a row's index", func(b *Builder, v vars) ID {
+			return b.Density(logNormal, b.Sub(b.Div(v.rt, v.w, at(5, 6)), b.GatherData(v.shift, subj, "subj", subjCells("d.csv"), at(5, 6)), at(5, 3)), []ID{v.mu, v.s}, at(5, 3))
+		}, "model.gpp:5:3: log density is -Inf: value -0.14500000000000002 outside the support of LogNormal (element [1]); the value is computed from the row at d.csv:3 (rt = 0.11, w = 2, subj = 2) and param shift[2]"},
+		{"an index of another file", func(b *Builder, v vars) ID {
+			return b.Density(logNormal, b.Sub(b.Div(v.rt, v.w, at(5, 6)), b.GatherData(v.shift, subj, "subj", subjCells("s.csv"), at(5, 6)), at(5, 3)), []ID{v.mu, v.s}, at(5, 3))
+		}, "model.gpp:5:3: log density is -Inf: value -0.14500000000000002 outside the support of LogNormal (element [1]); the value is computed from the row at d.csv:3 (rt = 0.11, w = 2) and param shift[2]"},
+		{"one datum and its row's index", func(b *Builder, v vars) ID {
+			return b.Density(logNormal, b.Sub(v.rt, b.GatherData(v.shift, subj, "subj", subjCells("d.csv"), at(5, 6)), at(5, 3)), []ID{v.mu, v.s}, at(5, 3))
+		}, bad + "; the value is computed from rt's at d.csv:3:3 and param shift[2]; shift's upper bound 0.4 is above this row's rt 0.11, which shift[2] must stay below"},
+		{"two data of two rows", func(b *Builder, v vars) ID {
+			return b.Density(logNormal, b.Sub(v.rt, b.Mul(b.Gather(v.w, []int{1, 2, 3, 0}, at(5, 6)), v.s, at(5, 6)), at(5, 3)), []ID{v.mu, v.s}, at(5, 3))
+		}, "model.gpp:5:3: log density is -Inf: value -1.48 outside the support of LogNormal (element [0])"},
+		{"two data of two files", func(b *Builder, v vars) ID {
+			return b.Density(logNormal, b.Sub(v.rt, b.Mul(b.Col(v.X, 1, at(5, 6)), v.s, at(5, 6)), at(5, 3)), []ID{v.mu, v.s}, at(5, 3))
+		}, "model.gpp:5:3: log density is -Inf: value -0.89 outside the support of LogNormal (element [1])"},
+		{"two data of one line that is no row", func(b *Builder, v vars) ID {
+			return b.Density(logNormal, b.Sub(v.rt, b.Mul(v.jw, v.s, at(5, 6)), at(5, 3)), []ID{v.mu, v.s}, at(5, 3))
 		}, "model.gpp:5:3: log density is -Inf: value -0.48 outside the support of LogNormal (element [0])"},
+		{"four params named", func(b *Builder, v vars) ID {
+			return b.Density(logNormal, b.Sub(b.Mul(b.Sub(v.rt, v.mu, at(5, 6)), b.Gather(v.beta, []int{0, 0, 1, 1}, at(5, 6)), at(5, 6)), b.Add(b.Gather(v.shift, subj, at(5, 6)), v.s, at(5, 6)), at(5, 3)), []ID{v.mu, v.s}, at(5, 3))
+		}, "model.gpp:5:3: log density is -Inf: value -1.156 outside the support of LogNormal (element [0]); the value is computed from rt's at d.csv:2:3 and params mu, beta[0], shift[0], s"},
 		{"data in a matrix product", func(b *Builder, v vars) ID {
 			return b.Density(logNormal, b.Sub(v.rt, b.MatMul(v.X, v.beta, at(5, 6)), at(5, 3)), []ID{v.mu, v.s}, at(5, 3))
 		}, bad},

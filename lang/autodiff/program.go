@@ -500,6 +500,13 @@ func cellIn(nodes []node, i int32, k int) (*node, ast.Pos, int, bool) {
 // columns, gathers, transposes, appends) to the node and element it is
 // read from: i and k themselves when node i is no indexing.
 func indexedElem(nodes []node, i int32, k int) (int32, int) {
+	return indexedElemVia(nodes, i, k, nil)
+}
+
+// indexedElemVia is indexedElem that calls index, where not nil, with each
+// gather it passes whose indices are data (GatherData) and the index of
+// theirs it reads.
+func indexedElemVia(nodes []node, i int32, k int, index func(g *node, j int)) (int32, int) {
 	arg := func(n *node, a int) *node { return &nodes[n.args[a]] }
 	for {
 		n := &nodes[i]
@@ -509,12 +516,14 @@ func indexedElem(nodes []node, i int32, k int) (int32, int) {
 		case OpCol:
 			k = k*arg(n, 0).shape.Cols + n.i1
 		case OpGather:
-			if x := arg(n, 0); x.shape.Rank == 1 {
-				k = n.idx[k]
-			} else {
-				c := x.shape.Cols
-				k = n.idx[k/c]*c + k%c
+			j, c := k, 1
+			if x := arg(n, 0); x.shape.Rank == 2 {
+				j, c = k/x.shape.Cols, x.shape.Cols
 			}
+			if index != nil && n.cells != nil {
+				index(n, j)
+			}
+			k = n.idx[j]*c + k%c
 		case OpTranspose:
 			x := arg(n, 0)
 			r, c := x.shape.Rows, x.shape.Cols

@@ -34,3 +34,30 @@ func TestComputedCellErrors(t *testing.T) {
 		{"rt - w .* shift[subj] ~ LogNormal(0, sigma)\n", "a.gpp:8:25: log density is -Inf: value -0.29000000000000004 outside the support of LogNormal (element [1])"},
 	})
 }
+
+// TestComputedRowErrors: a value computed from data cells of one CSV row
+// and params (a GEV's t = 1 + xi .* (y - mu) / sigma with mu = a[g] + b *
+// ts, y and ts of one line) that falls outside a function's domain names
+// the row, its cells' values (the index g's among them) and the params,
+// in a user function's body as
+// at the top level; data of two rows (a lagged column) name none. The
+// params are at the origin (a and b 0), xi at its middle, -1: t = 1 - y.
+func TestComputedRowErrors(t *testing.T) {
+	tab, err := data.ReadCSV("d.csv", strings.NewReader("g,ts,y\n0,0.5,0.2\n1,0.5,2.5\n0,1,0.3\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := data.Input{File: "d.csv", Table: tab}
+	const decls = "data g: int<lower=0, upper=1>[3]\ndata ts: real[3]\ndata y: real[3]\n" +
+		"param a: real[2]\nparam b: real\nparam xi: real<lower=-2, upper=0>[2]\n" +
+		"fn gev_t(y, mu, xi) {\n  return log(1 + xi .* (y - mu))\n}\n"
+	const bad = "log: argument -1.5 < 0 (element [1]); the argument is computed from the row at d.csv:3 (y = 2.5, ts = 0.5, g = 1) and params xi[1], a[1], b"
+	wantFitErrors(t, "a.gpp", decls, in, []srcWant{
+		{"target += sum(log(1 + xi[g] .* (y - (a[g] + b * ts))))\n", "a.gpp:10:15: " + bad},
+		{"target += sum(gev_t(y, a[g] + b * ts, xi[g]))\n", "a.gpp:8:10: " + bad + " (in the call of gev_t at a.gpp:10:15)"},
+		// in a loop, the iteration (the loop's gathers name no index)
+		{"for i in 0:3 {\n  target += log(1 + xi[g[i]] * (y[i] - (a[g[i]] + b * ts[i])))\n}\n", "a.gpp:11:13: log: argument -1.5 < 0 at i = 1; the argument is computed from the row at d.csv:3 (y = 2.5, ts = 0.5) and params xi[1], a[1], b"},
+		// y of one row, ts of the one before: no one row
+		{"target += sum(log(1 + xi[g[1:3]] .* (y[1:3] - ts[0:2])))\n", "a.gpp:10:15: log: argument -1 < 0 (element [0])"},
+	})
+}

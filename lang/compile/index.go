@@ -32,6 +32,17 @@ type sel struct {
 	row bool
 }
 
+// gatherSel gathers the elements (rows) s.many of id; where they are int
+// data read unchanged, with their cells (Builder.GatherData), so that an
+// error at a value computed from a row names the row's index (xi[gauge]'s
+// gauge) with its other cells.
+func gatherSel(b *autodiff.Builder, id autodiff.ID, s sel) autodiff.ID {
+	if s.at != nil && s.data != "" && s.atExpr == "" {
+		return b.GatherData(id, s.many, s.data, s.at, s.pos)
+	}
+	return b.Gather(id, s.many, s.pos)
+}
+
 // inRange reports whether every index of a selMany is in [0, n). The
 // first that is not is reported at its data cell when it has one, naming
 // where it indexes, else at the index expression.
@@ -325,7 +336,7 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 			if s.rows != nil {
 				return b.GatherSub(v, s.many, s.data, s.rows, s.pos)
 			}
-			return b.Gather(v, s.many, s.pos)
+			return gatherSel(b, v, s)
 		}
 		return v
 	}
