@@ -91,6 +91,12 @@ type fitConfig struct {
 	beforeCommit func()              // tests: called when the outputs are staged, before their commit
 	unplotted    []unplotted         // the plots the last commitFiles left out, and why
 	fileSums     map[string]string   // the sha256 of each file the last commitFiles wrote, by name
+	// plotParams are --plot-params's names, the rows of intervals.png (nil:
+	// the params' and outputs'), and intervalOmit the outputs that
+	// intervals.png leaves out by default: the replicates drawn by ~
+	// (intervalOmitted).
+	plotParams   []string
+	intervalOmit map[string]bool
 }
 
 // Defaults of gpp fit's flags.
@@ -146,7 +152,8 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.BoolVar(&cfg.evidence, "evidence", false, fmt.Sprintf("estimate the log evidence log p(y), the marginal likelihood of Bayes factors,\nby importance sampling: the mean of p(y, θ)/r(θ) over %d draws θ of\nr = ½q + ½g (g: q with Student-t tails), with its se and the weights' k̂\n(reliable below 0.5, unreliable above 0.7); written to evidence.json, which\ngpp compare --evidence reads. Refused for a param with no prior on an\nunbounded support (p(y) is not defined); terms gpp cannot know to be\nnormalised (target +=, user densities) are warned about (default false)", sgvb.EvidenceDraws))
 	fs.StringVar(&cfg.out, "out", defaultOut, "output `directory` (created if needed)")
 	fs.StringVar(&cfg.init, "init", "", "warm-start from the fit.json of an earlier fit (`FILE`, or the fit's output directory);\nor a .json file of the params' values, CmdStan's init file: q's locations start\nthere (a normal factor's mean at the value's unconstrained coordinates, as Stan's\nADVI; a gamma factor's mean at the value), the params it does not name at the\ndefault start; or path: start q where an L-BFGS path on the log density (smoothed) has the best\nELBO estimate, as Stan's Pathfinder does, for posteriors far from the default\nstart (a file named path is ./path). last, the last fit, is gpp repl's :fit\n--init; here a file named last is read (default: none)")
-	fs.BoolVar(&cfg.plots, "plots", false, "also write elbo.png, intervals.png (the params' medians and 50 % and 90 %\nintervals, a panel per param), a heatmap NAME_mean.png of every matrix latent,\nand for every data y that a replicate output mirrors (output y_rep ~ D(args), or the\nD(args) of y's ~) the predictive checks ppc_y.png (y's density over those of\n50 replicates; for int data counts per value against the replicates' median\nand 5–95 % interval) and ppc_stat_y.png (the replicates' means and sds\nagainst y's), with log_lik a term per element of y, loo_pit_y.png (the LOO-PIT\nECDF less u in a 95 % simultaneous band) (default false)")
+	fs.BoolVar(&cfg.plots, "plots", false, "also write elbo.png, intervals.png (the medians and 50 % and 90 % intervals of\nthe params and then the outputs but log_lik and ~ replicates, a panel each;\n--plot-params chooses), a heatmap NAME_mean.png of every matrix latent,\nand for every data y that a replicate output mirrors (output y_rep ~ D(args), or the\nD(args) of y's ~) the predictive checks ppc_y.png (y's density over those of\n50 replicates; for int data counts per value against the replicates' median\nand 5–95 % interval) and ppc_stat_y.png (the replicates' means and sds\nagainst y's), with log_lik a term per element of y, loo_pit_y.png (the LOO-PIT\nECDF less u in a 95 % simultaneous band) (default false)")
+	fs.Var(plotParamsFlag{&cfg.plotParams}, "plot-params", plotParamsUsage)
 	fs.BoolVar(&cfg.profile, "profile", false, profileUsage)
 	fs.BoolVar(&cfg.quiet, "quiet", false, "no progress on stderr; warnings and errors are still printed (default false)")
 	fs.BoolVar(&cfg.verbose, "verbose", false, "a progress line at every ELBO evaluation, and the full summary table (default false)")
@@ -189,9 +196,12 @@ Pareto k̂ per observation), with --profile profile.csv (each statement's
 share of an evaluation of the log joint and its gradient, timed after the
 fit; the table of the costliest is printed) and, with --plots, PNG plots: the ELBO trace,
 intervals.png (a forest plot, as bayesplot's mcmc_intervals: each param
-element's median and 50 % and 90 % intervals of the draws summary.csv
-summarises, a panel and x axis per param, at most 60 rows: a param with more
-elements than its share shows its first), heatmaps of matrix latents, and
+element's and then each output element's median and 50 % and 90 % intervals
+of the draws summary.csv summarises, but log_lik's and those of replicates
+drawn by ~, a panel and x axis per param or output, at most 60 rows shared
+between the params and the outputs: one with more elements than its share
+shows its first; --plot-params NAMES chooses the rows as gpp summary --params
+does), heatmaps of matrix latents, and
 graphical posterior predictive checks of
 the data against their replicates (bayesplot's ppc_dens_overlay, ppc_bars
 and ppc_stat) and, where log_lik has a term per element of the data, the
@@ -438,6 +448,9 @@ func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string
 		cfg.batchSize, cfg.batchRows = name, n
 		cfg.iterSet = set["iter"]
 	}
+	if msg := plotParamsRefusal(cfg); msg != "" {
+		return msg
+	}
 	if strings.TrimSpace(cfg.fullRank) == fullRankAuto {
 		switch {
 		case s.Method != sgvb.SGVB:
@@ -661,7 +674,10 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		return exitError
 	}
 	if cfg.plots {
-		cfg.ppc = findReplicates(l)
+		if err := preparePlots(cfg, l); err != nil {
+			con.note("%v", err)
+			return exitError
+		}
 	}
 	var evNotes ast.ErrorList
 	if cfg.evidence {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/gpplang/gpp/infer/nuts"
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/compile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -49,6 +50,7 @@ const (
 	intervalHeadHt    = 1.6 * vg.Centimeter
 	intervalLegendHt  = 1.1 * vg.Centimeter
 	intervalWidth     = 18 * vg.Centimeter
+	intervalMargin    = 2 * vg.Millimeter
 )
 
 // interval is the summary of one element's draws that a row draws: the
@@ -112,49 +114,155 @@ type intervalElem struct {
 	k int
 }
 
-// intervalGroup is a panel: the first elements of a param (all of them
-// unless it has more than its share of rows) and its number of elements.
+// intervalGroup is a panel: the first elements of a param or output
+// (all of them unless it has more than its share of rows) and its number
+// of elements (of those chosen, with --plot-params).
 type intervalGroup struct {
 	param string
 	elems []intervalElem
 	total int
 }
 
-// intervalGroups chooses the rows of the plot: the params of vars (no
-// outputs) in declaration order, the first maxPanels of them, and of each
-// its first elements in summary order. When the params have more than
-// maxRows elements in all, the rows are shared out as water fills vessels:
-// a param with fewer elements than an even share shows all of them, and
-// the rest is shared evenly among the larger ones (each at least one row).
-// params is how many params there are in all.
-func intervalGroups(vars []variable, maxRows, maxPanels int) (groups []intervalGroup, params int) {
-	var ps []*variable
-	for i := range vars {
-		if !vars[i].output {
-			ps = append(ps, &vars[i])
+// intervalPanel is a panel the plot may show: a variable and the
+// elements of it to show (indices into v.elems, in order), in block 0
+// (the params, or every panel of a chosen list) or 1 (the outputs).
+type intervalPanel struct {
+	v     *variable
+	js    []int
+	block int
+}
+
+// intervalPanels lists the panels of intervals.png by default: every
+// param in declaration order, then the outputs with withOutputs, but for
+// those named log_lik (its elements are the observations', read by
+// PSIS-LOO, not a summary) and those omit names (the replicates drawn by
+// `output NAME ~ D(args)`, which the predictive checks show).
+func intervalPanels(vars []variable, withOutputs bool, omit map[string]bool) []intervalPanel {
+	var ps []intervalPanel
+	for pass := range 2 {
+		for i := range vars {
+			v := &vars[i]
+			if pass == 0 && v.output || pass == 1 && (!v.output || !withOutputs || v.name == "log_lik" || omit[v.name]) {
+				continue
+			}
+			ps = append(ps, intervalPanel{v, allIndices(len(v.elems)), pass})
 		}
 	}
-	params = len(ps)
-	ps = ps[:min(len(ps), maxPanels)]
-	share := make([]int, len(ps))
-	order := make([]int, len(ps))
-	for i := range order {
-		order[i] = i
+	return ps
+}
+
+// allIndices is 0, 1, …, n-1.
+func allIndices(n int) []int {
+	js := make([]int, n)
+	for j := range js {
+		js[j] = j
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return len(ps[a].elems) - len(ps[b].elems) })
-	rem := maxRows
+	return js
+}
+
+// chosenIntervalPanels lists the panels of the elements that specs name
+// (--plot-params: a variable for all its elements, or one element, spelt
+// as gpp summary --params takes them), in their order, each element once;
+// the elements of one variable named one after another share a panel.
+func chosenIntervalPanels(vars []variable, specs []string) ([]intervalPanel, error) {
+	var ps []intervalPanel
+	type elem struct {
+		v *variable
+		j int
+	}
+	seen := map[elem]bool{}
+	for _, s := range specs {
+		v, ks, err := lookupElems(vars, s)
+		if err != nil {
+			return nil, fmt.Errorf("--plot-params: %v", err)
+		}
+		for _, k := range ks {
+			j := slices.Index(v.elems, k)
+			if j < 0 || seen[elem{v, j}] {
+				continue
+			}
+			seen[elem{v, j}] = true
+			if n := len(ps); n > 0 && ps[n-1].v == v {
+				ps[n-1].js = append(ps[n-1].js, j)
+			} else {
+				ps = append(ps, intervalPanel{v: v, js: []int{j}})
+			}
+		}
+	}
+	return ps, nil
+}
+
+// waterFill shares budget among vessels of the given sizes as water fills
+// them: a vessel smaller than an even share gets all it holds, and the
+// rest is shared evenly among the larger ones, each at least one.
+func waterFill(sizes []int, budget int) []int {
+	share := make([]int, len(sizes))
+	order := allIndices(len(sizes))
+	slices.SortStableFunc(order, func(a, b int) int { return sizes[a] - sizes[b] })
+	rem := budget
 	for left, i := range order {
-		share[i] = min(len(ps[i].elems), max(rem/(len(ps)-left), 1))
+		share[i] = min(sizes[i], max(rem/(len(sizes)-left), 1))
 		rem -= share[i]
 	}
-	for i, v := range ps {
-		g := intervalGroup{param: v.name, total: len(v.elems)}
-		for j, k := range v.elems[:share[i]] {
-			g.elems = append(g.elems, intervalElem{v.elemName(k), v.first + j, v, k})
-		}
-		groups = append(groups, g)
+	return share
+}
+
+// intervalGroups chooses the rows of the plot from panels (intervalPanels
+// or chosenIntervalPanels): at most maxPanels panels and maxRows rows.
+// Both are shared first between the blocks (the params and the outputs)
+// and then among a block's panels by waterFill, so that the outputs, the
+// quantities a model reports, get half of the rows when both blocks need
+// more than half, and a block that needs less leaves the rest to the
+// other; a panel keeps its first elements.
+func intervalGroups(panels []intervalPanel, maxRows, maxPanels int) (groups []intervalGroup, n intervalCount) {
+	var blocks [2][]intervalPanel
+	for _, p := range panels {
+		blocks[p.block] = append(blocks[p.block], p)
+		n.avail[p.block]++
 	}
-	return groups, params
+	var present []int // the blocks with panels
+	for b := range blocks {
+		if len(blocks[b]) > 0 {
+			present = append(present, b)
+		}
+	}
+	counts := make([]int, len(present))
+	for i, b := range present {
+		counts[i] = len(blocks[b])
+	}
+	npanels := waterFill(counts, maxPanels)
+	sizes := make([]int, len(present))
+	for i, b := range present {
+		blocks[b] = blocks[b][:npanels[i]]
+		n.shown[b] = npanels[i]
+		for _, p := range blocks[b] {
+			sizes[i] += len(p.js)
+		}
+	}
+	rows := waterFill(sizes, maxRows)
+	for i, b := range present {
+		ns := make([]int, len(blocks[b]))
+		for k, p := range blocks[b] {
+			ns[k] = len(p.js)
+		}
+		for k, n := range waterFill(ns, rows[i]) {
+			p := blocks[b][k]
+			g := intervalGroup{param: p.v.name, total: len(p.js)}
+			for _, j := range p.js[:n] {
+				g.elems = append(g.elems, intervalElem{p.v.elemName(p.v.elems[j]), p.v.first + j, p.v, p.v.elems[j]})
+			}
+			groups = append(groups, g)
+		}
+	}
+	return groups, n
+}
+
+// intervalCount counts the panels of each block of intervals.png
+// (intervalGroups) that it shows and that there were; chosen marks those
+// of --plot-params, all in block 0.
+type intervalCount struct {
+	shown, avail [2]int
+	chosen       bool
 }
 
 // intervalSeries is one set of intervals: its legend label, colour and
@@ -173,16 +281,21 @@ var (
 )
 
 // intervalTitle is the plot's heading: what the draws are, and how many
-// of the params and elements the plot shows.
-func intervalTitle(what string, groups []intervalGroup, params int) string {
+// of the params, outputs and elements the plot shows.
+func intervalTitle(what string, groups []intervalGroup, n intervalCount) string {
 	shown, total := 0, 0
 	for _, g := range groups {
 		shown += len(g.elems)
 		total += g.total
 	}
 	s := what + "\npoint: median, thick: 50 % interval, thin: 90 %"
-	if len(groups) < params {
-		s += fmt.Sprintf("; the first %d of %d params", len(groups), params)
+	for b, noun := range [2]string{"params", "outputs"} {
+		if b == 0 && n.chosen {
+			noun = "chosen"
+		}
+		if n.shown[b] < n.avail[b] {
+			s += fmt.Sprintf("; the first %d of %d %s", n.shown[b], n.avail[b], noun)
+		}
 	}
 	if shown < total {
 		s += fmt.Sprintf("; %d of their %d elements (all in %s)", shown, total, summaryFile)
@@ -364,7 +477,11 @@ func intervalRange(lo, hi float64) (float64, float64) {
 
 // stackPanels draws plots one above the other in dc, the first at the top,
 // each of its height (scaled to fill dc), with their axes' left and right
-// edges aligned as plot.Align aligns tiles.
+// edges aligned as plot.Align aligns tiles, inside margins of
+// intervalMargin at the sides: gonum sizes the y axis to its labels'
+// advance widths, and the longest label (logsigma[10], z_e[Some college])
+// otherwise starts at the image's edge, whose first pixels cut its first
+// glyph's ink.
 func stackPanels(dc draw.Canvas, plots []*plot.Plot, heights []vg.Length) {
 	var sum vg.Length
 	for _, h := range heights {
@@ -381,7 +498,7 @@ func stackPanels(dc draw.Canvas, plots []*plot.Plot, heights []vg.Length) {
 		c := dc
 		c.Max.Y, c.Min.Y = top, top-heights[i]*scale
 		top = c.Min.Y
-		canvases[i] = draw.Crop(c, 0, 0, vg.Millimeter, -vg.Millimeter)
+		canvases[i] = draw.Crop(c, intervalMargin, -intervalMargin, vg.Millimeter, -vg.Millimeter)
 		d := p.DataCanvas(canvases[i])
 		left = max(left, d.Min.X-canvases[i].Min.X)
 		right = max(right, canvases[i].Max.X-d.Max.X)
@@ -414,35 +531,136 @@ func fitIntervalsWhat(h drawsHeader, ds *drawSet) string {
 // allow before the data.
 func priorIntervalsFile(ds *drawSet) outputFile {
 	return outputFile{intervalsPlot, func(w io.Writer) error {
-		groups, params := intervalGroups(ds.vars, intervalMaxRows, intervalMaxPanels)
+		groups, count := intervalGroups(intervalPanels(ds.vars, false, nil), intervalMaxRows, intervalMaxPanels)
 		n := 0
 		if len(ds.cols) > 0 {
 			n = len(ds.cols[0])
 		}
 		ser := intervalSeries{"prior", intervalColor, func(e intervalElem) []float64 { return ds.cols[e.col] }}
 		what := fmt.Sprintf("intervals of %d prior draw%s", n, plural(n))
-		return plotIntervals(w, intervalTitle(what, groups, params), groups, []intervalSeries{ser})
+		return plotIntervals(w, intervalTitle(what, groups, count), groups, []intervalSeries{ser})
 	}}
+}
+
+// chosenIntervals returns the rows of the intervals.png of gpp fit or gpp
+// sample (cfg's): those of --plot-params, else the params' and then the
+// outputs' (intervalPanels, leaving out cfg.intervalOmit).
+func chosenIntervals(cfg *fitConfig, vars []variable) ([]intervalGroup, intervalCount, error) {
+	if len(cfg.plotParams) == 0 {
+		groups, n := intervalGroups(intervalPanels(vars, true, cfg.intervalOmit), intervalMaxRows, intervalMaxPanels)
+		return groups, n, nil
+	}
+	ps, err := chosenIntervalPanels(vars, cfg.plotParams)
+	if err != nil {
+		return nil, intervalCount{}, err
+	}
+	groups, n := intervalGroups(ps, intervalMaxRows, intervalMaxPanels)
+	n.chosen = true
+	return groups, n, nil
+}
+
+// plotParamsUsage is --plot-params's help, gpp fit's and gpp sample's.
+const plotParamsUsage = "with --plots: what intervals.png shows, as gpp summary --params chooses rows:\n" +
+	"comma-separated `NAMES`, a param or output for all its elements or one element\n" +
+	"as the summary names it (theta,a0,rl100[39],z[AITKIN]); default every param\n" +
+	"and then every output but log_lik and the replicates drawn by output NAME ~ D"
+
+// plotParamsFlag is --plot-params: names split as gpp summary --params's
+// (splitParams), the flag repeatable.
+type plotParamsFlag struct{ names *[]string }
+
+func (f plotParamsFlag) String() string {
+	if f.names == nil {
+		return ""
+	}
+	return strings.Join(*f.names, ",")
+}
+
+func (f plotParamsFlag) Set(v string) error {
+	for _, n := range splitParams(v) {
+		n = strings.TrimSpace(n)
+		if n == "" {
+			return fmt.Errorf("an empty name in %q", v)
+		}
+		*f.names = append(*f.names, n)
+	}
+	return nil
+}
+
+// plotParamsRefusal is the usage error of --plot-params without --plots
+// (or with --prior, whose intervals.png shows the params alone), "" when none.
+func plotParamsRefusal(cfg *fitConfig) string {
+	switch {
+	case len(cfg.plotParams) == 0:
+		return ""
+	case !cfg.plots:
+		return "--plot-params chooses what intervals.png shows: add --plots"
+	case cfg.prior:
+		return "--plot-params is not for --prior, whose intervals.png shows the params' prior draws"
+	}
+	return ""
+}
+
+// intervalOmitted names the outputs of l's model that intervals.png
+// leaves out by default: the replicates drawn by output NAME ~ D(args),
+// whose draws are data-like and which the predictive checks show.
+func intervalOmitted(l *pipeline.Loaded) map[string]bool {
+	omit := map[string]bool{}
+	for _, o := range l.Info.Outputs {
+		if o.Stmt != nil && o.Stmt.Dist != nil {
+			omit[o.Name] = true
+		}
+	}
+	return omit
+}
+
+// preparePlots readies the --plots of gpp fit or gpp sample of l: the
+// replicates that the predictive checks draw, the outputs that
+// intervals.png leaves out, and a check of --plot-params's names against
+// the model's params and outputs, before the run.
+func preparePlots(cfg *fitConfig, l *pipeline.Loaded) error {
+	cfg.ppc = findReplicates(l)
+	cfg.intervalOmit = intervalOmitted(l)
+	if len(cfg.plotParams) == 0 {
+		return nil
+	}
+	var vars []variable
+	ncol := 0
+	for i, lt := range l.Model.Latents {
+		v := latentVariable(lt.Name, "", lt.Shape, i, lt.Offset, ncol, lt.Value, lt.Support)
+		ncol += len(v.elems)
+		vars = append(vars, v)
+	}
+	vars, _ = withOutputs(vars, ncol, l.Model)
+	nameByLabels(vars, l)
+	_, err := chosenIntervalPanels(vars, cfg.plotParams)
+	return err
 }
 
 // fitIntervalsFile is a fit's intervals.png, of the draws its summary.csv
 // summarises.
 func fitIntervalsFile(h drawsHeader, ds *drawSet) outputFile {
 	return outputFile{intervalsPlot, func(w io.Writer) error {
-		groups, params := intervalGroups(ds.vars, intervalMaxRows, intervalMaxPanels)
+		groups, n, err := chosenIntervals(h.cfg, ds.vars)
+		if err != nil {
+			return err
+		}
 		ser := intervalSeries{"q", intervalColor, func(e intervalElem) []float64 { return ds.cols[e.col] }}
-		return plotIntervals(w, intervalTitle(fitIntervalsWhat(h, ds), groups, params), groups, []intervalSeries{ser})
+		return plotIntervals(w, intervalTitle(fitIntervalsWhat(h, ds), groups, n), groups, []intervalSeries{ser})
 	}}
 }
 
 // sampleIntervalsFile is a sample's intervals.png, of its chains' draws
-// pooled; with --against (af not nil) q's intervals of the fit's draws
+// pooled, of the rows cfg chooses (chosenIntervals); with --against (af not nil) q's intervals of the fit's draws
 // beside NUTS's.
-func sampleIntervalsFile(sd *sampleDraws, af *againstFit) outputFile {
+func sampleIntervalsFile(cfg *fitConfig, sd *sampleDraws, af *againstFit) outputFile {
 	return outputFile{intervalsPlot, func(w io.Writer) error {
-		groups, params := intervalGroups(sd.ds.vars, intervalMaxRows, intervalMaxPanels)
+		groups, n, err := chosenIntervals(cfg, sd.ds.vars)
+		if err != nil {
+			return err
+		}
 		what, series := sampleIntervalSeries(sd, af, groups)
-		return plotIntervals(w, intervalTitle(what, groups, params), groups, series)
+		return plotIntervals(w, intervalTitle(what, groups, n), groups, series)
 	}}
 }
 

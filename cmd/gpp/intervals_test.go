@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpplang/gpp/internal/pipeline"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -98,15 +99,15 @@ func scalarVars(sizes ...int) []variable {
 // intervalMaxPanels params; the heading and the panels' labels say what is
 // left out.
 func TestIntervalGroups(t *testing.T) {
-	groups, params := intervalGroups(scalarVars(1, 1, 8, 100, 4000), intervalMaxRows, intervalMaxPanels)
+	groups, params := intervalGroups(intervalPanels(scalarVars(1, 1, 8, 100, 4000), false, nil), intervalMaxRows, intervalMaxPanels)
 	var shares []int
 	rows := 0
 	for _, g := range groups {
 		shares = append(shares, len(g.elems))
 		rows += len(g.elems)
 	}
-	if params != 5 || len(groups) != 5 || rows != intervalMaxRows || fmt.Sprint(shares) != "[1 1 8 25 25]" {
-		t.Fatalf("%d of %d params, shares %v (%d rows), want 1 1 8 25 25", len(groups), params, shares, rows)
+	if params.avail[0] != 5 || len(groups) != 5 || rows != intervalMaxRows || fmt.Sprint(shares) != "[1 1 8 25 25]" {
+		t.Fatalf("%d of %d params, shares %v (%d rows), want 1 1 8 25 25", len(groups), params.avail[0], shares, rows)
 	}
 	big := groups[4]
 	if big.elems[0].name != "p4[0]" || big.elems[24].name != "p4[24]" || big.elems[24].col != 1+1+8+100+24 {
@@ -123,8 +124,8 @@ func TestIntervalGroups(t *testing.T) {
 	}
 
 	// every element when they fit
-	groups, params = intervalGroups(scalarVars(1, 1, 8), intervalMaxRows, intervalMaxPanels)
-	if len(groups) != 3 || params != 3 || len(groups[2].elems) != 8 || strings.Contains(intervalTitle("draws", groups, params), "of") {
+	groups, params = intervalGroups(intervalPanels(scalarVars(1, 1, 8), false, nil), intervalMaxRows, intervalMaxPanels)
+	if len(groups) != 3 || params.avail[0] != 3 || len(groups[2].elems) != 8 || strings.Contains(intervalTitle("draws", groups, params), "of") {
 		t.Errorf("3 small params: %d groups, title %q", len(groups), intervalTitle("draws", groups, params))
 	}
 
@@ -133,7 +134,7 @@ func TestIntervalGroups(t *testing.T) {
 	for i := range sizes {
 		sizes[i] = 5
 	}
-	groups, params = intervalGroups(scalarVars(sizes...), intervalMaxRows, intervalMaxPanels)
+	groups, params = intervalGroups(intervalPanels(scalarVars(sizes...), false, nil), intervalMaxRows, intervalMaxPanels)
 	rows = 0
 	for _, g := range groups {
 		rows += len(g.elems)
@@ -141,7 +142,7 @@ func TestIntervalGroups(t *testing.T) {
 			t.Errorf("%s has no row", g.param)
 		}
 	}
-	if len(groups) != intervalMaxPanels || params != 30 || rows != intervalMaxRows {
+	if len(groups) != intervalMaxPanels || params.avail[0] != 30 || rows != intervalMaxRows {
 		t.Errorf("30 params: %d panels, %d rows", len(groups), rows)
 	}
 	if got := intervalTitle("draws", groups, params); !strings.Contains(got, "the first 24 of 30 params; 60 of their 120 elements") {
@@ -214,7 +215,7 @@ func TestPlotIntervalsEdges(t *testing.T) {
 		rows []int
 	}{{"edges", ds, []int{1, 1, 1, 1, 3}}, {"one draw", one, []int{2}}, {"near ±1e308", huge, []int{2, 1}}, {"no params", none, nil}} {
 		for _, pair := range []bool{false, true} {
-			groups, params := intervalGroups(c.ds.vars, intervalMaxRows, intervalMaxPanels)
+			groups, params := intervalGroups(intervalPanels(c.ds.vars, false, nil), intervalMaxRows, intervalMaxPanels)
 			series := []intervalSeries{{"NUTS", intervalColor, func(e intervalElem) []float64 { return c.ds.cols[e.col] }}}
 			if pair {
 				series = append([]intervalSeries{{"SGVB q", intervalQColor, func(e intervalElem) []float64 {
@@ -389,5 +390,220 @@ func TestPlotNotDrawn(t *testing.T) {
 		if slices.Contains(files, "ppc_y.png") || !slices.Contains(files, summaryFile) {
 			t.Errorf("fit.json lists %v", files)
 		}
+	}
+}
+
+// namedVars returns variables of the given names and numbers of elements,
+// their columns one after another: those after out outputs, the rest params.
+func namedVars(out int, specs ...any) []variable {
+	var vars []variable
+	first := 0
+	for i := 0; i < len(specs); i += 2 {
+		name, n := specs[i].(string), specs[i+1].(int)
+		v := variable{name: name, first: first, output: i/2 >= out, elems: allIndices(n)}
+		if n > 1 {
+			v.shape = []int{n}
+		}
+		first += n
+		vars = append(vars, v)
+	}
+	return vars
+}
+
+// groupShares lists the panels of groups as name:rows.
+func groupShares(groups []intervalGroup) string {
+	var s []string
+	for _, g := range groups {
+		s = append(s, fmt.Sprintf("%s:%d", g.param, len(g.elems)))
+	}
+	return strings.Join(s, " ")
+}
+
+// TestIntervalPanelsOutputs: gpp fit's and gpp sample's intervals.png
+// shows the outputs after the params, but log_lik and the replicates
+// drawn by ~ (omitted); the rows and the panels are shared half and half
+// between the params and the outputs when both need more, a block that
+// needs less leaving the rest to the other, and within each as water
+// fills vessels; the heading says what is left out.
+func TestIntervalPanelsOutputs(t *testing.T) {
+	// a hydrologist's GEV: per-gauge a and logsigma, return levels rl100
+	vars := namedVars(4, "a", 40, "b", 1, "logsigma", 40, "xi_u", 1, "xi_out", 1, "rl100", 40, "log_lik", 400, "y_rep", 400)
+	groups, n := intervalGroups(intervalPanels(vars, true, map[string]bool{"y_rep": true}), intervalMaxRows, intervalMaxPanels)
+	if got, want := groupShares(groups), "a:14 b:1 logsigma:14 xi_u:1 xi_out:1 rl100:29"; got != want {
+		t.Errorf("GEV rows %s, want %s", got, want)
+	}
+	if n.avail != [2]int{4, 2} || n.shown != n.avail {
+		t.Errorf("GEV panels %+v", n)
+	}
+	rl := groups[5]
+	if rl.elems[0].name != "rl100[0]" || rl.elems[28].name != "rl100[28]" || rl.elems[28].col != 83+28 || rl.total != 40 {
+		t.Errorf("rl100's rows: %+v … %+v of %d", rl.elems[0], rl.elems[28], rl.total)
+	}
+	if got := intervalTitle("draws", groups, n); !strings.Contains(got, "; 60 of their 123 elements") || strings.Contains(got, "params") || strings.Contains(got, "outputs") {
+		t.Errorf("GEV title %q", got)
+	}
+	// gpp fit's and gpp sample's choice: the same, or --plot-params's
+	cfg := &fitConfig{intervalOmit: map[string]bool{"y_rep": true}}
+	if g, _, err := chosenIntervals(cfg, vars); err != nil || groupShares(g) != groupShares(groups) {
+		t.Errorf("gpp fit's rows %s (%v)", groupShares(g), err)
+	}
+	cfg.plotParams = []string{"rl100", "b"}
+	if g, n, err := chosenIntervals(cfg, vars); err != nil || groupShares(g) != "rl100:40 b:1" || !n.chosen {
+		t.Errorf("--plot-params rl100,b: rows %s (%v)", groupShares(g), err)
+	}
+	// without outputs (gpp fit --prior, gpp summary) the params have every row
+	groups, _ = intervalGroups(intervalPanels(vars, false, nil), intervalMaxRows, intervalMaxPanels)
+	if got, want := groupShares(groups), "a:29 b:1 logsigma:29 xi_u:1"; got != want {
+		t.Errorf("params alone %s, want %s", got, want)
+	}
+
+	for _, c := range []struct {
+		name string
+		vars []variable
+		want string
+	}{
+		{"few outputs leave the rest to the params", namedVars(1, "z", 100, "theta", 2), "z:58 theta:2"},
+		{"few params leave the rest to the outputs", namedVars(1, "mu", 1, "theta", 100), "mu:1 theta:59"},
+		{"outputs alone", namedVars(0, "theta", 100, "log_lik", 5), "theta:60"},
+		{"a scalar log_lik is left out too", namedVars(1, "mu", 1, "log_lik", 1), "mu:1"},
+	} {
+		groups, _ := intervalGroups(intervalPanels(c.vars, true, nil), intervalMaxRows, intervalMaxPanels)
+		if got := groupShares(groups); got != c.want {
+			t.Errorf("%s: %s, want %s", c.name, got, c.want)
+		}
+	}
+
+	// 30 params and 3 outputs of 5 elements: the outputs' 3 panels, the params' first 21
+	var specs []any
+	for i := range 33 {
+		specs = append(specs, fmt.Sprintf("v%d", i), 5)
+	}
+	groups, n = intervalGroups(intervalPanels(namedVars(30, specs...), true, nil), intervalMaxRows, intervalMaxPanels)
+	if n.shown != [2]int{21, 3} || n.avail != [2]int{30, 3} || len(groups) != 24 || groups[21].param != "v30" {
+		t.Errorf("33 panels: %+v, %s", n, groupShares(groups))
+	}
+	if got := intervalTitle("draws", groups, n); !strings.Contains(got, "; the first 21 of 30 params;") || strings.Contains(got, "outputs") {
+		t.Errorf("title %q", got)
+	}
+	groups, n = intervalGroups(intervalPanels(namedVars(1, append([]any{"mu", 1}, specs...)...), true, nil), intervalMaxRows, intervalMaxPanels)
+	if n.shown != [2]int{1, 23} || !strings.Contains(intervalTitle("draws", groups, n), "; the first 23 of 33 outputs") {
+		t.Errorf("33 outputs: %+v, %q", n, intervalTitle("draws", groups, n))
+	}
+}
+
+// TestChosenIntervalPanels: --plot-params chooses the rows of intervals.png
+// as gpp summary --params chooses rows: a whole variable, param or output
+// (log_lik and replicates too, when named), or one element by its label
+// or index, in the order named, each element once; elements of one
+// variable named together share a panel. An unknown name is an error.
+func TestChosenIntervalPanels(t *testing.T) {
+	vars := namedVars(1, "a0", 1, "z", 3, "theta", 3)
+	vars[2].axes = [][]string{{"S00", "S01", "S02"}}
+	ps, err := chosenIntervalPanels(vars, []string{"theta[S02]", "a0", "theta", "z[1]", "z[0]", "z.2", "z[1]", "a0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups, n := intervalGroups(ps, intervalMaxRows, intervalMaxPanels)
+	n.chosen = true
+	var names []string
+	for _, g := range groups {
+		var es []string
+		for _, e := range g.elems {
+			es = append(es, e.name)
+		}
+		names = append(names, strings.Join(es, ","))
+	}
+	if got, want := strings.Join(names, " | "), "theta[S02] | a0 | theta[S00],theta[S01] | z[1],z[0]"; got != want {
+		t.Errorf("chosen rows %s, want %s", got, want)
+	}
+	if groups[3].elems[1].col != 1 || groups[0].elems[0].col != 6 {
+		t.Errorf("columns %d, %d", groups[3].elems[1].col, groups[0].elems[0].col)
+	}
+	// z.2 is draws.csv's 1-based column of z[1], already named
+	if len(groups[3].elems) != 2 || n.avail != [2]int{4, 0} {
+		t.Errorf("%+v", n)
+	}
+	// more chosen panels than fit: "chosen" in the heading
+	var many []string
+	big := namedVars(0, "x", 1)
+	for i := range 30 {
+		big = append(big, variable{name: fmt.Sprintf("p%d", i), first: i + 1, elems: []int{0}})
+		many = append(many, fmt.Sprintf("p%d", i))
+	}
+	ps, err = chosenIntervalPanels(big, many)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups, n = intervalGroups(ps, intervalMaxRows, intervalMaxPanels)
+	n.chosen = true
+	if got := intervalTitle("draws", groups, n); !strings.Contains(got, "; the first 24 of 30 chosen") {
+		t.Errorf("title %q", got)
+	}
+	for _, bad := range []string{"nope", "theta[S09]", "a0[0]"} {
+		if _, err := chosenIntervalPanels(vars, []string{bad}); err == nil || !strings.HasPrefix(err.Error(), "--plot-params: ") {
+			t.Errorf("%s: error %v", bad, err)
+		}
+	}
+}
+
+// TestPlotParamsFlag: --plot-params splits at the commas outside brackets
+// (an element W[0, 1] is one name), repeats, and refuses an empty name;
+// it needs --plots, and gpp fit and gpp sample check its names against
+// the model before the run.
+func TestPlotParamsFlag(t *testing.T) {
+	var names []string
+	f := plotParamsFlag{&names}
+	if err := f.Set("theta, W[0, 1]"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Set("a0"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.String(); got != "theta,W[0, 1],a0" {
+		t.Errorf("names %q", got)
+	}
+	if err := f.Set("a,,b"); err == nil {
+		t.Errorf("an empty name taken")
+	}
+
+	d := t.TempDir()
+	model := writeFile(t, d, "m.gpp", "data y: real[N]\nparam mu: real ~ Normal(0, 1)\ny ~ Normal(mu, 1)\noutput y_rep ~ Normal(rep(mu, N), 1)\noutput log_lik = logpdf(y, Normal(rep(mu, N), 1))\noutput m2 = 2 * mu\n")
+	csv := writeFile(t, d, "y.csv", "y\n0.5\n1.5\n-0.2\n")
+	l, err := pipeline.Load(model, []string{csv}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &fitConfig{plots: true, plotParams: []string{"m2", "y_rep[2]", "mu"}}
+	if err := preparePlots(cfg, l); err != nil {
+		t.Errorf("good names: %v", err)
+	}
+	if fmt.Sprint(cfg.intervalOmit) != "map[y_rep:true]" || len(cfg.ppc) != 1 {
+		t.Errorf("omitted %v, %d checks", cfg.intervalOmit, len(cfg.ppc))
+	}
+	for _, bad := range []string{"nu", "y_rep[3]"} {
+		cfg.plotParams = []string{bad}
+		if err := preparePlots(cfg, l); err == nil {
+			t.Errorf("%s taken", bad)
+		}
+	}
+
+	out := filepath.Join(d, "out")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"fit", model, csv, "--plot-params", "mu", "--out", out}, exitUsage, "add --plots"},
+		{[]string{"sample", model, csv, "--plot-params", "mu", "--out", out}, exitUsage, "add --plots"},
+		{[]string{"fit", model, csv, "--plots", "--plot-params", "nu", "--out", out}, exitError, "--plot-params: the draws have no nu"},
+		{[]string{"sample", model, csv, "--plots", "--plot-params", "mu,nu", "--out", out}, exitError, "--plot-params: the draws have no nu"},
+	} {
+		code, _, stderr := runGpp(c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q", c.args, code, stderr)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s written by a refused run", out)
 	}
 }

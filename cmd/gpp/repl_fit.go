@@ -302,7 +302,10 @@ func (r *repl) fitCmd(args []string) {
 	}
 	if writeFiles {
 		if cfg.plots {
-			cfg.ppc = findReplicates(l)
+			if err := preparePlots(cfg, l); err != nil {
+				r.errorf("%v", err)
+				return
+			}
 		}
 		if err := outputClash(cfg, l.Model, r.inputFiles()); err != nil {
 			r.errorf("%v", err)

@@ -165,7 +165,10 @@ func (r *repl) sampleCmd(args []string) {
 	if writeFiles {
 		open = func() (func(), func(), bool) {
 			if cfg.plots {
-				cfg.ppc = findReplicates(l)
+				if err := preparePlots(cfg, l); err != nil {
+					r.errorf("%v", err)
+					return nil, nil, false
+				}
 			}
 			if err := outputClash(cfg, l.Model, r.inputFiles()); err != nil {
 				r.errorf("%v", err)

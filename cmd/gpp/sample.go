@@ -307,7 +307,8 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 	fs.BoolVar(&cfg.verbose, "verbose", false, "a progress line for every tenth of each chain, and the full summary table\n(default false)")
 	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
 	fs.Var(cfg.levels, "levels", levelsUsage)
-	fs.BoolVar(&cfg.plots, "plots", false, "also write trace.png (the traces of the first 4 param elements, chain by chain),\nrank.png (their rank histograms, chain by chain), pairs.png (their pairs plot,\ndivergent transitions in red), intervals.png (the params' intervals; with\n--against, q's beside NUTS's), energy.png (the marginal energy and the energy\ntransitions, with each chain's E-BFMI) and gpp fit's predictive checks\nppc_y.png and ppc_stat_y.png of every data y that a replicate output mirrors,\nand its LOO-PIT check loo_pit_y.png where log_lik has a term per element of y\n(default false)")
+	fs.Var(plotParamsFlag{&cfg.plotParams}, "plot-params", plotParamsUsage)
+	fs.BoolVar(&cfg.plots, "plots", false, "also write trace.png (the traces of the first 4 param elements, chain by chain),\nrank.png (their rank histograms, chain by chain), pairs.png (their pairs plot,\ndivergent transitions in red), intervals.png (the params' and outputs'\nintervals, as gpp fit's; --plot-params chooses; with --against, q's beside\nNUTS's), energy.png (the marginal energy and the energy transitions, with each\nchain's E-BFMI) and gpp fit's predictive checks ppc_y.png and ppc_stat_y.png of\nevery data y that a replicate output mirrors, and its LOO-PIT check\nloo_pit_y.png where log_lik has a term per element of y (default false)")
 	fs.StringVar(&sc.init, "init", "", "start chain c from draw c of the q of a gpp fit of this model: its output `FIT`\ndirectory or its fit.json; of a fit of --restarts R, from restart (c-1) mod R.\nOr a .json file of the params' values, CmdStan's init file (names to numbers,\narrays, arrays of rows for matrices, as write_stan_json writes): every chain\nstarts there, the params it does not name drawn as without --init (default:\neach unconstrained coordinate uniform on (-R, R), --init-radius, as Stan). A\ncomma-separated list of --chains .json files gives each chain its own (as\nCmdStanPy's inits list), and for FILE.json with --chains C, FILE_1.json ...\nFILE_C.json are read when they all exist (CmdStan's convention)")
 	radius := fs.Float64("init-radius", sgvb.InitRadius, "`R` of the random starts: each unconstrained coordinate uniform on (-R, R),\nCmdStan's init=R; 0 starts every coordinate at 0. Not used (a note says so)\nwith --init FIT or a .json file of every param's value")
 	fs.BoolVar(&cfg.momentMatch, "moment-match", false, "where an observation's PSIS-LOO k̂ is above min(1 - 1/log10 S, 0.7) for S draws\n(loo's threshold), move the draws toward its leave-one-out posterior and weight\nthem again (the loo package's loo_moment_match); needs an output log_lik (default false)")
@@ -359,6 +360,9 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 	}
 	if err := validHDI(cfg.hdi); sc.set["hdi"] && err != nil {
 		return usageErr("%v", err)
+	}
+	if msg := plotParamsRefusal(cfg); msg != "" {
+		return usageErr("%s", msg)
 	}
 	evMethodSet := false
 	fs.Visit(func(f *flag.Flag) {
@@ -505,7 +509,10 @@ func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *con
 	}
 	srcs := sources(l.Sources)
 	if cfg.plots {
-		cfg.ppc = findReplicates(l)
+		if err := preparePlots(cfg, l); err != nil {
+			con.note("%v", err)
+			return exitError
+		}
 	}
 	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, dataHash: dataHashes(cfg.data, srcs), cfg: cfg}
 	h.recordData(l)

@@ -56,7 +56,7 @@ func samplePlotFiles(cfg *fitConfig, sd *sampleDraws, af *againstFit) []outputFi
 		{tracePlot, func(w io.Writer) error { return plotTrace(w, sd) }},
 		{rankPlot, func(w io.Writer) error { return plotChainRanks(w, sd) }},
 		{pairsPlot, func(w io.Writer) error { return plotPairs(w, sd) }},
-		sampleIntervalsFile(sd, af),
+		sampleIntervalsFile(cfg, sd, af),
 	}
 	if energyProblem(sd) == "" {
 		out = append(out, outputFile{energyPlot, func(w io.Writer) error { return plotEnergy(w, sd) }})

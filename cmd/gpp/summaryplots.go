@@ -80,9 +80,9 @@ func summaryPlotFiles(files []*drawsFileData, pd *sampleDraws) (out []outputFile
 			tracePlot, rankPlot, pairsPlot, energyPlot, methodName(f)))
 	}
 	out = append(out, outputFile{intervalsPlot, func(w io.Writer) error {
-		groups, params := intervalGroups(pd.ds.vars, intervalMaxRows, intervalMaxPanels)
+		groups, n := intervalGroups(intervalPanels(pd.ds.vars, false, nil), intervalMaxRows, intervalMaxPanels)
 		series := intervalSeries{"draws", intervalColor, func(e intervalElem) []float64 { return pd.ds.cols[e.col] }}
-		return plotIntervals(w, intervalTitle(summaryDrawsWhat(f, pd), groups, params), groups, []intervalSeries{series})
+		return plotIntervals(w, intervalTitle(summaryDrawsWhat(f, pd), groups, n), groups, []intervalSeries{series})
 	}})
 	if f.kind.mcmc() {
 		if why := energyProblem(pd); why != "" {
