@@ -292,6 +292,14 @@ func stanSyntaxHint(toks []lexer.Token, i int) string {
 		return "gpp has no element assignment: a let defines its whole value at once, so build it vectorised (let m = a + b * x), with append_row, cumsum or ar_filter for a recursion, or write the recursion's density (docs/language.md, section 3, Time series); Stan's forward algorithm is hmm_marginal"
 	case tok.Value == "[" && i >= 2 && toks[i-2].Value == "output" && toks[i-1].Type == tokIdent:
 		return outputWhole(toks[i-1].Value)
+	case tok.Value == ":" && i >= 2 && (toks[i-2].Value == "output" || toks[i-2].Value == "let") && toks[i-1].Type == tokIdent:
+		// output theta: real[S] = ..., a declaration's type on a definition
+		kw, name := toks[i-2].Value, toks[i-1].Value
+		h := fmt.Sprintf("%s takes no type: write %s %s = EXPR, whose type and shape come from EXPR", kw, kw, name)
+		if kw == "output" {
+			h += fmt.Sprintf(" (a replicate drawn at each draw is output %s ~ D(args))", name)
+		}
+		return h
 	case tok.Type == tokKeyword && tok.Value == "else":
 		return "an else follows the \"}\" of its if: if COND { ... } else { ... }"
 	case stanPrint(toks, i):
