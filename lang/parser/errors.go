@@ -246,12 +246,21 @@ func findToken(toks []lexer.Token, t lexer.Token) int {
 // stanTypes are Stan's type names that gpp writes otherwise, with what to
 // write, for the error at a declaration ported from Stan.
 var stanTypes = map[string]string{
-	"vector":             "a vector is real[N] (or positive[N], unit[N], ...)",
-	"row_vector":         "a vector is real[N] (or positive[N], unit[N], ...)",
-	"array":              "an array is real[N] or real[N, M] (or int, positive, unit)",
-	"matrix":             "a matrix is real[N, M] (or positive[N, M], ...)",
-	"unit_vector":        "gpp has no unit_vector type",
-	"sum_to_zero_vector": "gpp has no sum_to_zero_vector type",
+	"vector":      "a vector is real[N] (or positive[N], unit[N], ...)",
+	"row_vector":  "a vector is real[N] (or positive[N], unit[N], ...)",
+	"array":       "an array is real[N] or real[N, M] (or int, positive, unit)",
+	"matrix":      "a matrix is real[N, M] (or positive[N, M], ...)",
+	"unit_vector": "gpp has no unit_vector type",
+	// other languages' words for a type
+	"probability": "a probability is unit (or real<lower=0, upper=1>)",
+	"prob":        "a probability is unit (or real<lower=0, upper=1>)",
+	"float":       "a floating-point value is real",
+	"double":      "a floating-point value is real",
+	"integer":     "an integer is int",
+	"bool":        "a 0/1 value is int<lower=0, upper=1>",
+	"logical":     "a 0/1 value is int<lower=0, upper=1>",
+	"count":       "a count is int<lower=0>",
+	"nonnegative": "a value ≥ 0 is real<lower=0> (positive is > 0)",
 }
 
 // stanSyntaxHint returns what to write instead when the token at i, which
@@ -274,6 +283,8 @@ func stanSyntaxHint(toks []lexer.Token, i int) string {
 		return "gpp writes Stan's for (i in 1:N) as for i in 0:N { ... }, without parentheses: a range counts from 0 and stops before its end"
 	case prev == ":" && stanTypes[tok.Value] != "":
 		return stanTypes[tok.Value]
+	case prev == ":" && tok.Type == tokIdent && i >= 3 && (toks[i-3].Value == "param" || toks[i-3].Value == "data"):
+		return "a type is one of int, real, positive, unit, simplex, ordered, positive_ordered, sum_to_zero_vector, sum_to_zero_matrix, cov_matrix, corr_matrix, cholesky_factor_cov or cholesky_factor_corr, with bounds <lower=L, upper=U> and a shape [N, ...] after it"
 	case tok.Value == "=" && keywordArg(toks, i) != "":
 		f, kw := keywordArg(toks, i), toks[i-1].Value
 		if h := precisionHint(f, kw); h != "" {

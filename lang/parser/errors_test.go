@@ -82,7 +82,7 @@ var syntaxErrorTests = []struct {
 	{"param x\n", []string{`1:8: expected ":" after "x", found newline`}},
 	{"param x:\n", []string{`2:1: expected a type after ":", found end of file`}}, // ":" cannot end a line
 	{"param x # no type\n", []string{`1:8: expected ":" after "x", found newline`}},
-	{"param x: foo", []string{`1:10: expected a type after ":", found "foo"`}},
+	{"param x: foo", []string{`1:10: expected a type after ":", found "foo"; a type is one of int, real, positive, unit, simplex, ordered, positive_ordered, sum_to_zero_vector, sum_to_zero_matrix, cov_matrix, corr_matrix, cholesky_factor_cov or cholesky_factor_corr, with bounds <lower=L, upper=U> and a shape [N, ...] after it`}},
 	{"data x: int<size=3>", []string{`1:13: expected "lower" or "upper" after "<", found "size"`}},
 	{"data x: int<lower=0, lower=1>", []string{`1:22: duplicate lower bound`}},
 	{"data x: int[]", []string{`1:13: expected an expression after "[", found "]"`}},
