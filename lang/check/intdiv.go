@@ -11,7 +11,8 @@ import (
 // Stan's int / int truncates (Stan's N / 2 is 3 for N = 7, gpp's 3.5), so
 // a ported model changes meaning without a word. Two literals (1 / 2) are
 // written as meant, and two constants that divide exactly read the same
-// either way: neither is warned of.
+// either way: neither is warned of, nor a real operand (1.0 * r / n, the
+// way the warning gives to say a proportion is meant).
 func (c *checker) intDivisions() {
 	ast.Inspect(c.file, func(n ast.Node) bool {
 		e, ok := n.(*ast.BinaryExpr)
@@ -33,7 +34,8 @@ func (c *checker) intDivisions() {
 		}
 		s := exprString(e)
 		c.info.Warnings = append(c.info.Warnings, ast.Errorf(e.OpPos,
-			"`%s` of two ints is real division in gpp, where Stan's truncates to an int (7 / 2 is 3.5 here, 3 in Stan): write trunc(%s) for Stan's integer division", s, s))
+			"`%s` of two ints is real division in gpp, where Stan's truncates to an int (7 / 2 is 3.5 here, 3 in Stan): write trunc(%s) for Stan's integer division, or 1.0 * %s where the real quotient is meant (a proportion), which is not warned of",
+			s, s, s))
 		return true
 	})
 }
