@@ -88,8 +88,13 @@ func (c *checker) ident(id *ast.Ident) Type {
 	}
 	c.info.Uses[id] = sym
 	if sym.Kind == Output && !c.inOutput {
-		c.errorf(id.NamePos, "`%s` is an output (declared at %s): outputs are computed after the fit and can be used only in later outputs; use a let",
-			id.Name, sym.Pos)
+		cure := "use a let"
+		if o, ok := sym.Decl.(*ast.OutputStmt); ok && o.Dist != nil {
+			// a replicate is drawn at each draw: no let can be
+			cure = fmt.Sprintf("`%s` is drawn at each draw of q, which no let can be, so make what reads it an output too (output NAME = EXPR after %s's)", id.Name, id.Name)
+		}
+		c.errorf(id.NamePos, "`%s` is an output (declared at %s): outputs are computed after the fit and can be used only in later outputs; %s",
+			id.Name, sym.Pos, cure)
 		return invalid
 	}
 	t := sym.Type
