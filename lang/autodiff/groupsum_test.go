@@ -105,6 +105,9 @@ func TestGroupSumBuilderErrors(t *testing.T) {
 		{"code out of range", []int{0, 3, 1, 0}, 3, "group_sum: g[1] = 3 is out of range [0, 3)"},
 		{"negative code", []int{0, 1, -1, 0}, 3, "group_sum: g[2] = -1 is out of range [0, 3)"},
 		{"too few codes", []int{0, 1, 1}, 3, "group_sum: g has 3 codes but x has 4 rows"},
+		// refused before the pattern's K + 1 row starts are made (a K of
+		// 10¹² from the data ran out of memory)
+		{"too many groups", []int{0, 1, 1, 0}, 1e12, "group_sum: a [1000000000000] value would take the model past"},
 	} {
 		b := NewBuilder()
 		x := b.Input("x", Vector(4), testPos)

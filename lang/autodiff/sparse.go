@@ -26,32 +26,46 @@ func (b *Builder) CSRToDense(w ID, n int, v, u []int, pos ast.Pos) ID {
 	if m < 0 || n < 0 || !csrValid(v, u, n) {
 		return b.fail(pos, "csr_to_dense_matrix: invalid sparsity pattern for a [%d, %d] matrix", m, n)
 	}
-	// S's rows are the cells, row-major; count each cell's entries, then
-	// place the entries in cell order (stable, so each cell lists its
-	// entries in their order in w).
-	su := make([]int, m*n+1)
-	for i := 0; i < m; i++ {
-		for _, c := range v[u[i]:u[i+1]] {
-			su[i*n+c+1]++
-		}
+	if !b.fits(m, n) { // before S's m·n + 1 row starts are made
+		return b.fail(pos, "csr_to_dense_matrix: a %v value"+tooBigMsg, Matrix(m, n), MaxElements, MaxElements>>27)
 	}
-	for r := 1; r < len(su); r++ {
-		su[r] += su[r-1]
-	}
-	sv, next := make([]int, len(v)), append([]int(nil), su[:m*n]...)
+	// S's rows are the cells, row-major; each cell lists its entries in
+	// their order in w.
+	cell := make([]int, len(v))
 	for i := 0; i < m; i++ {
 		for k := u[i]; k < u[i+1]; k++ {
-			cell := i*n + v[k]
-			sv[next[cell]] = k
-			next[cell]++
+			cell[k] = i*n + v[k]
 		}
 	}
-	ones := make([]float64, len(v))
-	for k := range ones {
-		ones[k] = 1
-	}
+	ones, sv, su := onesPattern(m*n, len(v), func(k int) int { return cell[k] })
 	z := b.csr(b.Const(ones, Vector(len(v)), pos), w, sv, su, 1, Vector(m*n), pos)
 	return b.Reshape(z, Matrix(m, n), pos)
+}
+
+// onesPattern returns the compressed sparse row form w, v, u of the 0/1
+// matrix of rows rows whose E entries are each a 1 in column e of row
+// row(e): v lists the columns row by row, each row's in increasing order
+// (a stable counting sort), u where each row starts (CSRToDense's and
+// GroupSum's S).
+func onesPattern(rows, E int, row func(e int) int) (w []float64, v, u []int) {
+	u = make([]int, rows+1)
+	for e := range E {
+		u[row(e)+1]++
+	}
+	for r := 1; r < len(u); r++ {
+		u[r] += u[r-1]
+	}
+	v, next := make([]int, E), append([]int(nil), u[:rows]...)
+	for e := range E {
+		r := row(e)
+		v[next[r]] = e
+		next[r]++
+	}
+	w = make([]float64, E)
+	for e := range w {
+		w[e] = 1
+	}
+	return w, v, u
 }
 
 // GroupSum returns the sums of x's elements (x [n]) or rows (x [n, m])
@@ -81,36 +95,20 @@ func (b *Builder) GroupSum(x ID, g []int, k int, pos ast.Pos) ID {
 	case k < 0:
 		return b.fail(pos, "group_sum: %d groups", k)
 	}
-	// Count each group's rows, then list them in row order (a stable
-	// counting sort): u[c] is where group c's rows start among them.
-	u := make([]int, k*m+1)
-	for i, c := range g {
-		if c < 0 || c >= k {
-			return b.fail(pos, "group_sum: g[%d] = %d is out of range [0, %d)", i, c, k)
-		}
-		for j := 0; j < m; j++ {
-			u[c*m+j+1]++
-		}
-	}
-	for r := 1; r < len(u); r++ {
-		u[r] += u[r-1]
-	}
-	v, next := make([]int, n*m), append([]int(nil), u[:k*m]...)
-	for i, c := range g {
-		for j := 0; j < m; j++ {
-			r := c*m + j
-			v[next[r]] = i*m + j
-			next[r]++
-		}
-	}
-	ones := make([]float64, n*m)
-	for i := range ones {
-		ones[i] = 1
-	}
 	out := Vector(k)
 	if sx.Rank == 2 {
 		out = Matrix(k, m)
 	}
+	if !b.fits(k, m) { // before the pattern's k·m + 1 row starts are made
+		return b.fail(pos, "group_sum: a %v value"+tooBigMsg, out, MaxElements, MaxElements>>27)
+	}
+	for i, c := range g {
+		if c < 0 || c >= k {
+			return b.fail(pos, "group_sum: g[%d] = %d is out of range [0, %d)", i, c, k)
+		}
+	}
+	// S's row (c, j) lists x's elements (i, j) of group c in row order.
+	ones, v, u := onesPattern(k*m, n*m, func(e int) int { return g[e/m]*m + e%m })
 	return b.csr(b.Const(ones, Vector(n*m), pos), x, v, u, 2, out, pos)
 }
 

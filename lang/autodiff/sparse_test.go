@@ -124,4 +124,12 @@ func TestCSRBuilderErrors(t *testing.T) {
 			t.Errorf("%s: %v, want model.gpp:3:7: ...%s", c.name, err, c.want)
 		}
 	}
+	// a dense matrix past the tape's numbers, refused before its pattern
+	// of m·n + 1 row starts is made (n = 10¹² ran out of memory)
+	b := NewBuilder()
+	w := b.Input("w", Vector(2), testPos)
+	_, err := b.Finish(b.Sum(b.CSRToDense(w, 1e12, []int{0, 1}, []int{0, 1, 2}, at(3, 7)), testPos))
+	if want := "model.gpp:3:7: csr_to_dense_matrix: a [2, 1000000000000] value would take the model past"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("a [2, 10¹²] dense matrix: %v, want %s...", err, want)
+	}
 }

@@ -60,4 +60,13 @@ func TestComputedRowErrors(t *testing.T) {
 		// y of one row, ts of the one before: no one row
 		{"target += sum(log(1 + xi[g[1:3]] .* (y[1:3] - ts[0:2])))\n", "a.gpp:10:15: log: argument -1 < 0 (element [0])"},
 	})
+	// g of labels (m 0, n 1): the row holds n, not the code 1, so the
+	// note gives the row's other cells alone
+	lab, err := data.ReadCSV("d.csv", strings.NewReader("g,ts,y\nm,0.5,0.2\nn,0.5,2.5\nm,1,0.3\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFitErrors(t, "a.gpp", decls, data.Input{File: "d.csv", Table: lab}, []srcWant{
+		{"target += sum(log(1 + xi[g] .* (y - (a[g] + b * ts))))\n", "a.gpp:10:15: log: argument -1.5 < 0 (element [1]); the argument is computed from the row at d.csv:3 (y = 2.5, ts = 0.5) and params xi[1], a[1], b"},
+	})
 }

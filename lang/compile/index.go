@@ -35,12 +35,14 @@ type sel struct {
 // gatherSel gathers the elements (rows) s.many of id; where they are int
 // data read unchanged, with their cells (Builder.GatherData), so that an
 // error at a value computed from a row names the row's index (xi[gauge]'s
-// gauge) with its other cells.
-func gatherSel(b *autodiff.Builder, id autodiff.ID, s sel) autodiff.ID {
-	if s.at != nil && s.data != "" && s.atExpr == "" {
-		return b.GatherData(id, s.many, s.data, s.at, s.pos)
+// gauge) with its other cells. Not for label-coded data: the row's note
+// gives a cell's value, and a code (gauge = 0) is not what the file holds
+// (Severn).
+func (l *lowerer) gatherSel(id autodiff.ID, s sel) autodiff.ID {
+	if a := l.data[s.data]; s.at != nil && s.data != "" && s.atExpr == "" && (a == nil || a.Levels == nil || len(a.Levels.Labels) == 0) {
+		return l.b.GatherData(id, s.many, s.data, s.at, s.pos)
 	}
-	return b.Gather(id, s.many, s.pos)
+	return l.b.Gather(id, s.many, s.pos)
 }
 
 // inRange reports whether every index of a selMany is in [0, n). The
@@ -336,7 +338,7 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 			if s.rows != nil {
 				return b.GatherSub(v, s.many, s.data, s.rows, s.pos)
 			}
-			return gatherSel(b, v, s)
+			return l.gatherSel(v, s)
 		}
 		return v
 	}

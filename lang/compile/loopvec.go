@@ -234,17 +234,12 @@ func (l *lowerer) vecNested(s *ast.ForStmt) {
 // loop: element (i_k, j_k) of X for each row k, gathered from X's
 // elements row by row.
 func (l *lowerer) cells(e *ast.IndexExpr, x value, r, c sel) value {
-	var cols int
-	switch {
-	case x.isInt && len(x.shape) == 2:
-		cols = x.shape[1]
-	case x.node && l.b.Shape(x.id).Rank == 2:
-		cols = l.b.Shape(x.id).Cols
-	default:
+	dims := l.valueDims(x)
+	if len(dims) != 2 {
 		l.errorf(e.Lbrack, "two indices need a matrix")
 		return value{}
 	}
-	flat := rowCells(r, c, cols)
+	flat := rowCells(r, c, dims[1])
 	if x.isInt {
 		w := value{ints: make([]int, len(flat)), shape: []int{len(flat)}, isInt: true, data: x.data}
 		for k, f := range flat {
