@@ -83,6 +83,11 @@ type fitConfig struct {
 	// hdi is --hdi P (gpp fit, sample and predict): the summary's
 	// highest-density intervals of probability P (0: none).
 	hdi float64
+	// percentiles is --percentiles P,P,... as given (gpp fit, sample and
+	// predict); probs its probabilities, nil for the default 5, 50, 95
+	// (percentilesOf).
+	percentiles string
+	probs       []float64
 
 	temps        *tempFiles          // temporary output files, removed on a hard exit
 	afterEval    func(sgvb.Progress) // tests: called after each ELBO evaluation
@@ -160,7 +165,8 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
 	fs.Var(cfg.levels, "levels", levelsUsage)
 	fs.Float64Var(&cfg.hdi, "hdi", 0, hdiFlagUsage)
-	fs.BoolVar(&cfg.prior, "prior", false, "fit nothing: draw --output-draws sets of params from their priors and\nevaluate the outputs at each (a prior predictive check); only --seed,\n--output-draws, --out (default gpp-prior), --set, --plots (the checks\nppc_y.png and ppc_stat_y.png alone), --hdi, --quiet and --verbose apply (default\nfalse)")
+	fs.StringVar(&cfg.percentiles, "percentiles", defaultPercentilesFlag, percentilesFlagUsage)
+	fs.BoolVar(&cfg.prior, "prior", false, "fit nothing: draw --output-draws sets of params from their priors and\nevaluate the outputs at each (a prior predictive check); only --seed,\n--output-draws, --out (default gpp-prior), --set, --plots (the checks\nppc_y.png and ppc_stat_y.png alone), --hdi, --percentiles, --quiet and\n--verbose apply (default false)")
 	return fs, cfg, v
 }
 
@@ -181,7 +187,8 @@ approximation: the normal at the mode of the unconstrained density with
 best by ELBO of the normals along an L-BFGS path, 4 paths mixed by
 default), then writes to the output directory, each file
 atomically: summary.csv (mean, sd, 5/50/95 % quantiles of every latent and
-output element; with --hdi P, as gpp sample's and az.summary's, the
+output element, or with --percentiles P,P,... those, as gpp summary's; with
+--hdi P, as gpp sample's and az.summary's, the
 highest-density interval of probability P of the same draws, two columns
 after the quantiles named as ArviZ's: hdi_3% and hdi_97% for 0.94),
 draws.csv (CmdStan's variational CSV: the mean of q, then --output-draws
@@ -326,6 +333,9 @@ func parseFitArgsPaths(args []string, stdout, stderr io.Writer, paths int) (*fit
 	if err := validHDI(cfg.hdi); set["hdi"] && err != nil {
 		return usageErr("%v", err)
 	}
+	if err := cfg.parsePercentiles(); err != nil {
+		return usageErr("%v", err)
+	}
 	if cfg.prior {
 		var bad []string
 		fs.Visit(func(f *flag.Flag) {
@@ -334,7 +344,7 @@ func parseFitArgsPaths(args []string, stdout, stderr io.Writer, paths int) (*fit
 			}
 		})
 		if len(bad) > 0 {
-			return usageErr("%s: not with --prior, which fits nothing (it takes --seed, --output-draws, --out, --set, --plots, --hdi, --quiet and --verbose)", strings.Join(bad, ", "))
+			return usageErr("%s: not with --prior, which fits nothing (it takes --seed, --output-draws, --out, --set, --plots, --hdi, --percentiles, --quiet and --verbose)", strings.Join(bad, ", "))
 		}
 		if !set["out"] {
 			cfg.out = defaultPriorOut
@@ -1301,7 +1311,7 @@ func plural(n int) string {
 func writeOutputs(cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) ([]string, error) {
 	var names []string
 	files := []outputFile{
-		{summaryFile, func(w io.Writer) error { return writeSummaryCSV(w, ds, st, percentiles{hdiProb: cfg.hdi}) }},
+		{summaryFile, func(w io.Writer) error { return writeSummaryCSV(w, ds, st, cfg.percentilesOf(ds.cols, st)) }},
 		{drawsFile, func(w io.Writer) error { return writeDrawsCSV(w, h, ds) }},
 	}
 	if !cfg.prior && cfg.predict == "" { // prior draws and predictions have no ELBO and no q for --init
@@ -1375,11 +1385,14 @@ func printLOOLines(w io.Writer, ds *drawSet) {
 // returns how many sds it marked too small (h.narrow): those of elements
 // past the rows shown are not.
 func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) int {
-	t := &table{right: []bool{false, false, true, true, true, true, true, true, true, true}}
-	pc := percentiles{hdiProb: cfg.hdi}
-	head := pc.hdiHead([]string{"name", "family", "mean", "sd", "5%", "50%", "95%"})
+	pc := cfg.percentilesOf(ds.cols, st)
+	head := pc.hdiHead(pc.head([]string{"name", "family", "mean", "sd"}, "", "%"))
 	if h.mix != nil {
 		head = append(head, "R̂")
+	}
+	t := &table{right: make([]bool, len(head))}
+	for i := 2; i < len(head); i++ {
+		t.right[i] = true
 	}
 	t.row(head...)
 	marked := 0 // the sds marked too small (h.narrow)
@@ -1390,7 +1403,7 @@ func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []st
 				break
 			}
 			s := st[v.first+j]
-			row := []string{v.elemName(k), v.familyOf(k), num3(s.mean), sdCell(s.sd, &v, k, h.narrow, &marked), num3(s.q5), num3(s.q50), num3(s.q95)}
+			row := pc.cells([]string{v.elemName(k), v.familyOf(k), num3(s.mean), sdCell(s.sd, &v, k, h.narrow, &marked)}, v.first+j, num3)
 			row = pc.hdiCells(row, s, num3)
 			if h.mix != nil {
 				row = append(row, rhatText(s.rhat))

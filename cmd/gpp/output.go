@@ -1292,10 +1292,11 @@ func (v *variable) familyOf(k int) string {
 	return v.family
 }
 
-// writeSummaryCSV writes summary.csv; with restarts it has a column rhat.
+// writeSummaryCSV writes summary.csv, a column qP for each percentile P
+// of pc (q5, q50 and q95 by default); with restarts it has a column rhat.
 func writeSummaryCSV(w io.Writer, ds *drawSet, st []stats, pc percentiles) error {
 	cw := csv.NewWriter(w)
-	head := pc.hdiHead([]string{"name", "family", "mean", "sd", "q5", "q50", "q95"})
+	head := pc.hdiHead(pc.head([]string{"name", "family", "mean", "sd"}, "q", ""))
 	if ds.comp != nil {
 		head = append(head, "rhat")
 	}
@@ -1303,8 +1304,7 @@ func writeSummaryCSV(w io.Writer, ds *drawSet, st []stats, pc percentiles) error
 	for _, v := range ds.vars {
 		for j, k := range v.elems {
 			s := st[v.first+j]
-			row := []string{v.elemName(k), v.familyOf(k),
-				formatNum(s.mean), formatNum(s.sd), formatNum(s.q5), formatNum(s.q50), formatNum(s.q95)}
+			row := pc.cells([]string{v.elemName(k), v.familyOf(k), formatNum(s.mean), formatNum(s.sd)}, v.first+j, formatNum)
 			row = pc.hdiCells(row, s, formatNum)
 			if ds.comp != nil {
 				row = append(row, formatNum(s.rhat))

@@ -182,6 +182,7 @@ func cmdPredict(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&cfg.plots, "plots", false, "also write the predictive checks ppc_y.png and ppc_stat_y.png of every data y\nthat the new data give and a replicate output mirrors, as gpp fit --plots does (default false)")
 	fs.StringVar(&v.draw, "draw", "", "the left-out observed data to draw from their ~, as `NAMES` (y or y,z) or none (default: every one)")
 	fs.Float64Var(&cfg.hdi, "hdi", 0, hdiFlagUsage)
+	fs.StringVar(&cfg.percentiles, "percentiles", defaultPercentilesFlag, percentilesFlagUsage)
 	fs.BoolVar(&v.newLevels, "new-levels", false, "draw the elements that the new data add to a param (a group the fit did not\nsee, a new label) from the param's prior at each draw (default false)")
 	pos, code, ok := parseCommand(fs, args, stdout)
 	if !ok {
@@ -208,6 +209,9 @@ func cmdPredict(args []string, stdout, stderr io.Writer) int {
 		return usageErr("%v", err)
 	}
 	if err := validHDI(cfg.hdi); set["hdi"] && err != nil {
+		return usageErr("%v", err)
+	}
+	if err := cfg.parsePercentiles(); err != nil {
 		return usageErr("%v", err)
 	}
 	cfg.model, cfg.data = pos[1], pos[2:]

@@ -488,9 +488,13 @@ func (r *repl) dataHashes() []string {
 // 0-based element names in row-major order, then the diagnostics, with
 // where q started unless it was the default start: fit n's start line.
 func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ev *evidenceOutcome, ds *drawSet, st []stats, written []string, n int, start string, narrow map[string]bool) {
-	t := &table{right: []bool{false, false, true, true, true, true, true, true, true}}
-	pc := percentiles{hdiProb: cfg.hdi}
-	t.row(pc.hdiHead([]string{"name", "family", "mean", "sd", "5%", "50%", "95%"})...)
+	pc := cfg.percentilesOf(ds.cols, st)
+	head := pc.hdiHead(pc.head([]string{"name", "family", "mean", "sd"}, "", "%"))
+	t := &table{right: make([]bool, len(head))}
+	for i := 2; i < len(head); i++ {
+		t.right[i] = true
+	}
+	t.row(head...)
 	marked := 0 // the sds marked too small (narrow)
 	for _, v := range ds.vars {
 		col := make([]int, len(v.elems)) // row-major element → column
@@ -503,7 +507,7 @@ func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ev *evidenceOut
 				break
 			}
 			s := st[c]
-			t.row(pc.hdiCells([]string{v.elemName(k), v.family, num3(s.mean), sdCell(s.sd, &v, k, narrow, &marked), num3(s.q5), num3(s.q50), num3(s.q95)}, s, num3)...)
+			t.row(pc.hdiCells(pc.cells([]string{v.elemName(k), v.family, num3(s.mean), sdCell(s.sd, &v, k, narrow, &marked)}, c, num3), s, num3)...)
 		}
 	}
 	t.print(w)

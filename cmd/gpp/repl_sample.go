@@ -216,7 +216,7 @@ func (r *repl) sampleCmd(args []string) {
 	}
 	r.samples++
 	r.sample = &replSample{run: run, n: r.samples, seed: sc.nuts.Seed, lats: l.Model.Latents, dim: l.Model.Dim, made: r.fitOf(r.sets)}
-	printSampleReport(r.out, con, sc, l, af, run, func() { printReplSample(r.out, cfg.verbose, run) })
+	printSampleReport(r.out, con, sc, l, af, run, func() { printReplSample(r.out, cfg.verbose, run, cfg.percentilesOf(run.sd.ds.cols, run.st)) })
 	if run.sd.interrupted {
 		con.note("interrupted: the session keeps the first %d draws of each chain", run.sd.n)
 	}
@@ -251,10 +251,14 @@ func (r *repl) againstLastFit(m *compile.Model) (*againstFit, error) {
 
 // printReplSample prints a sample's table as gpp sample's, with the
 // REPL's 0-based element names in row-major order (at most replMaxElems
-// of each variable without --verbose).
-func printReplSample(w io.Writer, verbose bool, run *sampleRun) {
-	t := &table{right: []bool{false, true, true, true, true, true, true, true, true, true}}
-	t.row("name", "mean", "mcse", "sd", "5%", "50%", "95%", "ess_bulk", "ess_tail", "R̂")
+// of each variable without --verbose), the percentiles of pc.
+func printReplSample(w io.Writer, verbose bool, run *sampleRun, pc percentiles) {
+	head := append(pc.head([]string{"name", "mean", "mcse", "sd"}, "", "%"), "ess_bulk", "ess_tail", "R̂")
+	t := &table{right: make([]bool, len(head))}
+	for i := 1; i < len(head); i++ {
+		t.right[i] = true
+	}
+	t.row(head...)
 	for _, v := range run.sd.ds.vars {
 		col := make([]int, len(v.elems)) // row-major element → column
 		for j, k := range v.elems {
@@ -266,8 +270,8 @@ func printReplSample(w io.Writer, verbose bool, run *sampleRun) {
 				break
 			}
 			s, m := run.st[c], run.ms[c]
-			t.row(v.elemName(k), num3(s.mean), num3(m.mcse), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95),
-				essText(m.essBulk), essText(m.essTail), rhatText(m.rhat))
+			t.row(append(pc.cells([]string{v.elemName(k), num3(s.mean), num3(m.mcse), num3(s.sd)}, c, num3),
+				essText(m.essBulk), essText(m.essTail), rhatText(m.rhat))...)
 		}
 	}
 	t.print(w)
@@ -303,7 +307,7 @@ func (r *repl) showSample(args []string) {
 	ds := *sd.ds
 	ds.vars = vars
 	run.sd.ds = &ds
-	printReplSample(r.out, len(args) > 0, &run)
+	printReplSample(r.out, len(args) > 0, &run, defaultPercentiles(run.st, 0))
 }
 
 // latNames lists the sample's params.

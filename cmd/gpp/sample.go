@@ -126,7 +126,8 @@ coordinates of a simplex, and the log density includes the Jacobian of that
 map (docs/inference.md, "gpp sample").
 
 It writes to --out (default gpp-sample), each file atomically, under fit's
-lock: summary.csv (fit's columns, with --hdi P the highest-density
+lock: summary.csv (fit's columns, q5, q50 and q95 or those of
+--percentiles P,P,..., with --hdi P the highest-density
 interval's two after q95, named as ArviZ's: hdi_3% and hdi_97% for 0.94;
 then mcse_mean, ess_bulk, ess_tail and rhat of every param and output
 element: rank-normalised split R̂ and ESS as Stan ≥ 2.30 and the
@@ -316,6 +317,7 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 	fs.BoolVar(&cfg.evidence, "evidence", false, "estimate the log evidence log p(y), the marginal likelihood of Bayes factors,\nby bridge sampling (R's bridgesampling, method normal; --evidence-method): the\nfirst half of each chain fits a normal proposal on the unconstrained\ncoordinates, and the second halves and as many proposal draws bridge the\nposterior to it; with its se (Frühwirth-Schnatter's relative error). Written\nto evidence.json, which gpp compare --evidence reads. Refused for a param with\nno prior on an unbounded support (p(y) is not defined); terms gpp cannot know\nto be normalised (target +=, user densities) are warned about (default false)")
 	evMethod := fs.String("evidence-method", "normal", "with --evidence, bridge sampling's proposal (bridgesampling's method): normal,\nthe fitted normal, or warp3, the posterior standardised by it and warped to\nsymmetry, then bridged to the standard normal (Meng & Schilling's warp-III),\nwhich also matches a skewed posterior's third moment, for N1 + N2 more\nevaluations of the log joint")
 	fs.Float64Var(&cfg.hdi, "hdi", 0, hdiFlagUsage)
+	fs.StringVar(&cfg.percentiles, "percentiles", defaultPercentilesFlag, percentilesFlagUsage)
 	fs.StringVar(&cfg.against, "against", "", "compare the q of a gpp fit of this model with the draws: its output `FIT`\ndirectory (or its summary.csv or fit.json); writes against.csv")
 	fs.BoolVar(&sc.fixedParam, "fixed-param", false, "Stan's fixed_param sampler instead of NUTS: every chain keeps the params where\nit starts (--init FILE.json of every param's value, --init FIT, or the random\nstart) and draws the outputs afresh at each of --draws iterations, to simulate\ndata from known params; no warm-up. A model with no params runs it anyway\n(default false)")
 	usageErr := func(format string, args ...any) (*sampleConfig, int, bool) {
@@ -363,6 +365,9 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 	}
 	if msg := plotParamsRefusal(cfg); msg != "" {
 		return usageErr("%s", msg)
+	}
+	if err := cfg.parsePercentiles(); err != nil {
+		return usageErr("%v", err)
 	}
 	evMethodSet := false
 	fs.Visit(func(f *flag.Flag) {
@@ -1161,7 +1166,7 @@ func printSampleTable(w io.Writer, cfg *fitConfig, sd *sampleDraws, st []stats, 
 			rows = append(rows, summaryRow{name: v.elemName(k), v: v.name, family: v.familyOf(k), col: v.first + j})
 		}
 	}
-	printMCMCTable(w, rows, st, ms, defaultPercentiles(st, cfg.hdi), 3)
+	printMCMCTable(w, rows, st, ms, cfg.percentilesOf(sd.ds.cols, st), 3)
 }
 
 // summaryRow is one row of a sample's summary: an element's name, its
@@ -1232,6 +1237,47 @@ func validHDI(p float64) error {
 	return nil
 }
 
+// percentilesFlagUsage is --percentiles' usage in gpp fit, sample and
+// predict.
+const percentilesFlagUsage = "the percentiles of the table and summary.csv, `P,P,...` in [0, 100], as gpp\nsummary's: columns P% in the table and qP in summary.csv (2.5,50,97.5 for 95 %\nintervals: 2.5%, 50%, 97.5% and q2.5, q50, q97.5)"
+
+// parsePercentiles sets cfg.probs from --percentiles (parsePercentiles).
+func (cfg *fitConfig) parsePercentiles() error {
+	probs, err := parsePercentiles(cfg.percentiles)
+	cfg.probs = probs
+	return err
+}
+
+// percentilesOf are the percentiles that cfg's summary reports of the
+// draws cols, summarised as st: st's 5 %, 50 % and 95 % quantiles by
+// default, else those of --percentiles (percentilesAt, as gpp summary
+// computes them), with --hdi's HDIs.
+func (cfg *fitConfig) percentilesOf(cols [][]float64, st []stats) percentiles {
+	if cfg.probs == nil {
+		return defaultPercentiles(st, cfg.hdi)
+	}
+	pc := percentilesAt(cols, cfg.probs)
+	pc.hdiProb = cfg.hdi
+	return pc
+}
+
+// head appends the names of pc's percentile columns to head, each
+// percentile P as prefix+P+suffix: "q5" in summary.csv, "5%" in a table.
+func (pc percentiles) head(head []string, prefix, suffix string) []string {
+	for _, p := range pc.probs {
+		head = append(head, prefix+pctText(p)+suffix)
+	}
+	return head
+}
+
+// cells appends column col's percentiles, formatted by f, to cells.
+func (pc percentiles) cells(cells []string, col int, f func(float64) string) []string {
+	for _, q := range pc.q[col] {
+		cells = append(cells, f(q))
+	}
+	return cells
+}
+
 // defaultPercentiles are gpp's 5 %, 50 % and 95 % quantiles, as st holds
 // them, and its HDIs of probability hdi (0: none).
 func defaultPercentiles(st []stats, hdi float64) percentiles {
@@ -1263,10 +1309,7 @@ func pctText(p float64) string { return strconv.FormatFloat(100*p, 'f', -1, 64) 
 // means, sds and percentiles to sig significant digits, the ESS whole and
 // R̂ to 2 decimals.
 func printMCMCTable(w io.Writer, rows []summaryRow, st []stats, ms []mcmcStats, pc percentiles, sig int) {
-	head := []string{"name", "mean", "mcse", "sd"}
-	for _, p := range pc.probs {
-		head = append(head, pctText(p)+"%")
-	}
+	head := pc.head([]string{"name", "mean", "mcse", "sd"}, "", "%")
 	head = append(pc.hdiHead(head), "ess_bulk", "ess_tail", "R̂")
 	t := &table{right: make([]bool, len(head))}
 	for i := 1; i < len(head); i++ {
@@ -1280,10 +1323,7 @@ func printMCMCTable(w io.Writer, rows []summaryRow, st []stats, ms []mcmcStats, 
 			continue
 		}
 		s, m := st[r.col], ms[r.col]
-		cells := []string{r.name, num(s.mean), num(m.mcse), num(s.sd)}
-		for _, q := range pc.q[r.col] {
-			cells = append(cells, num(q))
-		}
+		cells := pc.cells([]string{r.name, num(s.mean), num(m.mcse), num(s.sd)}, r.col, num)
 		cells = pc.hdiCells(cells, s, num)
 		t.row(append(cells, essText(m.essBulk), essText(m.essTail), rhatText(m.rhat))...)
 	}
@@ -1469,7 +1509,7 @@ func writeSampleOutputs(cfg *fitConfig, sc *sampleConfig, h drawsHeader, sd *sam
 // (added later: the first 11 columns keep their places for readers by
 // position).
 func writeSampleSummaryCSV(w io.Writer, cfg *fitConfig, sd *sampleDraws, st []stats, ms []mcmcStats) error {
-	return writeMCMCSummaryCSV(w, elemRows(sd.ds.vars), st, ms, defaultPercentiles(st, cfg.hdi))
+	return writeMCMCSummaryCSV(w, elemRows(sd.ds.vars), st, ms, cfg.percentilesOf(sd.ds.cols, st))
 }
 
 // writeMCMCSummaryCSV writes the rows of a summary.csv, a column qP for
@@ -1477,10 +1517,7 @@ func writeSampleSummaryCSV(w io.Writer, cfg *fitConfig, sd *sampleDraws, st []st
 // the HDI's ends, named as ArviZ's (hdi_3%, hdi_97%).
 func writeMCMCSummaryCSV(w io.Writer, rows []summaryRow, st []stats, ms []mcmcStats, pc percentiles) error {
 	cw := csv.NewWriter(w)
-	head := []string{"name", "family", "mean", "sd"}
-	for _, p := range pc.probs {
-		head = append(head, "q"+pctText(p))
-	}
+	head := pc.head([]string{"name", "family", "mean", "sd"}, "q", "")
 	cw.Write(append(pc.hdiHead(head), "mcse_mean", "ess_bulk", "ess_tail", "rhat",
 		"mcse_sd", "mcse_q5", "mcse_q50", "mcse_q95", "mad"))
 	for _, r := range rows {
@@ -1488,10 +1525,7 @@ func writeMCMCSummaryCSV(w io.Writer, rows []summaryRow, st []stats, ms []mcmcSt
 			continue
 		}
 		s, m := st[r.col], ms[r.col]
-		cells := []string{r.name, r.family, formatNum(s.mean), formatNum(s.sd)}
-		for _, q := range pc.q[r.col] {
-			cells = append(cells, formatNum(q))
-		}
+		cells := pc.cells([]string{r.name, r.family, formatNum(s.mean), formatNum(s.sd)}, r.col, formatNum)
 		cells = pc.hdiCells(cells, s, formatNum)
 		cw.Write(append(cells, formatNum(m.mcse), formatNum(m.essBulk), formatNum(m.essTail), formatNum(m.rhat),
 			formatNum(m.mcseSD), formatNum(m.mcseQ[0]), formatNum(m.mcseQ[1]), formatNum(m.mcseQ[2]), formatNum(m.mad)))

@@ -101,7 +101,7 @@ type summaryConfig struct {
 
 func cmdSummary(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("summary", summarySynopsis, summaryHelpText, stderr)
-	pcts := fs.String("percentiles", "5,50,95", "the percentiles to show, `P,P,...` in [0, 100]")
+	pcts := fs.String("percentiles", defaultPercentilesFlag, "the percentiles to show, `P,P,...` in [0, 100]")
 	params := fs.String("params", "", "show only these params or elements, `a,b.2,...` (default all)")
 	hdi := fs.Float64("hdi", 0, hdiFlagUsage)
 	sig := fs.Int("sig-figs", 3, "significant digits of the table's numbers, `N` from 1 to 15")
@@ -129,15 +129,11 @@ func cmdSummary(args []string, stdout, stderr io.Writer) int {
 	if *sig < 1 || *sig > 15 {
 		return usageError(stderr, "summary", summarySynopsis, "--sig-figs %d: give 1 to 15 significant digits", *sig)
 	}
-	if *pcts != "5,50,95" {
-		for _, p := range strings.Split(*pcts, ",") {
-			v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-			if err != nil || !(v >= 0 && v <= 100) {
-				return usageError(stderr, "summary", summarySynopsis, "--percentiles %s: %q is not a percentile from 0 to 100", *pcts, p)
-			}
-			sc.probs = append(sc.probs, v/100)
-		}
+	probs, err := parsePercentiles(*pcts)
+	if err != nil {
+		return usageError(stderr, "summary", summarySynopsis, "%v", err)
 	}
+	sc.probs = probs
 	if *params != "" {
 		for _, p := range splitParams(*params) {
 			sc.params = append(sc.params, strings.TrimSpace(p))
@@ -551,6 +547,28 @@ func pickRows(vars []variable, rows []summaryRow, specs []string) ([]summaryRow,
 		}
 	}
 	return out, nil
+}
+
+// defaultPercentilesFlag is --percentiles' default, gpp's 5 %, 50 % and
+// 95 % quantiles (defaultPercentiles).
+const defaultPercentilesFlag = "5,50,95"
+
+// parsePercentiles parses --percentiles P,P,... (gpp summary, fit, sample
+// and predict), percentiles from 0 to 100, as probabilities; nil for the
+// default, whose quantiles every summary's stats hold already.
+func parsePercentiles(arg string) ([]float64, error) {
+	if arg == defaultPercentilesFlag {
+		return nil, nil
+	}
+	var probs []float64
+	for _, p := range strings.Split(arg, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || !(v >= 0 && v <= 100) {
+			return nil, fmt.Errorf("--percentiles %s: %q is not a percentile from 0 to 100", arg, p)
+		}
+		probs = append(probs, v/100)
+	}
+	return probs, nil
 }
 
 // percentilesAt are the quantiles of every column at probs (R's type 7,
