@@ -57,13 +57,15 @@ func TestBindCodeSizes(t *testing.T) {
 			[]Input{csvInput(t, "", "d.csv", "subj,item\n0,4\n1,5\n2,6\n3,8\n")}, nil,
 			9, "d.csv: S = 9 from the largest value of item (8) + 1 (subj's is 3); code 7 has no rows: terms indexed by subj or item say nothing of its group; give S if there are groups past code 8 too"},
 		{"--set wins", zeroBased, []Input{csvInput(t, "", "d.csv", ids("subj", 0, 1, 2))}, map[string]string{"S": "25"},
-			25, ""},
+			25, "d.csv: S = 25 (given: codes 0 to 24); codes 3, 4, 5, 6, 7, … (22 in all) have no rows: terms indexed by subj say nothing of their groups"},
 		{"a JSON key wins", zeroBased, []Input{csvInput(t, "", "d.csv", ids("subj", 0, 1, 2)), jsonInput(t, "s.json", `{"S": 7}`)}, nil,
-			7, ""},
+			7, "d.csv: S = 7 (given: codes 0 to 6); codes 3, 4, 5, 6 have no rows: terms indexed by subj say nothing of their groups"},
 		{"labels win", zeroBased, []Input{csvInput(t, "", "d.csv", "subj\nann\nbob\n")}, nil,
 			2, `d.csv: column "subj": 2 labels coded 0 to 1 in sorted order (ann 0, bob 1); S = 2 from their count`},
 		{"data it sizes win", zeroBased + "data w: real[S]\n", []Input{csvInput(t, "", "d.csv", ids("subj", 0, 1)), jsonInput(t, "w.json", `{"w": [1, 2, 3, 4]}`)}, nil,
-			4, ""},
+			4, "d.csv: S = 4 (given: codes 0 to 3); codes 2, 3 have no rows: terms indexed by subj say nothing of their groups"},
+		{"--set filled", zeroBased, []Input{csvInput(t, "", "d.csv", ids("subj", 0, 1, 2))}, map[string]string{"S": "3"},
+			3, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			info := checked(t, c.model)

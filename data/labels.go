@@ -88,6 +88,74 @@ func LevelNotes(info *check.Info, bound map[string]*Array, fit bool) []string {
 		}
 		notes = append(notes, fmt.Sprintf("%s: %d label%s coded as %s (%s)%s", where, len(here), plural(len(here)), fitted, listCodes(*lv, here, most), bounds))
 	}
+	if !fit {
+		notes = append(notes, givenSizeNotes(info, bound)...)
+	}
+	return notes
+}
+
+// givenSizeNotes notes, for each int size S that an input gave (--set,
+// a JSON key, a matrix's shape) and that numeric group ids bound above
+// (upper=S or S − c), the codes in range that no id holds, as the note of
+// an S bound from the ids does (boundByCodes): --set S=25 over subjects
+// 0..19 leaves five groups that the ids' terms say nothing of, a typo
+// or new groups meant for prediction. Labelled columns have their own
+// warning (labelAxisWarnings).
+func givenSizeNotes(info *check.Info, bound map[string]*Array) []string {
+	type ids struct {
+		names []string
+		held  map[int]bool
+		lo, c int
+		file  string
+	}
+	bySize := map[string]*ids{}
+	var order []string
+	for _, d := range info.Data {
+		a := bound[d.Name]
+		if a == nil || a.Levels != nil || d.Elem != check.Int || len(d.Dims) != 1 || d.Observed {
+			continue
+		}
+		name, c := sizeBound(d)
+		j := bound[name]
+		if name == "" || j == nil || j.codesNote != "" || len(j.Values) != 1 {
+			continue // bound from the ids (their note says it) or not a size
+		}
+		g := bySize[name]
+		if g == nil {
+			g = &ids{held: map[int]bool{}, c: c}
+			if d.Lower != nil {
+				g.lo = int(*d.Lower)
+			}
+			g.file = a.Pos.File
+			bySize[name] = g
+			order = append(order, name)
+		}
+		g.names = append(g.names, d.Name)
+		for i, v := range a.Values {
+			if !a.isMissing(i) {
+				g.held[int(v)] = true
+			}
+		}
+	}
+	var notes []string
+	for _, name := range order {
+		g := bySize[name]
+		hi := int(bound[name].Values[0]) - g.c
+		var empty []int
+		for k := g.lo; k <= hi; k++ {
+			if !g.held[k] {
+				empty = append(empty, k)
+			}
+		}
+		if len(empty) == 0 || len(g.held) == 0 {
+			continue
+		}
+		where := g.file
+		if where != "" {
+			where += ": "
+		}
+		notes = append(notes, fmt.Sprintf("%s%s = %g (given: codes %d to %d); %s", where, name, bound[name].Values[0], g.lo, hi, noRows(strings.Join(g.names, " or "), empty)))
+	}
 	return notes
 }
 
