@@ -65,29 +65,12 @@ func drawsByName(t *testing.T, path string, plain bool) map[string][]float64 {
 		}
 		return out
 	}
-	src, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var head []string
-	for _, l := range strings.Split(string(src), "\n") {
-		if l == "" || strings.HasPrefix(l, "#") {
-			continue
-		}
-		cells := strings.Split(l, ",")
-		if head == nil {
-			head = cells
-			continue
-		}
-		for i, c := range cells {
-			if head[i] == "chain__" || head[i] == "draw__" {
-				continue
+	_, head, rows := readStanCSV(t, path)
+	for _, r := range rows {
+		for i, v := range r {
+			if head[i] != "chain__" && head[i] != "draw__" {
+				out[head[i]] = append(out[head[i]], v)
 			}
-			v, err := strconv.ParseFloat(c, 64)
-			if err != nil {
-				t.Fatalf("%s: %s: %v", path, head[i], err)
-			}
-			out[head[i]] = append(out[head[i]], v)
 		}
 	}
 	return out

@@ -54,7 +54,7 @@ func (g *groupMeans) LogJoint(x, grad []float64) (float64, error) {
 
 func (g *groupMeans) Clone() Target { return g }
 
-// groupLatents returns the latents of g: μ real, σ positive with its
+// latents returns the latents of g: μ real, σ positive with its
 // prior mean as Init (as the compiler gives it).
 func (g *groupMeans) latents() []Latent {
 	J := len(g.y)
