@@ -84,6 +84,7 @@ func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r 
 	switch {
 	case len(cands) == 0:
 		con.note(head+"no joint factor of at most %d elements (%d of gamma factors) repairs the sds the curvature check finds too small, so the mean-field fit is kept (the hint below)", sgvb.MaxFullRank, curvMaxGamma)
+		cc.autoNone = true
 		return r, s, cc
 	case group == nil:
 		con.info("--fullrank auto: %s's sd is about %s× too small by the curvature, and no group of at most %d elements of gamma factors repairs it; refitting with --fullrank all (%d elements)",

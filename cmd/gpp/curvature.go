@@ -55,6 +55,10 @@ type curvCheck struct {
 	// autoLost is the group (as --fullrank takes it) that --fullrank auto
 	// refitted with and kept the mean-field fit over, its ELBO lower; "".
 	autoLost string
+	// autoNone: --fullrank auto found no joint factor within the limits
+	// to refit with (autoFullRankFit), so the mild hint does not send the
+	// user back to it (mildCurvatureHint).
+	autoNone bool
 	// all is the number of elements --fullrank all would hold
 	// (fullRankAllSize): whether --fullrank auto fits it and the hint
 	// names it (triesAll).
@@ -195,21 +199,8 @@ func curvatureHint(cc *curvCheck) string {
 	if len(bad) == 0 {
 		return mildCurvatureHint(cc)
 	}
-	worst := bad[:min(len(bad), 3)]
-	names, ratios := make([]string, len(worst)), make([]string, len(worst))
-	for k, i := range worst {
-		names[k], ratios[k] = cc.names[i]+"'s", ratioText(cc.c.Ratio[i])+"×"
-	}
-	who, how := joinAnd(names), joinAnd(ratios)
-	sds := "sds are"
-	if len(worst) == 1 {
-		sds = "sd is"
-	}
-	if more := len(bad) - len(worst); more > 0 {
-		who = strings.Join(names, ", ") + fmt.Sprintf(" (and %d more element%s)", more, plural(more))
-		how = strings.Join(ratios, ", ")
-	}
-	i := worst[0]
+	who, sds, how := worstSds(cc, bad)
+	i := bad[0]
 	moves := ""
 	if p := cc.c.Partner[i]; p >= 0 {
 		moves = fmt.Sprintf(": the log density's curvature at q's mode says %s moves with %s (correlation %s)", cc.names[i], cc.names[p], signed(cc.c.Corr[i]))
@@ -254,21 +245,34 @@ func mildCurvatureHint(cc *curvCheck) string {
 	if len(bad) == 0 || cc.autoLost != "" {
 		return ""
 	}
+	who, sds, how := worstSds(cc, bad)
+	cure := "where an interval is the result, --fullrank auto refits with a joint factor and keeps the higher ELBO, and gpp sample --against checks the sds"
+	if cc.autoNone {
+		cure = fmt.Sprintf("--fullrank auto found no joint factor of at most %d elements (at most %d of them of gamma factors) to refit with, so gpp sample --against is the check of these sds", sgvb.MaxFullRank, curvMaxGamma)
+	}
+	return fmt.Sprintf("%s %s about %s too small by the log density's curvature at q's mode (a mean-field q's intervals are narrower than the posterior's where params move together): "+
+		"%s (docs/inference.md, The mean-field hint)", who, sds, how, cure)
+}
+
+// worstSds names the worst three of the elements bad (cc.bad's order,
+// not empty) for the curvature hints: who ("a's, b's and c's", or "a's,
+// b's, c's (and 2 more elements)"), the verb's number (sd is, sds are)
+// and how much too small each sd is (1.4×, 1.3× and 1.3×).
+func worstSds(cc *curvCheck, bad []int) (who, sds, how string) {
 	worst := bad[:min(len(bad), 3)]
 	names, ratios := make([]string, len(worst)), make([]string, len(worst))
 	for k, i := range worst {
 		names[k], ratios[k] = cc.names[i]+"'s", ratioText(cc.c.Ratio[i])+"×"
 	}
-	who, sds := joinAnd(names), "sds are"
+	who, sds, how = joinAnd(names), "sds are", joinAnd(ratios)
 	if len(worst) == 1 {
 		sds = "sd is"
 	}
 	if more := len(bad) - len(worst); more > 0 {
 		who = strings.Join(names, ", ") + fmt.Sprintf(" (and %d more element%s)", more, plural(more))
+		how = strings.Join(ratios, ", ")
 	}
-	return fmt.Sprintf("%s %s about %s too small by the log density's curvature at q's mode (a mean-field q's intervals are narrower than the posterior's where params move together): "+
-		"where an interval is the result, --fullrank auto refits with a joint factor and keeps the higher ELBO, and gpp sample --against checks the sds (docs/inference.md, The mean-field hint)",
-		who, sds, joinAnd(ratios))
+	return who, sds, how
 }
 
 // triesAll reports whether --fullrank all is a joint factor besides

@@ -858,7 +858,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		con.info("reloo: refitting without each observation whose k̂ is above %.2g", relooLimit)
 		ds.rl = reloo(ctx, l, ds, relooConfig(cfg, nil, relooBridge(r, mix)), fitWorkers(s.Workers), con)
 	}
-	st := summariseColumns(ds, cfg.hdi)
+	st := summariseColumns(ds, cfg.hdi, cfg.probs)
 	var ro *resampleOutcome
 	if cfg.resample {
 		interrupted := r.Interrupted
@@ -1311,7 +1311,7 @@ func plural(n int) string {
 func writeOutputs(cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) ([]string, error) {
 	var names []string
 	files := []outputFile{
-		{summaryFile, func(w io.Writer) error { return writeSummaryCSV(w, ds, st, cfg.percentilesOf(ds.cols, st)) }},
+		{summaryFile, func(w io.Writer) error { return writeSummaryCSV(w, ds, st, cfg.percentilesOf(st)) }},
 		{drawsFile, func(w io.Writer) error { return writeDrawsCSV(w, h, ds) }},
 	}
 	if !cfg.prior && cfg.predict == "" { // prior draws and predictions have no ELBO and no q for --init
@@ -1332,9 +1332,7 @@ func writeOutputs(cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) ([]str
 	if ds.loo != nil {
 		files = append(files, outputFile{looFile, func(w io.Writer) error { return writeLOOCSV(w, ds) }})
 	}
-	if cfg.predict != "" {
-		files = append(files, lppdOutputs(ds)...) // the held-out lppd's terms, with log_lik on held-out data
-	}
+	files = append(files, h.heldOut.files()...) // gpp predict's held-out lppd's terms, with log_lik on held-out data
 	if h.evidence != nil {
 		files = append(files, outputFile{evidenceFile, func(w io.Writer) error { return writeEvidenceJSON(w, &h.evidence.file) }})
 	}
@@ -1385,7 +1383,7 @@ func printLOOLines(w io.Writer, ds *drawSet) {
 // returns how many sds it marked too small (h.narrow): those of elements
 // past the rows shown are not.
 func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) int {
-	pc := cfg.percentilesOf(ds.cols, st)
+	pc := cfg.percentilesOf(st)
 	head := pc.hdiHead(pc.head([]string{"name", "family", "mean", "sd"}, "", "%"))
 	if h.mix != nil {
 		head = append(head, "R̂")

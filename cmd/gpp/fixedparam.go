@@ -138,7 +138,7 @@ func runFixedParam(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, st
 		removeIfEmpty()
 		return exitInterrupted
 	}
-	st, ms := summariseChains(sd, s.Workers, cfg.hdi)
+	st, ms := summariseChains(sd, s.Workers, cfg.hdi, cfg.probs)
 	files := []outputFile{
 		{summaryFile, func(w io.Writer) error { return writeSampleSummaryCSV(w, cfg, sd, st, ms) }},
 		{drawsFile, func(w io.Writer) error { return writeFixedDrawsCSV(w, s, h, sd) }},

@@ -142,7 +142,7 @@ func intervalPanels(vars []variable, withOutputs bool, omit map[string]bool) []i
 	for pass := range 2 {
 		for i := range vars {
 			v := &vars[i]
-			if pass == 0 && v.output || pass == 1 && (!v.output || !withOutputs || v.name == "log_lik" || omit[v.name]) {
+			if pass == 0 && v.output || pass == 1 && (!v.output || !withOutputs || v.name == looOutput || omit[v.name]) {
 				continue
 			}
 			ps = append(ps, intervalPanel{v, allIndices(len(v.elems)), pass})
@@ -624,14 +624,7 @@ func preparePlots(cfg *fitConfig, l *pipeline.Loaded) error {
 	if len(cfg.plotParams) == 0 {
 		return nil
 	}
-	var vars []variable
-	ncol := 0
-	for i, lt := range l.Model.Latents {
-		v := latentVariable(lt.Name, "", lt.Shape, i, lt.Offset, ncol, lt.Value, lt.Support)
-		ncol += len(v.elems)
-		vars = append(vars, v)
-	}
-	vars, _ = withOutputs(vars, ncol, l.Model)
+	vars := modelDrawSet(l.Model, "", 0).vars // the names alone: no draws
 	nameByLabels(vars, l)
 	_, err := chosenIntervalPanels(vars, cfg.plotParams)
 	return err

@@ -89,7 +89,7 @@ func scaledUse(n ast.Node, z *check.Symbol, info *check.Info) (use *ast.BinaryEx
 					// * of a matrix or vector is a product, not a scaling
 					// (varying slopes' z * (diag(tau) * L)'): a scalar scale only.
 					t := info.Types[side[1]]
-					if id, ok := ast.Unparen(side[0]).(*ast.Ident); ok && info.Uses[id] == z && !t.DataOnly && (e.Op == ast.EMul || t.Shape.Rank() == 0) && !reads(info, side[1], z) {
+					if id, ok := ast.Unparen(side[0]).(*ast.Ident); ok && info.Uses[id] == z && !t.DataOnly && (e.Op == ast.EMul || t.Shape.Rank() == 0) && !reads(info, side[1], z, false) {
 						use, scale, walk = e, ast.Unparen(side[1]), inWalk
 						return false
 					}
@@ -102,11 +102,13 @@ func scaledUse(n ast.Node, z *check.Symbol, info *check.Info) (use *ast.BinaryEx
 	return use, scale, walk
 }
 
-// reads reports whether e reads sym, itself or through lets: a scale
-// computed from z (its sign, its norm) makes no hierarchy of z.
-func reads(info *check.Info, e ast.Expr, sym *check.Symbol) bool {
+// reads reports whether e reads sym, itself or through lets (with
+// indices, also in its index expressions' indices: check.Info.VisitReads):
+// a scale computed from z (its sign, its norm) makes no hierarchy of z,
+// nor a location that reads z a non-centred form (splitLoc).
+func reads(info *check.Info, e ast.Expr, sym *check.Symbol, indices bool) bool {
 	found := false
-	info.VisitReads(e, false, func(s *check.Symbol) bool {
+	info.VisitReads(e, indices, func(s *check.Symbol) bool {
 		found = s == sym
 		return found
 	})
@@ -133,12 +135,7 @@ func splitLoc(e ast.Expr, use *ast.BinaryExpr, z *check.Symbol, info *check.Info
 	default:
 		return nil, false
 	}
-	reads := false
-	info.VisitReads(loc, true, func(s *check.Symbol) bool {
-		reads = s == z
-		return reads
-	})
-	return loc, !reads
+	return loc, !reads(info, loc, z, true)
 }
 
 // nonCentredForm writes p's centred form: for let a = loc + scale * z

@@ -1125,15 +1125,19 @@ type stats struct {
 	rhat                   float64    // R̂ across restarts (NaN: one fit)
 	nan                    int        // draws left out as NaN
 	hdi                    [2]float64 // the HDI's ends with --hdi (percentiles.hdiCells)
+	// qs are the quantiles at --percentiles' probabilities (summarise's
+	// probs), nil for the default, which q5, q50 and q95 hold
+	// (statPercentiles).
+	qs []float64
 }
 
 // summariseColumns summarises every column of ds, with its HDI of
-// probability hdi (0: none) and R̂ across the restarts when there are
-// several.
-func summariseColumns(ds *drawSet, hdi float64) []stats {
+// probability hdi (0: none), its quantiles at probs (--percentiles; nil:
+// the default) and R̂ across the restarts when there are several.
+func summariseColumns(ds *drawSet, hdi float64, probs []float64) []stats {
 	st := make([]stats, ds.ncol)
 	for c := range ds.cols {
-		st[c] = summarise(ds.cols[c], hdi)
+		st[c] = summarise(ds.cols[c], hdi, probs...)
 		st[c].rhat = math.NaN()
 		if ds.comp != nil {
 			st[c].rhat = sgvb.RestartRhat(ds.cols[c], ds.comp, ds.R)
@@ -1148,12 +1152,19 @@ func summariseColumns(ds *drawSet, hdi float64) []stats {
 // Infinities take part: an output that is +Inf in most draws has the
 // median +Inf, and the mean ±Inf (NaN with both signs) and sd NaN. With
 // hdi > 0 (--hdi) it gives the HDI of that probability of the same draws
-// (nuts.HDI), once for the table and summary.csv.
-func summarise(xs []float64, hdi float64) stats {
+// (nuts.HDI), and the quantiles at probs (--percentiles: stats.qs), of the
+// same sorted draws, once for the table and summary.csv.
+func summarise(xs []float64, hdi float64, probs ...float64) stats {
 	v, nan := nuts.SortedFinite(xs)
 	s := stats{rhat: math.NaN(), nan: nan}
 	s.mean, s.sd = nuts.MeanSD(v)
 	s.q5, s.q50, s.q95 = nuts.Quantile(v, 0.05), nuts.Quantile(v, 0.5), nuts.Quantile(v, 0.95)
+	if len(probs) > 0 {
+		s.qs = make([]float64, len(probs))
+		for i, p := range probs {
+			s.qs[i] = nuts.Quantile(v, p)
+		}
+	}
 	if hdi > 0 {
 		s.hdi[0], s.hdi[1] = nuts.HDI([][]float64{v}, hdi)
 	}
@@ -1395,6 +1406,9 @@ type drawsHeader struct {
 	// narrow names the elements whose sds the curvature hint calls too
 	// small, which the console's table marks (narrowSds; nil: none).
 	narrow map[string]bool
+	// heldOut is gpp predict's held-out lppd (heldOutLPPD), computed once
+	// for lppd.csv and the summary's held-out line (nil: none).
+	heldOut *heldOut
 }
 
 // writeDrawsCSV writes draws.csv in CmdStan's variational layout: comment

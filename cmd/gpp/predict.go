@@ -341,8 +341,8 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 		ds.logp[d] = math.NaN()
 	}
 	nameByLabels(ds.vars, l)
-	st := summariseColumns(ds, cfg.hdi)
-	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, cfg: cfg, mix: mix}
+	st := summariseColumns(ds, cfg.hdi, cfg.probs)
+	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, cfg: cfg, mix: mix, heldOut: heldOutLPPD(ds)}
 	written, ok := commitOutputs(cfg, h, ds, st, con, removeIfEmpty)
 	if !ok {
 		return exitError
@@ -356,7 +356,7 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 		what = fmt.Sprintf("the mixture of %d restarts", len(mix.Components))
 	}
 	fmt.Fprintf(stdout, "predicted    %d draws of %s in %s (seed %d): the outputs on this data, nothing fitted\n", cfg.outputDraws, what, path, cfg.settings.Seed)
-	if line := heldOutLine(ds); line != "" {
+	if line := h.heldOut.text(); line != "" {
 		fmt.Fprintln(stdout, line)
 	}
 	fmt.Fprintf(stdout, "written      %s: %s\n", cfg.out, strings.Join(written, " "))
@@ -709,29 +709,35 @@ func heldOutLPPD(ds *drawSet) *heldOut {
 	return h
 }
 
-// heldOutLine is the summary's held-out line (heldOutLPPD), "" without
-// log_lik.
-func heldOutLine(ds *drawSet) string {
-	if h := heldOutLPPD(ds); h != nil {
-		return h.line
+// text is the summary's held-out line, "" for a nil h (no log_lik).
+func (h *heldOut) text() string {
+	if h == nil {
+		return ""
 	}
-	return ""
+	return h.line
 }
+
+// heldOutLine is the summary's held-out line of ds (heldOutLPPD), ""
+// without log_lik; the commands compute heldOutLPPD once for the line and
+// lppd.csv.
+func heldOutLine(ds *drawSet) string { return heldOutLPPD(ds).text() }
 
 // lppdFile is gpp predict's lppd.csv: the held-out lppd's terms, one per
 // element of log_lik.
 const lppdFile = "lppd.csv"
 
-// lppdOutputs returns lppd.csv's outputFile when the held-out lppd of ds
-// is a finite sum (none without log_lik, or when the held-out line names
-// a term that is not finite), for gpp predict's commit.
-func lppdOutputs(ds *drawSet) []outputFile {
-	h := heldOutLPPD(ds)
+// files returns lppd.csv's outputFile when the held-out lppd h is a
+// finite sum (none for a nil h, without log_lik, or when the held-out line
+// names a term that is not finite), for gpp predict's commit.
+func (h *heldOut) files() []outputFile {
 	if h == nil || h.terms == nil {
 		return nil
 	}
 	return []outputFile{{lppdFile, func(w io.Writer) error { return writeLPPDCSV(w, h) }}}
 }
+
+// lppdOutputs is the held-out lppd's files of ds (heldOut.files).
+func lppdOutputs(ds *drawSet) []outputFile { return heldOutLPPD(ds).files() }
 
 // writeLPPDCSV writes lppd.csv: a comment line with the held-out lppd,
 // its standard error and the numbers of elements and draws, then per

@@ -341,13 +341,14 @@ func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string
 	}
 	nameByLabels(sd.ds.vars, l)
 	sd.fixedParam = fixedParam
-	st, ms := summariseChains(sd, runtime.NumCPU(), cfg.hdi)
+	st, ms := summariseChains(sd, runtime.NumCPU(), cfg.hdi, cfg.probs)
 	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, cfg: cfg}
 	files := []outputFile{
 		{summaryFile, func(w io.Writer) error { return writeSampleSummaryCSV(w, cfg, sd, st, ms) }},
 		{drawsFile, func(w io.Writer) error { return writePredictSampleDrawsCSV(w, h, sd) }},
 	}
-	files = append(files, lppdOutputs(sd.ds)...)
+	ho := heldOutLPPD(sd.ds) // lppd.csv's terms and the summary's line
+	files = append(files, ho.files()...)
 	if cfg.plots {
 		files = append(files, ppcFiles(cfg.ppc, sd.ds, "posterior predictive check on new data")...)
 	}
@@ -361,7 +362,7 @@ func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string
 	printSampleTable(stdout, cfg, sd, st, ms)
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "predicted    %d chain%s × %d draws of the sample in %s (seed %d): the outputs on this data, nothing sampled\n", sd.chains, plural(sd.chains), sd.n, dir, cfg.settings.Seed)
-	if line := heldOutLine(sd.ds); line != "" {
+	if line := ho.text(); line != "" {
 		fmt.Fprintln(stdout, line)
 	}
 	fmt.Fprintf(stdout, "written      %s: %s\n", cfg.out, strings.Join(names, " "))

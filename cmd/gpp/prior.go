@@ -68,7 +68,7 @@ func runPrior(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *consol
 		con.note("no output written")
 		return exitError
 	}
-	st := summariseColumns(ds, cfg.hdi)
+	st := summariseColumns(ds, cfg.hdi, cfg.probs)
 	for c := range ds.mean {
 		ds.mean[c] = st[c].mean
 	}

@@ -369,7 +369,7 @@ func (r *repl) fitCmd(args []string) {
 		r.printError(err, srcs)
 		return
 	}
-	st := summariseColumns(ds, cfg.hdi)
+	st := summariseColumns(ds, cfg.hdi, cfg.probs)
 	if !cfg.autoFullRank {
 		curv = meanFieldCurvature(ctx, s, l, res)
 	}
@@ -488,7 +488,7 @@ func (r *repl) dataHashes() []string {
 // 0-based element names in row-major order, then the diagnostics, with
 // where q started unless it was the default start: fit n's start line.
 func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ev *evidenceOutcome, ds *drawSet, st []stats, written []string, n int, start string, narrow map[string]bool) {
-	pc := cfg.percentilesOf(ds.cols, st)
+	pc := cfg.percentilesOf(st)
 	head := pc.hdiHead(pc.head([]string{"name", "family", "mean", "sd"}, "", "%"))
 	t := &table{right: make([]bool, len(head))}
 	for i := 2; i < len(head); i++ {

@@ -110,7 +110,7 @@ func (r *repl) predict(args []string) {
 		return
 	}
 	nameByLabels(ds.vars, l) // u[north], as the fit's table and gpp predict name it
-	st := summariseColumns(ds, 0)
+	st := summariseColumns(ds, 0, nil)
 	t := &table{right: []bool{false, true, true, true, true, true}}
 	t.row("name", "mean", "sd", "5%", "50%", "95%")
 	for _, v := range ds.vars {

@@ -216,7 +216,7 @@ func (r *repl) sampleCmd(args []string) {
 	}
 	r.samples++
 	r.sample = &replSample{run: run, n: r.samples, seed: sc.nuts.Seed, lats: l.Model.Latents, dim: l.Model.Dim, made: r.fitOf(r.sets)}
-	printSampleReport(r.out, con, sc, l, af, run, func() { printReplSample(r.out, cfg.verbose, run, cfg.percentilesOf(run.sd.ds.cols, run.st)) })
+	printSampleReport(r.out, con, sc, l, af, run, func() { printReplSample(r.out, cfg.verbose, run, cfg.percentilesOf(run.st)) })
 	if run.sd.interrupted {
 		con.note("interrupted: the session keeps the first %d draws of each chain", run.sd.n)
 	}
@@ -231,7 +231,7 @@ func (r *repl) againstLastFit(m *compile.Model) (*againstFit, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := summariseColumns(ds, 0)
+	st := summariseColumns(ds, 0, nil)
 	af := &againstFit{label: fmt.Sprintf("fit %d, the session's last,", r.fit.n), ff: &fitFile{},
 		mean: map[string]float64{}, sd: map[string]float64{}}
 	af.ff.Settings.OutputDraws = r.fit.draws

@@ -49,7 +49,7 @@ func psisResample(cfg *fitConfig, r *sgvb.Result, mix *sgvb.Mixture, m *compile.
 	rd.loo, rd.looObs, rd.looCond, rd.pitDraws, rd.mm = ds.loo, ds.looObs, ds.looCond, ds.pitDraws, ds.mm
 	rst := make([]stats, rd.ncol)
 	for c := range rd.cols {
-		rst[c] = summarise(rd.cols[c], cfg.hdi)
+		rst[c] = summarise(rd.cols[c], cfg.hdi, cfg.probs...)
 		rst[c].rhat = st[c].rhat
 	}
 	out.used = true

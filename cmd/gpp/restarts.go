@@ -195,7 +195,7 @@ func smallShapeHint(r *sgvb.Result, mix *sgvb.Mixture) string {
 		}
 		for i := range c.Factors {
 			f := &c.Factors[i]
-			if f.Family != sgvb.FamilyGamma || len(f.Params) == 0 {
+			if f.Family != sgvb.FamilyGamma || len(f.Params) == 0 || len(f.Params[0]) == 0 {
 				continue
 			}
 			a := slices.Min(f.Params[0])

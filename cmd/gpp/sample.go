@@ -731,7 +731,7 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 		return nil, exitInterrupted
 	}
 	run.sd = sd
-	run.st, run.ms = summariseChains(sd, s.Workers, cfg.hdi)
+	run.st, run.ms = summariseChains(sd, s.Workers, cfg.hdi, cfg.probs)
 	sampleLOO(sd, m)
 	if sd.ds.loo != nil {
 		sd.ds.looCond = looConditional(l)
@@ -1116,8 +1116,8 @@ func parallelJobs(ctx context.Context, n, workers int, f func(w, i int)) {
 // workers). A column the sampler holds by design (heldByDesign) and each
 // chain holds at one value has R̂ NaN, not nuts.Diagnose's +Inf: nothing
 // failed to mix, so no R̂ warning.
-func summariseChains(sd *sampleDraws, workers int, hdi float64) ([]stats, []mcmcStats) {
-	st := summariseColumns(sd.ds, hdi)
+func summariseChains(sd *sampleDraws, workers int, hdi float64, probs []float64) ([]stats, []mcmcStats) {
+	st := summariseColumns(sd.ds, hdi, probs)
 	ms := make([]mcmcStats, len(st))
 	design := heldByDesign(sd)
 	parallelFor(len(ms), workers, func(c int) {
@@ -1166,7 +1166,7 @@ func printSampleTable(w io.Writer, cfg *fitConfig, sd *sampleDraws, st []stats, 
 			rows = append(rows, summaryRow{name: v.elemName(k), v: v.name, family: v.familyOf(k), col: v.first + j})
 		}
 	}
-	printMCMCTable(w, rows, st, ms, cfg.percentilesOf(sd.ds.cols, st), 3)
+	printMCMCTable(w, rows, st, ms, cfg.percentilesOf(st), 3)
 }
 
 // summaryRow is one row of a sample's summary: an element's name, its
@@ -1248,16 +1248,24 @@ func (cfg *fitConfig) parsePercentiles() error {
 	return err
 }
 
-// percentilesOf are the percentiles that cfg's summary reports of the
-// draws cols, summarised as st: st's 5 %, 50 % and 95 % quantiles by
-// default, else those of --percentiles (percentilesAt, as gpp summary
-// computes them), with --hdi's HDIs.
-func (cfg *fitConfig) percentilesOf(cols [][]float64, st []stats) percentiles {
-	if cfg.probs == nil {
-		return defaultPercentiles(st, cfg.hdi)
+// percentilesOf are the percentiles that cfg's summary reports of draws
+// summarised as st (with cfg.probs: summariseColumns): those of
+// --percentiles, as gpp summary's, with --hdi's HDIs (statPercentiles).
+func (cfg *fitConfig) percentilesOf(st []stats) percentiles {
+	return statPercentiles(st, cfg.probs, cfg.hdi)
+}
+
+// statPercentiles are the percentiles of st at probs, which summarise
+// computed (stats.qs), or gpp's default 5 %, 50 % and 95 % for probs nil
+// (defaultPercentiles), with the HDIs of probability hdi (0: none).
+func statPercentiles(st []stats, probs []float64, hdi float64) percentiles {
+	if probs == nil {
+		return defaultPercentiles(st, hdi)
 	}
-	pc := percentilesAt(cols, cfg.probs)
-	pc.hdiProb = cfg.hdi
+	pc := percentiles{probs: probs, q: make([][]float64, len(st)), hdiProb: hdi}
+	for c := range st {
+		pc.q[c] = st[c].qs
+	}
 	return pc
 }
 
@@ -1302,8 +1310,12 @@ func shareText(n, total int) string {
 	return strconv.FormatFloat(p, 'f', 0, 64)
 }
 
-// pctText names the percentile of probability p: "5", "2.5".
-func pctText(p float64) string { return strconv.FormatFloat(100*p, 'f', -1, 64) }
+// pctText names the percentile of probability p: "5", "2.5"; rounded to
+// 10 decimals, so that --percentiles 7's p = 0.07 is "7", not 100·0.07 =
+// "7.000000000000001".
+func pctText(p float64) string {
+	return strconv.FormatFloat(math.Round(100*p*1e10)/1e10, 'f', -1, 64)
+}
 
 // printMCMCTable prints the summary table with the MCMC columns: the
 // means, sds and percentiles to sig significant digits, the ESS whole and
@@ -1369,7 +1381,7 @@ func samplerWarnings(sd *sampleDraws, s nuts.Settings) []string {
 	}
 	pct := func(n int) string { return fmt.Sprintf("%d of %d (%s%%)", n, total, shareText(n, total)) }
 	if div > 0 {
-		out = append(out, fmt.Sprintf("%s transitions after warm-up ended with a divergence: the sampler cannot explore part of the posterior, and its estimates may be biased; try a larger --adapt-delta (%.2g now) or reparameterise the model where they sit (draws.csv's divergent__ marks them): a hierarchy's funnel by non-centring it, a density's edge (a support that moves with the params) by declaring that bound", pct(div), s.Delta))
+		out = append(out, fmt.Sprintf("%s transitions after warm-up ended with a divergence: the sampler cannot explore part of the posterior, and its estimates may be biased; try a larger --adapt-delta (%.2g now) or reparameterise the model where they sit (draws.csv's divergent__ marks them): a hierarchy's funnel by non-centring it, a density's edge (a support that moves with the params) by declaring the bound that the data put on the param (real<lower=max(y)> theta for y ~ Uniform(0, theta): a bound may not depend on params)", pct(div), s.Delta))
 	}
 	if maxed > 0 {
 		out = append(out, fmt.Sprintf("%s transitions hit the maximum tree depth %d (2^%d leapfrog steps): exploration is slow; try a larger --max-depth", pct(maxed), s.MaxDepth, s.MaxDepth))
@@ -1509,7 +1521,7 @@ func writeSampleOutputs(cfg *fitConfig, sc *sampleConfig, h drawsHeader, sd *sam
 // (added later: the first 11 columns keep their places for readers by
 // position).
 func writeSampleSummaryCSV(w io.Writer, cfg *fitConfig, sd *sampleDraws, st []stats, ms []mcmcStats) error {
-	return writeMCMCSummaryCSV(w, elemRows(sd.ds.vars), st, ms, cfg.percentilesOf(sd.ds.cols, st))
+	return writeMCMCSummaryCSV(w, elemRows(sd.ds.vars), st, ms, cfg.percentilesOf(st))
 }
 
 // writeMCMCSummaryCSV writes the rows of a summary.csv, a column qP for

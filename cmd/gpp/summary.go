@@ -228,7 +228,7 @@ func runSummary(sc *summaryConfig, stdout, stderr io.Writer) int {
 		}
 	}
 	first := files[0]
-	st, ms := summariseChains(sd, runtime.GOMAXPROCS(0), sc.hdi)
+	st, ms := summariseChains(sd, runtime.GOMAXPROCS(0), sc.hdi, sc.probs)
 	if !first.kind.mcmc() { // independent draws: no chains to compare
 		for c := range ms {
 			ms[c].rhat, st[c].rhat = math.NaN(), math.NaN()
@@ -241,11 +241,7 @@ func runSummary(sc *summaryConfig, stdout, stderr io.Writer) int {
 			return exitError
 		}
 	}
-	pc := defaultPercentiles(st, sc.hdi)
-	if sc.probs != nil {
-		pc = percentilesAt(sd.ds.cols, sc.probs)
-		pc.hdiProb = sc.hdi
-	}
+	pc := statPercentiles(st, sc.probs, sc.hdi)
 	printMCMCTable(stdout, rows, st, ms, pc, sc.sig)
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "draws        %s\n", drawsLine(files, sd))
@@ -569,18 +565,4 @@ func parsePercentiles(arg string) ([]float64, error) {
 		probs = append(probs, v/100)
 	}
 	return probs, nil
-}
-
-// percentilesAt are the quantiles of every column at probs (R's type 7,
-// as summarise's, over the draws that are not NaN).
-func percentilesAt(cols [][]float64, probs []float64) percentiles {
-	pc := percentiles{probs: probs, q: make([][]float64, len(cols))}
-	for c, col := range cols {
-		v, _ := nuts.SortedFinite(col)
-		pc.q[c] = make([]float64, len(probs))
-		for i, p := range probs {
-			pc.q[c][i] = nuts.Quantile(v, p)
-		}
-	}
-	return pc
 }

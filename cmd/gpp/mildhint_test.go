@@ -1,0 +1,25 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/infer/sgvb"
+)
+
+// TestMildCurvatureHintAutoNone: where --fullrank auto found no joint
+// factor to refit with, the mild curvature hint points to gpp sample,
+// not back to --fullrank auto, which the note above it just ruled out.
+func TestMildCurvatureHintAutoNone(t *testing.T) {
+	cc := &curvCheck{
+		c:     &sgvb.Curvature{Ratio: []float64{1.37, 1.1, 1.3}, Partner: []int{2, 0, 0}, Corr: []float64{-0.6, 0.1, -0.6}},
+		names: []string{"b0", "k", "b1"}, lats: []int{0, 1, 2},
+		r: &sgvb.Result{Factors: []sgvb.Factor{{Name: "b0", Size: 1}, {Name: "k", Size: 1, Offset: 1}, {Name: "b1", Size: 1, Offset: 2}}},
+	}
+	cc.autoNone = true
+	h := curvatureHint(cc)
+	if !strings.HasPrefix(h, "b0's and b1's sds are about 1.4× and 1.3× too small") ||
+		strings.Contains(h, "--fullrank auto refits") || !strings.Contains(h, "found no joint factor") || !strings.Contains(h, "gpp sample --against is the check") {
+		t.Errorf("hint %q: want the sds named, gpp sample as the check and no advice to refit with --fullrank auto", h)
+	}
+}
