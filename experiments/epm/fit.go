@@ -257,6 +257,7 @@ func Start(lat []sgvb.Latent, s *sgvb.Settings, rule InitRule, k, n int, train [
 	if rule == InitPrior {
 		return
 	}
+	s.PaperStart = true // shapes = the means 1/K, as the paper's code
 	fill := func(size int, v float64) []float64 {
 		init := make([]float64, size)
 		for j := range init {

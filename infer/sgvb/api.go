@@ -585,6 +585,12 @@ type Settings struct {
 	// factor, its sd the initial sd.
 	Init *Result
 
+	// PaperStart starts every gamma factor at shape = its initial mean,
+	// rate 1, as the paper's code does, however small the mean (the EPM
+	// experiments' W = 1/K reproduce it); without it a mean below
+	// minStartShape starts at that shape, the mean kept.
+	PaperStart bool
+
 	// InitJitter, if positive, moves the start (the default one, or Init's)
 	// element by element: each location by an independent U(−InitJitter,
 	// InitJitter) draw from the fit's seed on its support's unconstrained

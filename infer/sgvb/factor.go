@@ -22,6 +22,9 @@ type block struct {
 	// logMS: a gamma factor written as θ₁ = log shape, θ₂ = log mean
 	// (GammaLogMeanShape) instead of behind softplus links.
 	logMS bool
+	// paperStart: a gamma factor starts at shape = mean, rate 1, however
+	// small the mean (Settings.PaperStart)
+	paperStart bool
 	// loc, scale: the latent is loc + scale·b (Latent.Loc, Latent.Scale);
 	// locV, scaleV per element (Latent.LocV, Latent.ScaleV).
 	loc, scale   float64
@@ -489,7 +492,7 @@ func (b *block) initTheta(l *Latent, th []float64) {
 		for i := 0; i < n; i++ {
 			m := initElem(l, i, defaultPos, isPos)
 			a, rate := math.Max(m, minParam), 1.0
-			if r := minStartShape / m; m < minStartShape && finite(r) {
+			if r := minStartShape / m; m < minStartShape && finite(r) && !b.paperStart {
 				a, rate = minStartShape, r // the same mean m, narrower
 			}
 			if b.logMS {

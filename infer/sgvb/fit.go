@@ -351,6 +351,7 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 		b := block{name: l.Name, fam: fam, support: l.Support, shape: l.Shape, off: l.Offset, n: l.Size, poff: np, k: 1,
 			loc: l.Loc, scale: l.Scale, locV: l.LocV, scaleV: l.ScaleV, part: l.part, lat: i}
 		b.logMS = fam == FamilyGamma && s.GammaParam.logMeanShape()
+		b.paperStart = s.PaperStart
 		if l.Support == dist.Simplex {
 			if len(l.Shape) == 0 || l.Shape[len(l.Shape)-1] < 2 || l.Size%l.Shape[len(l.Shape)-1] != 0 {
 				return nil, fmt.Errorf("sgvb: latent %s: simplex needs a last axis of length ≥ 2 dividing its size (shape %v, size %d)", l.Name, l.Shape, l.Size)

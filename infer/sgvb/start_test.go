@@ -172,3 +172,38 @@ func TestCollapsedResult(t *testing.T) {
 		}
 	}
 }
+
+// TestGammaStartShape: a gamma factor whose initial mean is below
+// minStartShape starts at that shape with the mean kept, and at shape =
+// mean, rate 1 with paperStart (Settings.PaperStart, the paper's code),
+// in both parameterisations; a mean above it starts as the paper's.
+func TestGammaStartShape(t *testing.T) {
+	for _, c := range []struct {
+		mean            float64
+		shape, rate     float64
+		paperStartShape float64
+		paperStartRate  float64
+	}{
+		{mean: 0.08, shape: minStartShape, rate: minStartShape / 0.08, paperStartShape: 0.08, paperStartRate: 1},
+		{mean: 2, shape: 2, rate: 1, paperStartShape: 2, paperStartRate: 1},
+	} {
+		for _, logMS := range []bool{false, true} {
+			for _, paper := range []bool{false, true} {
+				b := block{fam: FamilyGamma, n: 1, logMS: logMS, paperStart: paper}
+				th := make([]float64, 2)
+				b.initTheta(&Latent{Init: []float64{c.mean}}, th)
+				shape, rate := softplus(th[0]), softplus(th[1])
+				if logMS {
+					shape, rate = math.Exp(th[0]), math.Exp(th[0])/math.Exp(th[1])
+				}
+				wantShape, wantRate := c.shape, c.rate
+				if paper {
+					wantShape, wantRate = c.paperStartShape, c.paperStartRate
+				}
+				if math.Abs(shape-wantShape) > 1e-12*wantShape || math.Abs(rate-wantRate) > 1e-12*wantRate {
+					t.Errorf("mean %v, log-mean-shape %v, paper %v: shape %v rate %v, want %v and %v", c.mean, logMS, paper, shape, rate, wantShape, wantRate)
+				}
+			}
+		}
+	}
+}
