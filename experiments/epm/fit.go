@@ -386,7 +386,7 @@ func (m *Model) fitMixture(ctx context.Context, k, n int, train, missing []Pair,
 		lr := append([]sgvb.Latent(nil), lat...)
 		Start(lr, &sr, fs.initFor(GammaImplicit), k, n, train, MixtureSeed(seed, r))
 		if r == 0 {
-			lat = lr
+			lat, s.PaperStart = lr, sr.PaperStart
 		}
 		inits[r] = sr.Init
 	}
