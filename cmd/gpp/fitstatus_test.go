@@ -117,3 +117,24 @@ func TestCollapsedStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestFitEndCollapsed: a collapsed final estimate is said whether or not
+// the fit converged; an interrupted fit says only that.
+func TestFitEndCollapsed(t *testing.T) {
+	for _, c := range []struct {
+		converged, collapsed, interrupted bool
+		tol                               float64
+		want                              string
+	}{
+		{true, false, false, 1e-4, "converged"},
+		{true, true, false, 1e-4, "converged, but the final ELBO estimate collapsed"},
+		{false, true, false, 1e-4, "did not converge, but the final ELBO estimate collapsed"},
+		{false, true, false, 0, "the fixed number asked, but the final ELBO estimate collapsed"},
+		{false, true, true, 1e-4, "interrupted"},
+	} {
+		r := &sgvb.Result{Converged: c.converged, Collapsed: c.collapsed, Interrupted: c.interrupted}
+		if got := fitEnd(&fitConfig{tol: c.tol}, r); got != c.want {
+			t.Errorf("converged %v, collapsed %v, interrupted %v: %q, want %q", c.converged, c.collapsed, c.interrupted, got, c.want)
+		}
+	}
+}

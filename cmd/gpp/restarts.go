@@ -152,21 +152,23 @@ func nutsCost(dim int, perStep float64) string {
 		math.Pow(float64(dim), 0.25), humanSpan(lo), humanSpan(hi), 1000*perStep)
 }
 
-// fitEnd says how a fit ended.
+// fitEnd says how a fit ended, and whether its final ELBO estimate
+// collapsed (the final draws found a tail of q far below the
+// evaluations': its warning), converged or not.
 func fitEnd(cfg *fitConfig, r *sgvb.Result) string {
+	end := "converged"
 	switch {
 	case r.Interrupted:
 		return "interrupted"
 	case !r.Converged && cfg.tol == 0:
-		return "the fixed number asked"
+		end = "the fixed number asked"
 	case !r.Converged:
-		return "did not converge"
-	case r.Collapsed:
-		// the evaluations settled, but the final draws found a tail of
-		// q far below them (its warning)
-		return "converged, but the final ELBO estimate collapsed"
+		end = "did not converge"
 	}
-	return "converged"
+	if r.Collapsed {
+		end += ", but the final ELBO estimate collapsed"
+	}
+	return end
 }
 
 // smallShape is the gamma shape at or below which smallShapeHint names a
