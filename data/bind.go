@@ -1577,7 +1577,7 @@ func zeroDeclHint(d *check.DataVar, a *Array, i int) string {
 	}
 	for _, u := range d.Uses {
 		if h := dist.ZeroHint(u.Dist, d.Name); h != "" {
-			return fmt.Sprintf("; for amounts with exact zeros (rainfall with dry days), declare `%s` real<lower=0> and %s", d.Name, h)
+			return fmt.Sprintf("%sdeclare `%s` real<lower=0> and %s", dist.ZeroAmounts, d.Name, h)
 		}
 	}
 	return ""
@@ -1625,7 +1625,7 @@ func (b *binder) checkValues(d *check.DataVar, a *Array, decl string) bool {
 				hint := ""
 				if _, under := a.inexact[i]; !under && v == 0 { // an exact zero
 					if h := dist.ZeroHint(u.Dist, d.Name); h != "" {
-						hint = "; for amounts with exact zeros (rainfall with dry days), " + h
+						hint = dist.ZeroAmounts + h
 					}
 				}
 				b.errs.Add(a.Locate(i), "%s: value %s is not %s, as %s ~ %s at %s needs%s", a.Name, strconv.FormatFloat(v, 'g', -1, 64), want, d.Name, u.Dist, u.Pos, hint)

@@ -518,6 +518,10 @@ func HurdleOf(name string) (*Univariate, bool) {
 	return h, true
 }
 
+// ZeroAmounts opens the advice of ZeroHint in a message: a hint after a
+// support error at a data value 0.
+const ZeroAmounts = "; for amounts with exact zeros (rainfall with dry days), "
+
 // ZeroHint is the advice at a value 0 of data name that family, of
 // positive values, leaves out, when family has a hurdle version
 // (HurdleOf): "use HurdleGamma(psi, alpha, beta), a Gamma(alpha, beta)

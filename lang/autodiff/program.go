@@ -332,7 +332,7 @@ func (p *Program) checkDataValues() error {
 					if c, at, ok := p.cellOf(n.args[0], k); ok {
 						hint := ""
 						if h := dist.ZeroHint(n.dist.Name, c.name); x == 0 && h != "" {
-							hint = "; for amounts with exact zeros (rainfall with dry days), " + h
+							hint = dist.ZeroAmounts + h
 						}
 						return ast.Errorf(at, "%s: value %g is not %s, as %s at %s needs%s", c.name, x, want, n.dist.Name, n.pos, hint)
 					}
