@@ -320,6 +320,10 @@ func walkHints(walks []walkParam) []string {
 // between the centred and non-centred forms).
 func walkFirst(walks []walkParam) string {
 	p := walks[0]
+	over := p.lat.Name
+	if p.data != "" {
+		over = p.data + "'s missing cells"
+	}
 	return fmt.Sprintf("; but the chain over %s at %d:%d is the larger problem here: fit with --fullrank %s --band %d first (below)",
-		p.lat.Name, p.stmt.Pos().Line, p.stmt.Pos().Col, p.lat.Name, p.band)
+		over, p.stmt.Pos().Line, p.stmt.Pos().Col, p.lat.Name, p.band)
 }

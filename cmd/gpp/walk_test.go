@@ -78,6 +78,9 @@ func TestWalkParamsMissing(t *testing.T) {
 	h := walkHints(hintedWalks(sgvb.Settings{}, file, info, map[string]bool{"z": true}, 1.1, math.NaN()))
 	wantHints(t, h, []string{"at 7:1 makes z an AR(1) chain, whose missing cells (z_missing) this q cannot tie together where they neighbour one another (a gap) as the posterior does: " +
 		"their sds come out too small and other params may move; --fullrank z_missing --band 1 holds them"})
+	if got, want := walkFirst(ps), "; but the chain over z's missing cells at 7:1 is the larger problem here: fit with --fullrank z_missing --band 1 first (below)"; got != want {
+		t.Errorf("walkFirst %q, want %q", got, want)
+	}
 	if ps := walkParams(file, info, nil); len(ps) != 0 {
 		t.Errorf("no missing cells: chains %+v, want none", ps)
 	}
