@@ -222,14 +222,14 @@ func (c *checker) missingData() {
 			if o.tilde && !o.unmasked && !o.output && !o.readPos.IsValid() {
 				d.LeftOut = true
 			} else if o.tilde {
-				d.NoMissing += leftOutWhy(d.Name, o.readPos, o.output)
+				d.NoMissing += leftOutWhy(d.Name, "built-in count families", fmt.Sprintf("a ~ on `%s` is truncated or not of a built-in count family with one term per cell and 0 in its support (Poisson, NegBinomial, Binomial, Bernoulli, ...)", d.Name), o.readPos, o.output)
 			}
 		case o.zeroMass != "":
 			d.NoMissing = fmt.Sprintf("`%s` is observed by %s at %s, whose value is exactly 0 with probability 1 − psi: a fitted missing value, continuous, could never be 0, so it would count every missing cell as a value above 0", d.Name, o.zeroMass, o.zeroAt)
 			if !o.unmasked && !o.otherMass && !o.output && !o.readPos.IsValid() {
 				d.LeftOut, d.ZeroMass = true, o.zeroMass
 			} else {
-				d.NoMissing += zeroMassWhy(d.Name, o.zeroMass, o.readPos, o.output)
+				d.NoMissing += leftOutWhy(d.Name, o.zeroMass, fmt.Sprintf("another ~ on `%s` is of a family without a point mass at 0, or not of a built-in family with one term per cell", d.Name), o.readPos, o.output)
 			}
 		case d.Kind != ast.Real && d.Kind != ast.Positive && d.Kind != ast.Unit:
 			d.NoMissing = fmt.Sprintf("`%s` is %s data, whose missing values are not fitted", d.Name, d.Kind)
@@ -278,19 +278,20 @@ func logLikValues(o *ast.OutputStmt) map[*ast.Ident]bool {
 	return value
 }
 
-// leftOutWhy says why the missing cells of int data name, observed by a
-// ~, are not left out of the likelihood (DataVar.LeftOut): read at read in
-// an expression, read by an output, or a ~ on it whose density is not one
-// term per cell.
-func leftOutWhy(name string, read ast.Pos, output bool) string {
-	why := fmt.Sprintf("a ~ on `%s` is truncated or not of a built-in count family with one term per cell and 0 in its support (Poisson, NegBinomial, Binomial, Bernoulli, ...)", name)
+// leftOutWhy says why the missing cells of data name, observed by ~ of
+// observers (built-in count families; a family with a point mass at 0),
+// are not left out of the likelihood (DataVar.LeftOut): read at read in
+// an expression, read by an output, or else unmasked, the ~ on it that
+// is not of such a family with one term per cell.
+func leftOutWhy(name, observers, unmasked string, read ast.Pos, output bool) string {
+	why := unmasked
 	switch {
 	case read.IsValid():
 		why = fmt.Sprintf("`%s` is also read in an expression at %s", name, read)
 	case output:
 		why = fmt.Sprintf("an output reads `%s`", name)
 	}
-	return fmt.Sprintf("; its missing cells would be left out of the likelihood if `%s` were only observed by ~ of built-in count families, but %s", name, why)
+	return fmt.Sprintf("; its missing cells would be left out of the likelihood if `%s` were only observed by ~ of %s, but %s", name, observers, why)
 }
 
 // zeroMass reports whether d, a built-in family, has a point mass at 0
@@ -301,21 +302,6 @@ func zeroMass(d *stdlib.Dist) bool {
 	}
 	u, ok := dist.LookupUnivariate(d.Name)
 	return ok && u.ZeroMass
-}
-
-// zeroMassWhy says why the missing cells of real data name, observed by
-// a ~ of the point-mass family family (DataVar.ZeroMass), are not left out
-// of the likelihood: read at read in an expression, read by an output, or
-// observed by a ~ of another family too.
-func zeroMassWhy(name, family string, read ast.Pos, output bool) string {
-	why := fmt.Sprintf("another ~ on `%s` is of a family without a point mass at 0, or not of a built-in family with one term per cell", name)
-	switch {
-	case read.IsValid():
-		why = fmt.Sprintf("`%s` is also read in an expression at %s, which needs a value in every cell", name, read)
-	case output:
-		why = fmt.Sprintf("an output reads `%s`", name)
-	}
-	return fmt.Sprintf("; its missing cells would be left out of the likelihood if `%s` were only observed by ~ of %s, but %s", name, family, why)
 }
 
 // leavesOut reports whether the missing cells of int data observed by a ~
