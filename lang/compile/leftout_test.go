@@ -50,22 +50,7 @@ func TestLeftOutMatchesMask(t *testing.T) {
 			t.Run(fmt.Sprintf("%s unrolled %v", c.name, unroll), func(t *testing.T) {
 				unrollLoops = unroll
 				defer func() { unrollLoops = false }()
-				m, err := compileSrcErr(t, "m.gpp", c.src, nil, jsonData(t, "{"+fmt.Sprintf(c.data, "null", "null")+"}"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				name := "y"
-				if strings.Contains(c.data, `"Y"`) {
-					name = "Y"
-				}
-				if got := m.LeftOut()[name].Cells; !slices.Equal(got, c.cells) {
-					t.Fatalf("LeftOut %s %v, want %v", name, got, c.cells)
-				}
-				for _, l := range m.Latents {
-					if strings.HasSuffix(l.Name, MissingSuffix) {
-						t.Fatalf("latent %s: a left-out cell is fitted", l.Name)
-					}
-				}
+				m, _ := compileLeftOut(t, c.src, fmt.Sprintf(c.data, "null", "null"), c.cells)
 				ref := compileSrc(t, "ref.gpp", c.ref, nil, jsonData(t, "{"+fmt.Sprintf(c.data, 0, 0)+", "+c.mask+"}"))
 				if ref.Dim != m.Dim {
 					t.Fatalf("dim %d, the hand-masked model's %d", m.Dim, ref.Dim)
@@ -139,24 +124,9 @@ func TestLeftOutZeroMass(t *testing.T) {
 			fmt.Sprintf(matData, "null", "null"), fmt.Sprintf(matData, 0, 0) + `, "M": [[1, 0, 1], [0, 1, 1]]`, []int{1, 3}, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			m, err := compileSrcErr(t, "m.gpp", c.src, nil, jsonData(t, "{"+c.data+"}"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			name := "y"
-			if strings.Contains(c.data, `"Y"`) {
-				name = "Y"
-			}
-			if got := m.LeftOut()[name].Cells; !slices.Equal(got, c.cells) {
-				t.Fatalf("LeftOut %s %v, want %v", name, got, c.cells)
-			}
+			m, name := compileLeftOut(t, c.src, c.data, c.cells)
 			if d := m.Info().DataVar(name); d.ZeroMass == "" || d.Missing != nil {
 				t.Fatalf("%s: ZeroMass %q, Missing %v: want its point-mass family and no latent", name, d.ZeroMass, d.Missing)
-			}
-			for _, l := range m.Latents {
-				if strings.HasSuffix(l.Name, MissingSuffix) {
-					t.Fatalf("latent %s: a missing cell under a point mass at 0 is fitted", l.Name)
-				}
 			}
 			ref := compileSrc(t, "ref.gpp", c.ref, nil, jsonData(t, "{"+c.refData+"}"))
 			if ref.Dim != m.Dim {
@@ -166,4 +136,29 @@ func TestLeftOutZeroMass(t *testing.T) {
 			checkGradient(t, m, 5, 0.5)
 		})
 	}
+}
+
+// compileLeftOut compiles src with the JSON members data (missing cells
+// null) and checks that the cells left out of the observed data, y or Y,
+// are cells and that none is fitted as a latent; it returns the model and
+// the data's name.
+func compileLeftOut(t *testing.T, src, data string, cells []int) (*Model, string) {
+	t.Helper()
+	m, err := compileSrcErr(t, "m.gpp", src, nil, jsonData(t, "{"+data+"}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "y"
+	if strings.Contains(data, `"Y"`) {
+		name = "Y"
+	}
+	if got := m.LeftOut()[name].Cells; !slices.Equal(got, cells) {
+		t.Fatalf("LeftOut %s %v, want %v", name, got, cells)
+	}
+	for _, l := range m.Latents {
+		if strings.HasSuffix(l.Name, MissingSuffix) {
+			t.Fatalf("latent %s: a left-out cell is fitted", l.Name)
+		}
+	}
+	return m, name
 }
