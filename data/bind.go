@@ -718,11 +718,7 @@ func (b *binder) boundByCodes(d *check.DataVar) bool {
 		if col.e != w.e {
 			others = append(others, fmt.Sprintf("%s's is %d", col.e.Name, col.hi))
 		}
-		for i, x := range col.a.Values {
-			if !col.a.isMissing(i) {
-				held[int(x)] = true
-			}
-		}
+		col.a.holdCodes(held)
 	}
 	lo := w.lo
 	if w.e.Lower != nil {
@@ -758,12 +754,7 @@ func (b *binder) boundByCodes(d *check.DataVar) bool {
 	if len(others) > 0 {
 		note += " (" + strings.Join(others, ", ") + ")"
 	}
-	var empty []int
-	for k := lo; k <= v-w.c; k++ {
-		if !held[k] {
-			empty = append(empty, k)
-		}
-	}
+	empty := emptyCodes(held, lo, v-w.c)
 	// 0-based codes that run 1..max, each held, with no 0 are Stan's
 	// 1-based ids: S is then one too many, its group 0 fitted from the
 	// prior alone.
@@ -786,6 +777,27 @@ func (b *binder) boundByCodes(d *check.DataVar) bool {
 	j.codesNote = note
 	b.out[d.Name] = j
 	return true
+}
+
+// holdCodes adds to held the codes a's cells hold, its missing cells left
+// out.
+func (a *Array) holdCodes(held map[int]bool) {
+	for i, x := range a.Values {
+		if !a.isMissing(i) {
+			held[int(x)] = true
+		}
+	}
+}
+
+// emptyCodes returns the codes lo … hi that held lacks, in order.
+func emptyCodes(held map[int]bool, lo, hi int) []int {
+	var empty []int
+	for k := lo; k <= hi; k++ {
+		if !held[k] {
+			empty = append(empty, k)
+		}
+	}
+	return empty
 }
 
 // noRows says which codes of group index ids no row holds, the first few

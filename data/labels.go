@@ -131,22 +131,13 @@ func givenSizeNotes(info *check.Info, bound map[string]*Array) []string {
 			order = append(order, name)
 		}
 		g.names = append(g.names, d.Name)
-		for i, v := range a.Values {
-			if !a.isMissing(i) {
-				g.held[int(v)] = true
-			}
-		}
+		a.holdCodes(g.held)
 	}
 	var notes []string
 	for _, name := range order {
 		g := bySize[name]
 		hi := int(bound[name].Values[0]) - g.c
-		var empty []int
-		for k := g.lo; k <= hi; k++ {
-			if !g.held[k] {
-				empty = append(empty, k)
-			}
-		}
+		empty := emptyCodes(g.held, g.lo, hi)
 		if len(empty) == 0 || len(g.held) == 0 {
 			continue
 		}
