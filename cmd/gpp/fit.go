@@ -102,6 +102,9 @@ type fitConfig struct {
 	// (intervalOmitted).
 	plotParams   []string
 	intervalOmit map[string]bool
+	// drawsParams are --draws-params's names, the columns draws.csv keeps
+	// (nil: all; chosenDraws).
+	drawsParams []string
 }
 
 // Defaults of gpp fit's flags.
@@ -159,6 +162,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.StringVar(&cfg.init, "init", "", "warm-start from the fit.json of an earlier fit (`FILE`, or the fit's output directory);\nor a .json file of the params' values, CmdStan's init file: q's locations start\nthere (a normal factor's mean at the value's unconstrained coordinates, as Stan's\nADVI; a gamma factor's mean at the value), the params it does not name at the\ndefault start; or path: start q where an L-BFGS path on the log density (smoothed) has the best\nELBO estimate, as Stan's Pathfinder does, for posteriors far from the default\nstart (a file named path is ./path). last, the last fit, is gpp repl's :fit\n--init; here a file named last is read (default: none)")
 	fs.BoolVar(&cfg.plots, "plots", false, "also write elbo.png, intervals.png (the medians and 50 % and 90 % intervals of\nthe params and then the outputs but log_lik and ~ replicates, a panel each;\n--plot-params chooses), a heatmap NAME_mean.png of every matrix latent,\nand for every data y that a replicate output mirrors (output y_rep ~ D(args), or the\nD(args) of y's ~) the predictive checks ppc_y.png (y's density over those of\n50 replicates; for int data counts per value against the replicates' median\nand 5–95 % interval) and ppc_stat_y.png (the replicates' means and sds\nagainst y's), with log_lik a term per element of y, loo_pit_y.png (the LOO-PIT\nECDF less u in a 95 % simultaneous band) (default false)")
 	fs.Var(plotParamsFlag{&cfg.plotParams}, "plot-params", plotParamsUsage)
+	fs.Var(plotParamsFlag{&cfg.drawsParams}, "draws-params", drawsParamsUsage)
 	fs.BoolVar(&cfg.profile, "profile", false, profileUsage)
 	fs.BoolVar(&cfg.quiet, "quiet", false, "no progress on stderr; warnings and errors are still printed (default false)")
 	fs.BoolVar(&cfg.verbose, "verbose", false, "a progress line at every ELBO evaluation, and the full summary table (default false)")
@@ -166,7 +170,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.Var(cfg.levels, "levels", levelsUsage)
 	fs.Float64Var(&cfg.hdi, "hdi", 0, hdiFlagUsage)
 	fs.StringVar(&cfg.percentiles, "percentiles", defaultPercentilesFlag, percentilesFlagUsage)
-	fs.BoolVar(&cfg.prior, "prior", false, "fit nothing: draw --output-draws sets of params from their priors and\nevaluate the outputs at each (a prior predictive check); only --seed,\n--output-draws, --out (default gpp-prior), --set, --plots (the checks\nppc_y.png and ppc_stat_y.png alone), --hdi, --percentiles, --quiet and\n--verbose apply (default false)")
+	fs.BoolVar(&cfg.prior, "prior", false, "fit nothing: draw --output-draws sets of params from their priors and\nevaluate the outputs at each (a prior predictive check); only --seed,\n--output-draws, --draws-params, --out (default gpp-prior), --set, --plots (the\nchecks ppc_y.png and ppc_stat_y.png alone), --hdi, --percentiles, --quiet and\n--verbose apply (default false)")
 	return fs, cfg, v
 }
 
@@ -344,7 +348,7 @@ func parseFitArgsPaths(args []string, stdout, stderr io.Writer, paths int) (*fit
 			}
 		})
 		if len(bad) > 0 {
-			return usageErr("%s: not with --prior, which fits nothing (it takes --seed, --output-draws, --out, --set, --plots, --hdi, --percentiles, --quiet and --verbose)", strings.Join(bad, ", "))
+			return usageErr("%s: not with --prior, which fits nothing (it takes --seed, --output-draws, --draws-params, --out, --set, --plots, --hdi, --percentiles, --quiet and --verbose)", strings.Join(bad, ", "))
 		}
 		if !set["out"] {
 			cfg.out = defaultPriorOut
@@ -688,6 +692,10 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 			con.note("%v", err)
 			return exitError
 		}
+	}
+	if err := checkDrawsParams(cfg, l); err != nil {
+		con.note("%v", err)
+		return exitError
 	}
 	var evNotes ast.ErrorList
 	if cfg.evidence {
@@ -1312,7 +1320,7 @@ func writeOutputs(cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) ([]str
 	var names []string
 	files := []outputFile{
 		{summaryFile, func(w io.Writer) error { return writeSummaryCSV(w, ds, st, cfg.percentilesOf(st)) }},
-		{drawsFile, func(w io.Writer) error { return writeDrawsCSV(w, h, ds) }},
+		{drawsFile, func(w io.Writer) error { return writeDrawsCSV(w, h, chosenDraws(ds, cfg.drawsParams)) }},
 	}
 	if !cfg.prior && cfg.predict == "" { // prior draws and predictions have no ELBO and no q for --init
 		files = append(files, outputFile{elboFile, func(w io.Writer) error { return writeElboCSV(w, h) }},

@@ -252,11 +252,12 @@ func writeFixedDrawsCSV(w io.Writer, s nuts.Settings, h drawsHeader, sd *sampleD
 	if sd.interrupted {
 		p("# INTERRUPTED: the chains were stopped by Ctrl-C; these are the first %d draws of each", sd.n)
 	}
+	kept := chosenDraws(sd.ds, h.cfg.drawsParams)
 	bw.WriteString("chain__,draw__,lp__,accept_stat__")
-	writeColumnNames(bw, sd.ds.vars)
+	writeColumnNames(bw, kept.vars)
 	for d := range sd.ds.logp {
 		fmt.Fprintf(bw, "%d,%d,0,0", sd.chain[d], sd.draw[d])
-		sd.ds.writeRow(bw, d)
+		kept.writeRow(bw, d)
 	}
 	p("#")
 	for c, ch := range sd.res.Chains {

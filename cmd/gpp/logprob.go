@@ -237,6 +237,7 @@ func logprobCSV(file string, src []byte, l *pipeline.Loaded, u *sgvb.Unconstrain
 	var header []string
 	headerLine, drawCol := 0, -1 // drawCol: draw__'s column, -1 none
 	variational, skipped := false, false
+	kept := "" // the run's --draws-params, which left out the other params' columns
 	var points [][]float64
 	x := make([]float64, u.TargetDim())
 	lines := strings.Split(string(src), "\n")
@@ -246,6 +247,9 @@ func logprobCSV(file string, src []byte, l *pipeline.Loaded, u *sgvb.Unconstrain
 		if strings.HasPrefix(line, "#") {
 			if header == nil && strings.TrimSpace(strings.TrimPrefix(line, "#")) == "method = variational" {
 				variational = true
+			}
+			if header == nil && strings.HasPrefix(line, "#   gpp_draws_params = ") {
+				kept = strings.TrimPrefix(line, "#   gpp_draws_params = ")
 			}
 			continue
 		}
@@ -291,7 +295,11 @@ func logprobCSV(file string, src []byte, l *pipeline.Loaded, u *sgvb.Unconstrain
 				if len(missing) > 5 {
 					missing = append(missing[:5], fmt.Sprintf("... (%d in all)", len(missing)))
 				}
-				return nil, at(lineNo, 1, "the header has no column %s: a CSV of draws has a column per param element, named as draws.csv names them", strings.Join(missing, ", "))
+				msg := fmt.Sprintf("the header has no column %s: a CSV of draws has a column per param element, named as draws.csv names them", strings.Join(missing, ", "))
+				if kept != "" {
+					msg += fmt.Sprintf("; this run's --draws-params %s kept only those: run it again without --draws-params", kept)
+				}
+				return nil, at(lineNo, 1, "%s", msg)
 			}
 			continue
 		}

@@ -1513,6 +1513,9 @@ func writeRunHeader(p func(string, ...any), h drawsHeader) {
 	}
 	p("# output")
 	p("#   file = %s", filepath.Join(c.out, drawsFile))
+	if l := drawsParamsLine(c); l != "" {
+		p("%s", l)
+	}
 }
 
 // writeFitHeader writes the comment lines of a fit's draws.csv after the

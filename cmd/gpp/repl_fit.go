@@ -300,12 +300,20 @@ func (r *repl) fitCmd(args []string) {
 		r.errorf(":fit --plots writes PNG files, and :fit writes files only with --out: add --out DIR")
 		return
 	}
+	if len(cfg.drawsParams) > 0 && !writeFiles {
+		r.errorf(":fit --draws-params chooses the columns of draws.csv, and :fit writes files only with --out: add --out DIR")
+		return
+	}
 	if writeFiles {
 		if cfg.plots {
 			if err := preparePlots(cfg, l); err != nil {
 				r.errorf("%v", err)
 				return
 			}
+		}
+		if err := checkDrawsParams(cfg, l); err != nil {
+			r.errorf("%v", err)
+			return
 		}
 		if err := outputClash(cfg, l.Model, r.inputFiles()); err != nil {
 			r.errorf("%v", err)

@@ -110,6 +110,10 @@ func (r *repl) sampleCmd(args []string) {
 		r.errorf(":sample --plots writes PNG files, and :sample writes files only with --out: add --out DIR")
 		return
 	}
+	if len(cfg.drawsParams) > 0 && !writeFiles {
+		r.errorf(":sample --draws-params chooses the columns of draws.csv, and :sample writes files only with --out: add --out DIR")
+		return
+	}
 	cfg.sets = r.sets
 	srcs := r.sources("")
 	l, err := r.boundModel()
@@ -169,6 +173,10 @@ func (r *repl) sampleCmd(args []string) {
 					r.errorf("%v", err)
 					return nil, nil, false
 				}
+			}
+			if err := checkDrawsParams(cfg, l); err != nil {
+				r.errorf("%v", err)
+				return nil, nil, false
 			}
 			if err := outputClash(cfg, l.Model, r.inputFiles()); err != nil {
 				r.errorf("%v", err)

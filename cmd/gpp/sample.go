@@ -309,6 +309,7 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 	fs.Var(cfg.sets, "set", "set a constant or scalar data, as `NAME=VALUE` (repeatable)")
 	fs.Var(cfg.levels, "levels", levelsUsage)
 	fs.Var(plotParamsFlag{&cfg.plotParams}, "plot-params", plotParamsUsage)
+	fs.Var(plotParamsFlag{&cfg.drawsParams}, "draws-params", drawsParamsUsage)
 	fs.BoolVar(&cfg.plots, "plots", false, "also write trace.png (the traces of the first 4 param elements, chain by chain),\nrank.png (their rank histograms, chain by chain), pairs.png (their pairs plot,\ndivergent transitions in red), intervals.png (the params' and outputs'\nintervals, as gpp fit's; --plot-params chooses; with --against, q's beside\nNUTS's), energy.png (the marginal energy and the energy transitions, with each\nchain's E-BFMI) and gpp fit's predictive checks ppc_y.png and ppc_stat_y.png of\nevery data y that a replicate output mirrors, and its LOO-PIT check\nloo_pit_y.png where log_lik has a term per element of y (default false)")
 	fs.StringVar(&sc.init, "init", "", "start chain c from draw c of the q of a gpp fit of this model: its output `FIT`\ndirectory or its fit.json; of a fit of --restarts R, from restart (c-1) mod R.\nOr a .json file of the params' values, CmdStan's init file (names to numbers,\narrays, arrays of rows for matrices, as write_stan_json writes): every chain\nstarts there, the params it does not name drawn as without --init (default:\neach unconstrained coordinate uniform on (-R, R), --init-radius, as Stan). A\ncomma-separated list of --chains .json files gives each chain its own (as\nCmdStanPy's inits list), and for FILE.json with --chains C, FILE_1.json ...\nFILE_C.json are read when they all exist (CmdStan's convention)")
 	radius := fs.Float64("init-radius", sgvb.InitRadius, "`R` of the random starts: each unconstrained coordinate uniform on (-R, R),\nCmdStan's init=R; 0 starts every coordinate at 0. Not used (a note says so)\nwith --init FIT or a .json file of every param's value")
@@ -504,6 +505,10 @@ func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *con
 	l, code, ok := loadModel(ctx, cfg, con, "sample", 1)
 	if !ok {
 		return code
+	}
+	if err := checkDrawsParams(cfg, l); err != nil {
+		con.note("%v", err)
+		return exitError
 	}
 	if sc.fixedParam || len(l.Model.Latents) == 0 {
 		if cfg.profile {
@@ -1580,8 +1585,13 @@ func writeSampleDrawsCSV(w io.Writer, sc *sampleConfig, h drawsHeader, sd *sampl
 	if sd.interrupted {
 		p("# INTERRUPTED: the chains were stopped by Ctrl-C; these are the first %d draws of each", sd.n)
 	}
+	kept := chosenDraws(sd.ds, sc.cfg.drawsParams)
+	var keptWarm *drawSet
+	if sd.warm != nil {
+		keptWarm = chosenDraws(sd.warm.ds, sc.cfg.drawsParams)
+	}
 	bw.WriteString("chain__,draw__,lp__,accept_stat__,stepsize__,treedepth__,n_leapfrog__,divergent__,energy__")
-	writeColumnNames(bw, sd.ds.vars)
+	writeColumnNames(bw, kept.vars)
 	for c, ch := range sd.res.Chains {
 		p("# chain %d: Adaptation terminated", c+1)
 		p("# chain %d: Step size = %s", c+1, formatExact(ch.StepSize))
@@ -1596,21 +1606,21 @@ func writeSampleDrawsCSV(w io.Writer, sc *sampleConfig, h drawsHeader, sd *sampl
 		}
 		p("# %s", strings.Join(vals, ", "))
 	}
-	row := func(sd *sampleDraws, d int) {
+	row := func(sd *sampleDraws, ds *drawSet, d int) {
 		fmt.Fprintf(bw, "%d,%d,%s,%s,%s,%d,%d,%d,%s", sd.chain[d], sd.draw[d], formatExact(sd.ds.logp[d]), formatNum(sd.accept[d]),
 			formatNum(sd.stepSize[d]), sd.depth[d], sd.leapfrogs[d], b2i(sd.divergent[d]), formatExact(sd.energy[d]))
-		sd.ds.writeRow(bw, d)
+		ds.writeRow(bw, d)
 	}
 	// Each chain's warm-up rows (--save-warmup) come before its draws, as
 	// in CmdStan's file of the chain.
 	for c := range sd.chains {
 		if w := sd.warm; w != nil {
 			for d := c * w.n; d < (c+1)*w.n; d++ {
-				row(w, d)
+				row(w, keptWarm, d)
 			}
 		}
 		for d := c * sd.n; d < (c+1)*sd.n; d++ {
-			row(sd, d)
+			row(sd, kept, d)
 		}
 	}
 	p("#")
