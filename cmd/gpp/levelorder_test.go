@@ -164,3 +164,17 @@ func TestReplLevels(t *testing.T) {
 		}
 	}
 }
+
+// TestOrderedOneBasedData: scores 1..5 under a 5-category OrderedLogistic
+// (Stan's coding) are an error at the first cell out of range that says
+// how to shift them, before the fit.
+func TestOrderedOneBasedData(t *testing.T) {
+	d := t.TempDir()
+	model := writeFile(t, d, "m.gpp", strings.Replace(strings.Replace(likertModel, "q - 1 ~", "q ~", 1), "int<lower=1, upper=5>", "int", 1))
+	_, coded := likertData(t, d)
+	code, _, stderr := runSafe(t, "fit", model, coded, "--quiet", "--out", filepath.Join(d, "out"))
+	want := "likert_codes.csv:3:7: q: value 5 is not a category 0..4, as OrderedLogistic at " + model + ":5:5 needs; categories are 0-based and these run from 1 to 5, as Stan's 1-based ids do: give the value minus 1 (`y - 1 ~ OrderedLogistic(eta, c)`) or 0-based categories"
+	if code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant %q", code, stderr, want)
+	}
+}

@@ -208,11 +208,17 @@ func (p *Program) gradCategorical(n *node, g []float64) {
 // categories that run from 1 to k as Stan's 1-based categories do
 // (onebased.Is); "" for any other.
 func oneBasedCategories(vals []float64, k int) string {
+	return oneBasedAdvice(vals, k, "Categorical(theta)")
+}
+
+// oneBasedAdvice is oneBasedCategories's advice for a family of k
+// categories written as dist in its example statement.
+func oneBasedAdvice(vals []float64, k int, dist string) string {
 	lo, hi, count, ok := onebased.Range(vals)
 	if !ok || !onebased.Is(lo, hi, count, k) {
 		return ""
 	}
-	return "; categories are 0-based and " + onebased.Span(lo, k) + ": give the value minus 1 (`y - 1 ~ Categorical(theta)`) or 0-based categories"
+	return "; categories are 0-based and " + onebased.Span(lo, k) + ": give the value minus 1 (`y - 1 ~ " + dist + "`) or 0-based categories"
 }
 
 // categoricalError explains a failed or non-finite Categorical node: a

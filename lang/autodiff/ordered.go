@@ -213,7 +213,7 @@ func (p *Program) orderedError(n *node, ok bool) error {
 	k := len(cv)
 	if !ok {
 		if p.fail >= 0 {
-			return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: value %g is not a category 0..%d", name, yv[p.fail], k), elemPart(y.shape, p.fail)))
+			return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: value %g is not a category 0..%d", name, yv[p.fail], k), elemPart(y.shape, p.fail))+oneBasedAdvice(yv, k+1, name+"(eta, c)"))
 		}
 		j := -1 - p.fail
 		sa, sb := shortPair(cv[j], cv[j-1])

@@ -136,6 +136,10 @@ func TestOrderedLogisticErrors(t *testing.T) {
 			y := b.Const([]float64{0, 3, 1}, Vector(3), at(1, 1))
 			return b.OrderedLogistic(y, b.Scalar(0, at(1, 1)), b.Input("c", Vector(2), at(1, 1)), false, at(4, 7))
 		}, "model.gpp:4:7: OrderedLogistic: value 3 is not a category 0..2 (element [1])"},
+		{"1-based categories", []float64{0, -1, 1}, func(b *Builder) ID {
+			y := b.Const([]float64{1, 3, 2, 3}, Vector(4), at(1, 1))
+			return b.OrderedLogistic(y, b.Scalar(0, at(1, 1)), b.Input("c", Vector(2), at(1, 1)), false, at(4, 7))
+		}, "model.gpp:4:7: OrderedLogistic: value 3 is not a category 0..2 (element [1]); categories are 0-based and these run from 1 to 3, as Stan's 1-based ids do: give the value minus 1 (`y - 1 ~ OrderedLogistic(eta, c)`) or 0-based categories"},
 		{"fractional category", []float64{0, 1}, func(b *Builder) ID {
 			y := b.Const([]float64{0.5}, Scalar(), at(1, 1))
 			return b.OrderedLogistic(y, b.Scalar(0, at(1, 1)), b.Input("c", Vector(2), at(1, 1)), true, at(4, 7))

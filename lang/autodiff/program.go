@@ -381,10 +381,11 @@ func (p *Program) checkDataValues() error {
 			for j, x := range p.v(y) {
 				if catIndex(x, k+1) < 0 {
 					name := orderedName(n.i0 == 1)
+					hint := oneBasedAdvice(p.v(y), k+1, name+"(eta, c)")
 					if c, at, ok := p.cellOf(n.args[0], j); ok {
-						return ast.Errorf(at, "%s: value %g is not a category 0..%d, as %s at %s needs", c.name, x, k, name, n.pos)
+						return ast.Errorf(at, "%s: value %g is not a category 0..%d, as %s at %s needs%s", c.name, x, k, name, n.pos, hint)
 					}
-					return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: value %g is not a category 0..%d", name, x, k), elemPart(y.shape, j)))
+					return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: value %g is not a category 0..%d", name, x, k), elemPart(y.shape, j))+hint)
 				}
 			}
 		}
