@@ -218,7 +218,12 @@ func (c *checker) lookup(name string) *Symbol {
 func (c *checker) declare(id *ast.Ident, sym *Symbol) bool {
 	c.info.Defs[id] = sym
 	if k := builtinKind(id.Name); k != "" {
-		c.errorf(id.NamePos, "`%s` is a built-in %s; choose another name", id.Name, k)
+		hint := ""
+		if sym.Kind == Data {
+			// a column's name in the data need not be the model's
+			hint = fmt.Sprintf(" (a data column named %s binds to another name on the command line: gpp fit model.gpp NAME=data.csv:%s)", id.Name, id.Name)
+		}
+		c.errorf(id.NamePos, "`%s` is a built-in %s; choose another name%s", id.Name, k, hint)
 	}
 	if f := c.fns[id.Name]; f != nil {
 		c.errorf(id.NamePos, "`%s` redeclared; first declared at %s (function %s)", id.Name, f.decl.Name.NamePos, fnSignature(f.decl))
