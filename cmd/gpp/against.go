@@ -104,6 +104,17 @@ func kurtosis(x []float64) float64 {
 }
 
 // zeroOne reports whether the draws x are all 0 or 1 and not all alike.
+// zeroOrOne reports whether every one of the draws x (at least one) is 0
+// or 1, both or one of them.
+func zeroOrOne(x []float64) bool {
+	for _, v := range x {
+		if v != 0 && v != 1 {
+			return false
+		}
+	}
+	return len(x) > 0
+}
+
 func zeroOne(x []float64) bool {
 	seen := [2]bool{}
 	for _, v := range x {
@@ -268,10 +279,15 @@ func compareAgainst(af *againstFit, sd *sampleDraws, st []stats, ms []mcmcStats)
 			}
 			c := v.first + j
 			sh := againstShape{kurt: kurtosis(sd.ds.cols[c]), binary: zeroOne(sd.ds.cols[c])}
-			if q, ok := qCols[name]; ok {
+			q, ok := qCols[name]
+			if !ok {
+				q, ok = qCols[key]
+			}
+			if ok {
 				sh.qKurt = kurtosis(q)
-			} else if q, ok := qCols[key]; ok {
-				sh.qKurt = kurtosis(q)
+				// an indicator NUTS never (or always) saw, whose q's draws
+				// are 0/1 too: read by the means as any indicator
+				sh.binary = sh.binary || zeroOrOne(sd.ds.cols[c]) && zeroOrOne(q)
 			}
 			rows = append(rows, againstElem(name, qm, af.sd[key], qDraws, st[c].mean, st[c].sd, ms[c], sh))
 		}
@@ -363,6 +379,28 @@ func againstDraws(ff *fitFile) float64 {
 // again, and q's side of z's error is the binomial √(p(1 − p)/S).
 func againstElem(name string, qm, qs, qDraws, m, s float64, mc mcmcStats, sh againstShape) againstRow {
 	r := againstRow{name: name, qMean: qm, qSD: qs, mean: m, sd: s, mcse: mc.mcse, binary: sh.binary}
+	if r.binary && s == 0 {
+		// NUTS's draws all 0 (or all 1): an event it never (always) saw.
+		// Its mean has no sd to scale by; q's own binomial sd √(p(1 − p))
+		// does, and NUTS's Monte Carlo error is negligible beside q's (a
+		// probability below 3/n for n draws all 0).
+		if qm == m {
+			r.z, r.ratio, r.reading = 0, math.NaN(), "0/1, by the mean alone: agrees"
+			return r
+		}
+		s = math.Sqrt(qm * (1 - qm))
+		if s == 0 && !math.IsNaN(qm) { // q's draws all the other value
+			dir := "above"
+			if qm < m {
+				dir = "below"
+			}
+			r.z, r.ratio, r.reading, r.flagged = (qm-m)*math.Inf(1), math.NaN(), "0/1, by the mean alone: q shifted "+dir, true
+			return r
+		}
+		if math.IsNaN(mc.mcse) {
+			mc.mcse = 0
+		}
+	}
 	r.z, r.ratio = (qm-m)/s, qs/s
 	if !(qDraws > 1) {
 		qDraws = math.Inf(1)

@@ -458,3 +458,40 @@ func TestKurtosis(t *testing.T) {
 		t.Errorf("constant draws' kurtosis %v, want 0 (unknown)", k)
 	}
 }
+
+// TestAgainstBinaryNeverSeen: an indicator whose NUTS draws are all 0 (an
+// A/B trial's best[0]: q 0.032 of 1000 draws, NUTS none of 4000) is read
+// by the means on q's binomial scale, "q shifted above", not "not
+// compared"; q's 0.001 (z 0.03 on its own scale) and q's own 0 agree,
+// and q's draws all 1 read shifted; zeroOrOne tells such draws.
+func TestAgainstBinaryNeverSeen(t *testing.T) {
+	mc := mcmcStats{mcse: math.NaN(), essBulk: math.NaN(), essTail: math.NaN(), mcseSD: math.NaN(), rhat: math.NaN()}
+	bin := againstShape{binary: true}
+	for _, c := range []struct {
+		qm, m   float64
+		reading string
+		flagged bool
+	}{
+		{0.032, 0, "0/1, by the mean alone: q shifted above", true},
+		{0.968, 1, "0/1, by the mean alone: q shifted below", true},
+		{0.001, 0, "0/1, by the mean alone: agrees", false},
+		{0, 0, "0/1, by the mean alone: agrees", false},
+		{1, 0, "0/1, by the mean alone: q shifted above", true},
+	} {
+		r := againstElem("best[0]", c.qm, math.Sqrt(c.qm*(1-c.qm)), 1000, c.m, 0, mc, bin)
+		if r.reading != c.reading || r.flagged != c.flagged {
+			t.Errorf("q %v against NUTS's %v: %q (flagged %v), want %q", c.qm, c.m, r.reading, r.flagged, c.reading)
+		}
+	}
+	if r := againstElem("best[0]", 0.032, 0.176, 1000, 0, 0, mc, againstShape{}); r.reading != "not compared (an sd is 0 or a value not finite)" {
+		t.Errorf("not an indicator: %q, want not compared", r.reading)
+	}
+	for _, c := range []struct {
+		x    []float64
+		want bool
+	}{{[]float64{0, 0}, true}, {[]float64{1}, true}, {[]float64{0, 1}, true}, {[]float64{0, 0.5}, false}, {nil, false}} {
+		if got := zeroOrOne(c.x); got != c.want {
+			t.Errorf("zeroOrOne(%v) = %v", c.x, got)
+		}
+	}
+}
