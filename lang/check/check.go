@@ -83,6 +83,7 @@ func Check(f *ast.File, cfg *Config) (*Info, error) {
 		c.improper()
 		c.oneBasedLoops()
 		c.intDivisions()
+		c.matrixLogSumExps()
 		c.missingData()
 		c.replicateShapes()
 		c.tinyScales()
@@ -682,7 +683,7 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 	lat := &Latent{Name: name, Pos: s.Name.NamePos, Decl: s, Kind: t.Kind, Prior: s.Prior}
 	switch t.Kind {
 	case ast.Int:
-		c.errorf(t.KindPos, "param `%s` cannot be int: params are continuous latents; declare it real, positive, unit or simplex", name)
+		c.errorf(t.KindPos, "param `%s` cannot be int: params are continuous latents; declare it real, positive, unit or simplex (a discrete latent, such as a mixture's component or a true class, is summed out of the log density, as in Stan: target += sum(rowlogsumexp(lp)) of lp[i, k], the log joint of observation i with the value k; docs/language.md, Log densities per element, and mixtures)", name)
 		lat.Kind = ast.Real
 	}
 	lat.Dims = c.dims(t)

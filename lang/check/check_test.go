@@ -661,3 +661,15 @@ let e = P[age, edu]
 		}
 	}
 }
+
+// TestMatrixLogSumExpWarning: target += logsumexp of a matrix (a mixture's
+// [N, K] log joint, where rowlogsumexp was meant) is warned about at the
+// call; of a vector, or summed by rows, it is not.
+func TestMatrixLogSumExpWarning(t *testing.T) {
+	head := "data y: real[N]\nparam mu: real[3] ~ Normal(0, 3)\nlet lp = y * rep(1, 3)' + rep(1, N) * mu'\n"
+	wantWarnings(t, head+"target += logsumexp(lp)\n", []string{
+		"m.gpp:4:11 `logsumexp(lp)` of a matrix is one log-sum-exp over all its elements, rows and columns together; a mixture's log density is a log-sum-exp per row (each observation's components) summed over the rows: target += sum(rowlogsumexp(lp))",
+	})
+	wantWarnings(t, head+"target += sum(rowlogsumexp(lp))\n", nil)
+	wantWarnings(t, head+"target += logsumexp(mu)\n", nil)
+}

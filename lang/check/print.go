@@ -200,7 +200,10 @@ var stanNotes = map[string]string{
 	"reduce_sum_static":         parallelNote("reduce_sum_static(f, x, grainsize, ...)", "the sum itself, target += sum(...) or a loop of ~ statements over x"),
 	"is_inf":                    "data are finite (an infinity is an error where the data load), and a fit stops at a non-finite value, naming it",
 	"is_nan":                    "data are finite (NaN is a missing value, section 3 of docs/language.md), and a fit stops at a non-finite value, naming it",
-	"complex_schur_decompose":   "gpp has no complex numbers (nor tuples); for a symmetric matrix, eigenvectors_sym gives its Schur vectors and eigenvalues_sym the diagonal",
+	// NumPy's, not Stan's: an A/B test's "which arm is best"
+	"argmax":                  "gpp has no int-valued argmax: the 0/1 indicators of the largest element are a comparison, output best = p == max(p), whose mean is the probability that each is the largest",
+	"argmin":                  "gpp has no int-valued argmin: the 0/1 indicators of the smallest element are a comparison, output worst = p == min(p), whose mean is the probability that each is the smallest",
+	"complex_schur_decompose": "gpp has no complex numbers (nor tuples); for a symmetric matrix, eigenvectors_sym gives its Schur vectors and eigenvalues_sym the diagonal",
 }
 
 // stanHint returns how gpp writes the Stan function name, or "": a

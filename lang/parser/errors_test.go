@@ -139,6 +139,7 @@ var syntaxErrorTests = []struct {
 		"3:11: expected \"~\" after \"]\", found \"+=\"; gpp has no assignment: a name is defined once, by let NAME = ..., and target += adds to the log density",
 		"3:16: invalid character '?' (gpp has no conditional expressions: write an if statement on the data, if COND { ... } else { ... })"}},
 	{"let z = a & b", []string{"1:11: invalid character '&' (logical and is &&)"}},
+	{"let z = n % 2", []string{"1:11: invalid character '%' (the remainder of a / b is fmod(a, b), Stan's a % b for ints)"}},
 	// Python's habits: each ** and each dotted module prefix is one error.
 	{"let K = eta**2 + s**2", []string{
 		"1:12: invalid operator '**' (gpp's power is ^: Python's eta**2 is eta^2, or square(eta))",

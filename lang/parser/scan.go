@@ -286,6 +286,8 @@ func (s *scanner) punct() {
 		what = "invalid character '|' (gpp writes Stan's normal_lpdf(y | mu, s) as logpdf(y, Normal(mu, s)), and normal_lccdf(y | mu, s) as logccdf(y, Normal(mu, s)); logical or is ||)"
 	case r == '&':
 		what = "invalid character '&' (logical and is &&)"
+	case r == '%':
+		what = "invalid character '%' (the remainder of a / b is fmod(a, b), Stan's a % b for ints)"
 	case r == '.' && s.off+1 < len(s.src) && s.src[s.off+1] == '/':
 		what = "invalid character '.' (gpp's / is elementwise already: Stan's a ./ b is a / b)"
 	case r == '.' && s.off+1 < len(s.src) && s.src[s.off+1] == '^':
