@@ -23,7 +23,9 @@ import (
 // sgvb.RestartSeed(s.Seed, r), restarts after the first from starts
 // jittered by rs.Jitter (0: sgvb.DefaultJitter, gpp fit's --jitter 1; −1:
 // gpp fit's --jitter 0, not jittered), each from rs.Inits[r] if given (gpp
-// fit --init of a mixture's fit.json). Restart 0 is Fit's fit of s, bit
+// fit --init of a mixture's fit.json), or, with rs.Radius R > 0, from
+// random starts as Stan's chains (gpp fit --init-radius R;
+// sgvb.RandomStart), not with Inits. Restart 0 is Fit's fit of s, bit
 // for bit. Inits starts every restart's locations at the params' values it
 // names, as gpp fit --restarts --init FILE.json does. The mixture's ELBO
 // and Pareto k̂ are gpp fit's; MixtureSummary gives its summary with the
@@ -42,6 +44,9 @@ import (
 // result so far, the q's reached (Mixture.Interrupted), with ctx's error
 // wrapped (errors.Is(err, context.Canceled)).
 func (m *Model) FitRestarts(ctx context.Context, s sgvb.Settings, rs sgvb.Restarts, opts ...StartOption) (*sgvb.Mixture, error) {
+	if sc, err := startOptions("FitRestarts", opts); err == nil && sc.inits != nil && rs.Radius > 0 {
+		return nil, fmt.Errorf("model: FitRestarts: Restarts.Radius draws the starts of restarts after the first, which Inits gives: give one of them")
+	}
 	cm, restore, err := m.fitStart("FitRestarts", opts)
 	if err != nil {
 		return nil, err

@@ -46,6 +46,7 @@ type fitConfig struct {
 	outputDraws int
 	restarts    int     // independent fits whose mixture is the result
 	jitter      float64 // Restarts.Jitter's value for --jitter (0: none)
+	initRadius  float64 // Restarts.Radius: --init-radius (0: restarts jittered)
 	family      string  // gamma, lognormal or map
 	gammaGrad   string  // implicit, paper or paper-knowles
 	gammaParam  string  // log-mean-shape or softplus
@@ -152,6 +153,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.IntVar(&v.evalEvery, "eval-every", defaultEvalEvery, "estimate the ELBO every this many iterations")
 	fs.IntVar(&v.workers, "workers", 0, "goroutines sharing each step's draws (Pathfinder: each iterate's ELBO draws); 0: the number of\nCPUs, at most 4 (results do not depend on it; use 1 when several fits run at once)")
 	fs.IntVar(&cfg.restarts, "restarts", 1, "independent fits from seeds seed + r·2³² (restart 0 is the fit of --seed), run\nside by side; the outputs describe their equal-weight mixture, and summary.csv\ngains R̂ across the restarts; with --family pathfinder the default is 4 (Stan's\nnum_paths)")
+	fs.Float64Var(&cfg.initRadius, "init-radius", 0, "with --restarts: restarts after the first start as Stan's chains do (init=`R`):\nevery element's location at an independent draw from U(−R, R) on its\nunconstrained scale (a positive latent's mean at e^u), not jittered around\nthe priors' means; for vague priors in a nonlinear model, whose means can\nlie where the likelihood is flat (docs/inference.md, Starting values). 0:\njittered starts (--jitter). Not with --jitter, nor with --init FILE (with\n--init path each restart r ≥ 1 runs its path from its random start)")
 	fs.Float64Var(&cfg.jitter, "jitter", sgvb.DefaultJitter, "with --restarts: restarts after the first start with every element's location\nmoved by an independent draw from U(−`J`, J) on its unconstrained scale (a\npositive latent's mean by a factor e^u), as Stan's and PyMC's chains start\napart; 0: they start alike and differ only by their draws. Not used when\n--init gives each restart its own start")
 	fs.IntVar(&cfg.outputDraws, "output-draws", defaultOutputDraws, "draws of q written to draws.csv and used for the summary")
 	fs.BoolVar(&cfg.momentMatch, "moment-match", false, "where an observation's PSIS-LOO k̂ is above min(1 - 1/log10 S, 0.7) for S draws\n(loo's threshold), move the LOO draws toward its leave-one-out posterior and\nweight them again (the loo package's loo_moment_match); needs an output log_lik (default false)")
@@ -591,6 +593,17 @@ func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string
 	}
 	if set["jitter"] && cfg.restarts == 1 {
 		return "--jitter moves the starts of restarts after the first: it needs --restarts 2 or more"
+	}
+	if !(cfg.initRadius >= 0) || math.IsInf(cfg.initRadius, 0) {
+		return fmt.Sprintf("--init-radius must be a finite number ≥ 0, got %v", cfg.initRadius)
+	}
+	switch {
+	case cfg.initRadius > 0 && cfg.restarts == 1:
+		return "--init-radius draws the starts of restarts after the first: it needs --restarts 2 or more"
+	case cfg.initRadius > 0 && set["jitter"]:
+		return "--init-radius draws the starts of restarts after the first, which --jitter moves: give one of them"
+	case cfg.initRadius > 0 && cfg.init != "" && cfg.init != initPath:
+		return "--init-radius draws the starts of restarts after the first, which --init gives: give one of them"
 	}
 	if v.workers < 0 {
 		return fmt.Sprintf("--workers must be at least 0 (0: the number of CPUs, at most 4), got %d", v.workers)
@@ -1181,6 +1194,9 @@ func describeFit(cfg *fitConfig, l *pipeline.Loaded) string {
 		paths := "one path"
 		if cfg.restarts > 1 {
 			paths = fmt.Sprintf("%d paths (seeds %d + r·2³², starts r ≥ 1 jittered by U(−%s, %s)) mixed", cfg.restarts, s.Seed, formatNum(cfg.jitter), formatNum(cfg.jitter))
+			if cfg.initRadius > 0 {
+				paths = fmt.Sprintf("%d paths (seeds %d + r·2³², starts r ≥ 1 random, U(−%s, %s) on the unconstrained scale) mixed", cfg.restarts, s.Seed, formatNum(cfg.initRadius), formatNum(cfg.initRadius))
+			}
 		}
 		return fmt.Sprintf("%s, Pathfinder: %s, each L-BFGS (at most %d iterations) and the best by ELBO estimate (%d draws) of the normals along it (history %d)", what, paths, s.MaxIter, sgvb.PathfinderDraws, sgvb.PathfinderHistory)
 	}
@@ -1189,6 +1205,8 @@ func describeFit(cfg *fitConfig, l *pipeline.Loaded) string {
 		switch {
 		case cfg.inits != nil:
 			starts = "each from its restart in " + cfg.init
+		case cfg.initRadius > 0:
+			starts = fmt.Sprintf("restarts r ≥ 1 from random starts, U(−%s, %s) on the unconstrained scale", formatNum(cfg.initRadius), formatNum(cfg.initRadius))
 		case cfg.jitter == 0:
 			starts = "all from the same start"
 		}

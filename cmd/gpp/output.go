@@ -1601,6 +1601,9 @@ func writeFitHeader(p func(string, ...any), h drawsHeader) {
 		if h.mix != nil {
 			p("#     restarts = %d", len(h.mix.Components))
 			p("#     jitter = %s", formatNum(c.jitter))
+			if c.initRadius > 0 {
+				p("#     init_radius = %s", formatNum(c.initRadius))
+			}
 		}
 	}
 	writeRunHeader(p, h)
@@ -1956,8 +1959,9 @@ type fitSettings struct {
 	EvalEvery    int       `json:"eval_every"`
 	Workers      int       `json:"workers"`
 	OutputDraws  int       `json:"output_draws"`
-	Restarts     int       `json:"restarts,omitempty"` // omitted for one fit
-	Jitter       *float64  `json:"jitter,omitempty"`   // --jitter; omitted for one fit
+	Restarts     int       `json:"restarts,omitempty"`    // omitted for one fit
+	Jitter       *float64  `json:"jitter,omitempty"`      // --jitter; omitted for one fit
+	InitRadius   float64   `json:"init_radius,omitempty"` // --init-radius; omitted without it
 	Init         string    `json:"init,omitempty"`
 	FullRank     string    `json:"fullrank,omitempty"` // --fullrank as given; omitted without it
 	Rank         int       `json:"rank,omitempty"`     // --rank; omitted for full rank
@@ -2198,6 +2202,7 @@ func fitFileOf(h drawsHeader) *fitFile {
 	}
 	ff.Settings.Restarts = len(m.Components)
 	ff.Settings.Jitter = &c.jitter
+	ff.Settings.InitRadius = c.initRadius
 	ff.ELBO, ff.ELBOSE, ff.ParetoK, ff.ParetoReading = jsonFloat(m.ELBO), jsonFloat(m.ELBOSE), jsonFloat(m.ParetoK), m.ParetoReading
 	ff.ParetoKDraws, ff.ParetoRelESS = m.ParetoKDraws, jsonFloat(m.ParetoRelESS)
 	ff.Iterations, ff.Converged, ff.Interrupted, ff.BadSteps, ff.Rollbacks, ff.AveragedIterates = 0, true, m.Interrupted, 0, 0, 0

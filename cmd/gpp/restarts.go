@@ -105,7 +105,7 @@ func fitRestarts(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, con *c
 	if jitter == 0 {
 		jitter = -1 // sgvb: the starts of Settings, not jittered
 	}
-	rs := sgvb.Restarts{N: R, Inits: cfg.inits, Jitter: jitter,
+	rs := sgvb.Restarts{N: R, Inits: cfg.inits, Jitter: jitter, Radius: cfg.initRadius,
 		Progress: func(r int, p sgvb.Progress) {
 			con.progress(fmt.Sprintf("restart %d  ", r), p)
 			if cfg.afterEval != nil {
@@ -937,6 +937,6 @@ func optimaHint(mix *sgvb.Mixture) string {
 	return fmt.Sprintf("the restarts ended at different optima: %s at ELBO %s, %s at %s, %.0f nats or more below: "+
 		"the equal-weight mixture blends q's that the ELBO ranks far apart, so its summaries of the params blend different solutions (its R̂ measures that, not label switching); "+
 		"for predictions such a blend can do better than any one restart (the football EPM's 8 restarts: examples/README.md), but for the params read the higher restarts' fits, "+
-		"or add --psis-resample, which resamples the mixture's draws by p/q; more restarts (or a wider --jitter) show how often each optimum is found (docs/inference.md, Restarts)",
+		"or add --psis-resample, which resamples the mixture's draws by p/q; more restarts (a wider --jitter, or --init-radius 2's random starts) show how often each optimum is found (docs/inference.md, Restarts)",
 		restartList(top), elboRange(topE), restartList(low), elboRange(lowE), math.Floor(best-slices.Max(lowE))) // floored: "11 or more" of a gap of 10.6 is false
 }

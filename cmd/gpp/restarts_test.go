@@ -283,6 +283,11 @@ func TestFitRestartsBadFlags(t *testing.T) {
 		{[]string{"--restarts", "2", "--jitter", "-1"}, "--jitter must be a finite number ≥ 0, got -1"},
 		{[]string{"--restarts", "2", "--jitter", "NaN"}, "--jitter must be a finite number ≥ 0, got NaN"},
 		{[]string{"--jitter", "0.5"}, "--jitter moves the starts of restarts after the first: it needs --restarts 2 or more"},
+		{[]string{"--restarts", "2", "--init-radius", "-1"}, "--init-radius must be a finite number ≥ 0, got -1"},
+		{[]string{"--restarts", "2", "--init-radius", "Inf"}, "--init-radius must be a finite number ≥ 0, got +Inf"},
+		{[]string{"--init-radius", "2"}, "--init-radius draws the starts of restarts after the first: it needs --restarts 2 or more"},
+		{[]string{"--restarts", "2", "--init-radius", "2", "--jitter", "1"}, "which --jitter moves: give one of them"},
+		{[]string{"--restarts", "2", "--init-radius", "2", "--init", "start.json"}, "which --init gives: give one of them"},
 	} {
 		code, stdout, stderr := runSafe(t, append([]string{"fit", poissonModel, poissonData, "--out", filepath.Join(t.TempDir(), "o")}, c.args...)...)
 		if code != exitUsage || stdout != "" || !strings.Contains(stderr, c.want) {

@@ -257,6 +257,7 @@ const (
 	// n draws among them
 	streamResample
 	streamResampleChoice
+	streamRadius // Restarts.Radius's random starts (RandomStart)
 )
 
 func mix64(x uint64) uint64 { // splitmix64 finaliser

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/gpplang/gpp/dist"
 )
 
 // RestartSeed returns the seed of restart r of a fit seeded with seed.
@@ -30,6 +32,15 @@ type Restarts struct {
 	// 0, which keeps Settings.InitJitter (and stays the single fit of s).
 	// 0: DefaultJitter; negative: Settings.InitJitter for all.
 	Jitter float64
+	// Radius, if positive, starts restarts 1 to N−1 as Stan starts its
+	// chains (init=Radius) in place of jittering: each location of a
+	// positive, unit or real latent at an independent U(−Radius, Radius)
+	// draw on its unconstrained scale (a positive latent's mean at e^u),
+	// not at its prior's mean (RandomStart). Restart 0 keeps the default
+	// start. With vague priors the prior means can lie where a nonlinear
+	// model's likelihood is flat, and restarts jittered around them share
+	// one wrong mode (docs/inference.md, Starting values). Not with Inits.
+	Radius float64
 	// Progress, if set, is called after every ELBO evaluation of restart r,
 	// from that restart's goroutine (so concurrently when Parallel > 1).
 	Progress func(r int, p Progress)
@@ -119,6 +130,12 @@ func FitRestarts(ctx context.Context, t Target, latents []Latent, s Settings, rs
 	if math.IsNaN(rs.Jitter) || math.IsInf(rs.Jitter, 0) {
 		return nil, fmt.Errorf("restarts: Jitter must be finite, got %v", rs.Jitter)
 	}
+	if !(rs.Radius >= 0) || math.IsInf(rs.Radius, 0) {
+		return nil, fmt.Errorf("restarts: Radius must be a finite number ≥ 0, got %v", rs.Radius)
+	}
+	if rs.Radius > 0 && rs.Inits != nil {
+		return nil, fmt.Errorf("restarts: Radius draws the starts that Inits gives: give one of them")
+	}
 	if rs.Inits != nil && len(rs.Inits) != rs.N {
 		return nil, fmt.Errorf("restarts: %d initial fits for %d restarts", len(rs.Inits), rs.N)
 	}
@@ -144,13 +161,17 @@ func FitRestarts(ctx context.Context, t Target, latents []Latent, s Settings, rs
 				if rs.Progress != nil {
 					sr.Progress = func(p Progress) { rs.Progress(r, p) }
 				}
-				if rs.Inits != nil {
+				lr := latents
+				switch {
+				case rs.Inits != nil:
 					sr.Init = rs.Inits[r]
-				} else if r > 0 {
+				case r > 0 && rs.Radius > 0:
+					lr = RandomStart(tw, latents, rs.Radius, sr.Seed)
+				case r > 0:
 					sr.InitJitter = rs.jitter(s.InitJitter)
 				}
 				m.Seeds[r] = sr.Seed
-				res, err := Fit(ctx, tw, latents, sr)
+				res, err := Fit(ctx, tw, lr, sr)
 				m.Components[r], errs[r] = res, err
 				if rs.Done != nil {
 					rs.Done(r, res, err)
@@ -207,6 +228,54 @@ func FitRestarts(ctx context.Context, t Target, latents []Latent, s Settings, rs
 	}
 	m.Seconds = time.Since(start).Seconds()
 	return m, nil
+}
+
+// RandomStart returns a copy of latents whose positive, unit and real
+// latents start at a random point, as Stan draws its inits (init=radius):
+// each element's initial value (Latent.Init) at e^u, logistic(u) or u for
+// an independent u ~ U(−radius, radius) from seed's own stream; latents of
+// other supports (simplexes, ordered vectors, matrices) keep their starts.
+// As Stan, it draws again, up to MAPStartTries times, while t's log joint
+// is not finite at the start's centre (StartPoint), and keeps the last
+// draw if none is (the fit then fails there). latents is not modified.
+func RandomStart(t Target, latents []Latent, radius float64, seed uint64) []Latent {
+	out := make([]Latent, len(latents))
+	copy(out, latents)
+	dim := 0
+	for i := range out {
+		l := &out[i]
+		dim = max(dim, l.Offset+l.Size)
+		switch l.Support {
+		case dist.Positive, dist.Unit, dist.Real:
+			l.Init = make([]float64, l.Size)
+		}
+	}
+	rng := rand.New(rand.NewPCG(streamSeed(seed, streamRadius, 0, 0)))
+	x, grad := make([]float64, dim), make([]float64, dim)
+	for try := 1; try <= MAPStartTries; try++ {
+		for i := range out {
+			l := &out[i]
+			if l.Init == nil || l.Support != dist.Positive && l.Support != dist.Unit && l.Support != dist.Real {
+				continue
+			}
+			for j := range l.Init {
+				u := radius * (2*rng.Float64() - 1)
+				switch l.Support {
+				case dist.Positive:
+					l.Init[j] = math.Exp(u)
+				case dist.Unit:
+					l.Init[j] = sigmoid(u)
+				default:
+					l.Init[j] = u
+				}
+			}
+		}
+		copy(x, StartPoint(out, dim))
+		if v, err := t.LogJoint(x, grad); err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			break
+		}
+	}
+	return out
 }
 
 // RestartRhat returns the potential scale reduction factor R̂ of one column of
