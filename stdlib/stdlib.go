@@ -11,6 +11,7 @@
 package stdlib
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -123,6 +124,7 @@ const (
 	QuantileRule                        // [n], scalar → scalar; [n], [k] → [k]
 	Integrate1D                         // f, a, b, ... → scalar: integrate_1d (variadic; the checker types it)
 	GroupSum                            // x [N], int g [N], int K → [K]; x [N, m], g, K → [K, m]
+	TVFilter                            // a [T] or [T, K], e [T] (or [T, K]) → e's shape: tv_filter
 )
 
 var shapeText = [...]string{
@@ -186,6 +188,19 @@ var shapeText = [...]string{
 	QuantileRule:   "x [n], p scalar → scalar; x [n], p [k] → [k]",
 	Integrate1D:    "scalar a, b (either may be infinite) → scalar",
 	GroupSum:       "x [N], int g [N], int K → [K]; x [N, m], g [N], K → [K, m]",
+	TVFilter:       "a [T], e [T] → [T]; a [T] (shared by the columns) or [T, K], e [T, K] → [T, K] (each column filtered alone)",
+}
+
+// FilterPhiTooLong is the error at phi of ar_filter(phi, e) when phi [p]
+// has p ≥ T coefficients for the T steps of e: an AR(p) filter of as many
+// lags as the series has steps is never a model anyone meant, and is
+// what a coefficient per time step written for ar_filter silently gives.
+func FilterPhiTooLong(phi, p, t string) string {
+	steps := t + " time steps"
+	if t == "1" {
+		steps = "1 time step"
+	}
+	return fmt.Sprintf("ar_filter reads `%s` [%s] as the coefficients of an AR(%s) filter, h[t] = e[t] + phi[0] * h[t-1] + ... + phi[p-1] * h[t-p], and e has %s; for a coefficient per time step, h[t] = a[t] * h[t-1] + e[t], write tv_filter(a, e)", phi, p, p, steps)
 }
 
 // String describes the rule in words, as in the docs.
@@ -215,7 +230,8 @@ const (
 	// argument 1 non-negative, non-negative if both are non-negative,
 	// otherwise Default.
 	DiagSum
-	// Recursive: the support of ar_filter(phi, e), h[t] = e[t] + Σ phi[k] h[t-1-k]:
+	// Recursive: the support of ar_filter(phi, e), h[t] = e[t] + Σ phi[k] h[t-1-k],
+	// and of tv_filter(a, e), h[t] = a[t] h[t-1] + e[t]:
 	// positive if phi is non-negative and e positive, non-negative if both
 	// are non-negative (by induction on t), otherwise Default. A GARCH
 	// variance, ar_filter(beta1, alpha0 + alpha1 * square(r - mu)), is so

@@ -794,6 +794,27 @@ func (b *Builder) ARFilter(phi, e ID, pos ast.Pos) ID {
 	return b.push(node{op: OpARFilter, args: args, shape: se, pos: pos, nscr: se.Len()})
 }
 
+// TVFilter returns the time-varying recursive filter of e by the
+// coefficients a: for e a vector [T], h_0 = e_0 and h_t = a_t h_{t−1} + e_t
+// (a_0 reaches nothing); for e a matrix [T, K], each column alone, with a
+// [T] shared by the columns or a [T, K] of its own per element. One node in
+// O(T·K), ARFilter's AR(1) with a coefficient per step.
+func (b *Builder) TVFilter(a, e ID, pos ast.Pos) ID {
+	args, ok := b.operands(a, e)
+	if !ok {
+		return b.invalid(pos)
+	}
+	sa, se := b.shapeOf(args[0]), b.shapeOf(args[1])
+	if se.Rank == 0 {
+		return b.fail(pos, "tv_filter: e must be a vector [T] or a matrix [T, K], got %s", se)
+	}
+	if sa.Rank == 0 || sa.Rows != se.Rows || sa.Rank == 2 && sa.Cols != se.Cols {
+		return b.fail(pos, "tv_filter: a must be a vector [%d] or e's shape %s, got %s", se.Rows, se, sa)
+	}
+	// The scratch holds the reverse-time filter of the adjoint.
+	return b.push(node{op: OpTVFilter, args: args, shape: se, pos: pos, nscr: se.Len()})
+}
+
 // MatMul returns the matrix product x * y; a vector is a column [n, 1], and
 // the product is a vector when y is one.
 func (b *Builder) MatMul(x, y ID, pos ast.Pos) ID {

@@ -124,6 +124,8 @@ func (p *Program) eval(n *node) bool {
 		return p.evalIntegrate(n)
 	case op == OpARFilter:
 		arFilter(z, p.v(p.arg(n, 1)), p.v(p.arg(n, 0)), n.shape.Cols)
+	case op == OpTVFilter:
+		tvFilter(z, p.v(p.arg(n, 1)), p.v(p.arg(n, 0)), n.shape.Cols)
 	case op == OpMatMul:
 		p.evalMatMul(n)
 	case op == OpTranspose:

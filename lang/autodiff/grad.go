@@ -96,6 +96,8 @@ func (p *Program) grad(n *node) {
 		}
 	case op == OpARFilter:
 		p.gradARFilter(n, g)
+	case op == OpTVFilter:
+		p.gradTVFilter(n, g)
 	case op == OpHMMMarginal:
 		p.gradHMM(n, g[0])
 	case op == OpODE:

@@ -113,6 +113,9 @@ const (
 	// the recursive filter of each column of e [T] or [T, K] by phi (a
 	// scalar or [p]): h_t = e_t + Σ_k phi_{k−1} h_{t−k}, h_{<0} = 0
 	OpARFilter
+	// the time-varying filter of each column of e [T] or [T, K] by a [T]
+	// or [T, K]: h_0 = e_0, h_t = a_t h_{t−1} + e_t
+	OpTVFilter
 	// the log marginal likelihood of a hidden Markov model (Stan's
 	// hmm_marginal) from log_omega [N, K], Gamma [K, K] and rho [K]
 	OpHMMMarginal
@@ -272,7 +275,7 @@ var opNames = [numOps]string{
 	OpTrigamma: "trigamma", OpTgamma: "tgamma", OpFloor: "floor", OpCeil: "ceil", OpRound: "round", OpTrunc: "trunc",
 	OpLambertW0: "lambert_w0", OpLambertWm1: "lambert_wm1",
 	OpSum: "sum", OpProd: "prod", OpMean: "mean", OpLogSumExp: "logsumexp", OpMax: "max", OpMin: "min", OpRowLogSumExp: "rowlogsumexp",
-	OpRowSum: "rowsum", OpColSum: "colsum", OpCumSum: "cumsum", OpRowMax: "rowmax", OpRowMin: "rowmin", OpRowProd: "rowprod", OpARFilter: "ar_filter", OpHMMMarginal: "hmm_marginal", OpHMMStateProb: "hmm_hidden_state_prob", OpODE: "ode_rk45", OpAlgebraSolve: "solve_newton", OpIntegrate: "integrate_1d",
+	OpRowSum: "rowsum", OpColSum: "colsum", OpCumSum: "cumsum", OpRowMax: "rowmax", OpRowMin: "rowmin", OpRowProd: "rowprod", OpARFilter: "ar_filter", OpTVFilter: "tv_filter", OpHMMMarginal: "hmm_marginal", OpHMMStateProb: "hmm_hidden_state_prob", OpODE: "ode_rk45", OpAlgebraSolve: "solve_newton", OpIntegrate: "integrate_1d",
 	OpMatMul: "matmul", OpTranspose: "transpose", OpOuter: "outer", OpRowScatter: "outer", OpDiagMatrix: "diag",
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
 	OpCholSolve: "solve", OpTriSolve: "mdivide_left_tri_low", OpInverse: "inverse", OpDeterminant: "determinant", OpLogAbsDet: "log_determinant", OpMatrixExp: "matrix_exp", OpSort: "sort", OpEigvalsSym: "eigenvalues_sym", OpEigvecsSym: "eigenvectors_sym", OpSingularVal: "singular_values", OpCSRMatVec: "csr_matrix_times_vector", OpQR: "qr_thin_Q", OpSVDVec: "svd_U", OpChol2Inv: "chol2inv", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",

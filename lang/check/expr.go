@@ -124,7 +124,7 @@ func (c *checker) undeclared(id *ast.Ident) {
 		c.errorf(id.NamePos, "`%s` is a function (declared at %s); call it as %s", name, fd.decl.Name.NamePos, fnSignature(fd.decl))
 	case name == c.defining && c.definingLet:
 		// Stan's loop that fills x[t] from x[t-1] has no gpp form but this.
-		c.errorf(id.NamePos, "`%s` is used in its own definition; gpp has no assignment, so a recursion cannot fill a let element by element: a linear one, x[t] = e[t] + phi * x[t-1], is ar_filter(phi, e) (docs/language.md §3, Time series)", name)
+		c.errorf(id.NamePos, "`%s` is used in its own definition; gpp has no assignment, so a recursion cannot fill a let element by element: a linear one, x[t] = e[t] + phi * x[t-1], is ar_filter(phi, e), and with a coefficient per time step, x[t] = a[t] * x[t-1] + e[t], tv_filter(a, e) (docs/language.md §3, Time series)", name)
 	case name == c.defining:
 		c.errorf(id.NamePos, "`%s` is used in its own definition", name)
 	default:
@@ -1290,8 +1290,20 @@ func (c *checker) callShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape
 			return Shape{one, one}, true
 		}
 		return Shape{one, moreInformative(x[1], y[1])}, true
-	case stdlib.Filter: // the ranks were checked; any p and T go together
+	case stdlib.Filter: // the ranks were checked; p < T (a p ≥ T is the compiler's once sizes are known)
+		if ps, es := args[0].Shape, args[1].Shape; ps.Rank() == 1 && filterPhiTooLong(ps[0], es[0]) {
+			c.errorf(e.Args[0].Pos(), "%s", stdlib.FilterPhiTooLong(exprString(e.Args[0]), ps[0].String(), es[0].String()))
+			return nil, false
+		}
 		return args[1].Shape, true
+	case stdlib.TVFilter:
+		as, es := args[0].Shape, args[1].Shape
+		if compareDims(as[0], es[0]) == dimDiffer || as.Rank() == 2 && (es.Rank() == 1 || compareDims(as[1], es[1]) == dimDiffer) {
+			c.errorf(e.Args[0].Pos(), "tv_filter: `%s` is %s but `%s` is %s; a has a coefficient per time step of e, a vector [T] (shared by e's columns) or e's shape",
+				exprString(e.Args[0]), as.String(), exprString(e.Args[1]), es.String())
+			return nil, false
+		}
+		return es, true
 	case stdlib.HMM:
 		return nil, c.hmmShape(e, args)
 	case stdlib.HMMStates:
@@ -1304,6 +1316,16 @@ func (c *checker) callShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape
 		return Shape{args[0].Shape[0]}, c.hmmShape(e, args)
 	}
 	panic("check: unknown shape rule " + f.Shape.String())
+}
+
+// filterPhiTooLong reports whether ar_filter's phi [p] certainly has as
+// many coefficients as e has steps T (p ≥ T, p ≥ 2): both numbers, or one
+// size named for both. A single coefficient is AR(1) whatever T.
+func filterPhiTooLong(p, t Dim) bool {
+	if p.Known() && t.Known() {
+		return p.N >= 2 && p.N >= t.N
+	}
+	return compareDims(p, t) == dimEqual
 }
 
 // hmmShape checks the shapes of hmm_marginal, hmm_hidden_state_prob and

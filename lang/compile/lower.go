@@ -991,7 +991,13 @@ func (l *lowerer) apply(e *ast.CallExpr, f *stdlib.Func, args []autodiff.ID, pos
 	case "cumsum":
 		id = b.CumSum(args[0], pos)
 	case "ar_filter":
+		if sp, se := b.Shape(args[0]), b.Shape(args[1]); sp.Rank == 1 && se.Rank > 0 && sp.Rows >= 2 && sp.Rows >= se.Rows {
+			l.errorf(e.Args[0].Pos(), "%s", stdlib.FilterPhiTooLong(ast.FormatExpr(e.Args[0]), fmt.Sprint(sp.Rows), fmt.Sprint(se.Rows)))
+			return value{}
+		}
 		id = b.ARFilter(args[0], args[1], pos)
+	case "tv_filter":
+		id = b.TVFilter(args[0], args[1], pos)
 	case "hmm_marginal", "hmm_hidden_state_prob":
 		lo := args[0]
 		if s := b.Shape(lo); s.Rank == 1 { // one state's column (check.hmmShape)
