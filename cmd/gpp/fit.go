@@ -875,6 +875,12 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		removeIfEmpty()
 		return exitError
 	}
+	if !r.Interrupted && (mix == nil || !mix.Interrupted) && mostlyNonFinite(ds) {
+		printDomainFailure(con, ds, fitWarnings(r, mix), func(err error) { printError(con, err, srcs) })
+		con.note("the fit failed: no output written")
+		removeIfEmpty()
+		return exitError
+	}
 	if cfg.reloo && ds.loo != nil {
 		con.info("reloo: refitting without each observation whose k̂ is above %.2g", relooLimit)
 		ds.rl = reloo(ctx, l, ds, relooConfig(cfg, nil, relooBridge(r, mix)), fitWorkers(s.Workers), con)
@@ -1157,13 +1163,58 @@ func noOutputClash(cfg *fitConfig, l *pipeline.Loaded, con *console, more ...inp
 // (sgvb.Settings.InitPath).
 const initPath = "path"
 
+// mostlyNonFinite reports whether more than half of ds's draws of q have
+// a non-finite log joint (a domain error, as log of a difference that
+// went negative, or ±Inf): a summary of the rest is no estimate of the
+// posterior, but of where q's draws happen to keep the model defined.
+// Stan's ADVI stops when every ELBO draw fails; a fit with a few bad
+// draws goes on (they are left out, and a warning counts them).
+func mostlyNonFinite(ds *drawSet) bool { return 2*ds.badLogp > len(ds.logp) }
+
+// printDomainFailure prints why a fit whose draws mostly have a
+// non-finite log joint (mostlyNonFinite) failed, the cause first: the
+// first draw's positioned error with its source line, the count, the
+// fit's warnings (the rollbacks and non-finite steps it led to), and a
+// hint to guard the expression or reparameterise, in place of the hints
+// that read q's shape (a gamma's shape ≤ 2, k̂), which are its symptoms.
+// printErr prints a positioned error (gpp fit's printError, the REPL's
+// own); the caller says what became of the fit.
+func printDomainFailure(con *console, ds *drawSet, warnings []string, printErr func(error)) {
+	first := ""
+	if ds.logpErr != nil {
+		printErr(ds.logpErr)
+		first = " (the first's error above)"
+	}
+	con.note("%d of %d output draws of q had a non-finite log joint%s: more than half, so a summary of the rest would be no estimate of the posterior", ds.badLogp, len(ds.logp), first)
+	for _, w := range warnings {
+		con.note("warning: %s", w)
+	}
+	con.note("%s", domainFailureHint)
+}
+
+// domainFailureHint is printDomainFailure's advice.
+const domainFailureHint = "hint: the model's log density is defined on only part of its params' declared support, and most of q's draws fall outside that part (its start, which gpp check tries, is inside): guard the expression the error names so that it holds for every value of its params (log(fmax(x, 1e-9)) for a log whose argument x can go negative), state the bound in the params' declarations (docs/language.md, Bounds that depend on params), or reparameterise; --init path starts q near the mode, where fewer draws may fall outside"
+
 // pathNote prints which point of the L-BFGS path a fit started from
 // (--init path); nothing for other starts.
 func pathNote(con *console, who string, ps *sgvb.PathStart) {
 	if ps == nil {
 		return
 	}
-	con.info("%sstarted from point %d of the L-BFGS path (%d iterations, %d points scored): ELBO estimate %.6g ± %.2g", who, ps.Iterate, ps.Iterates, ps.Scored, ps.ELBO, ps.SE)
+	con.info("%sstarted from point %d of the L-BFGS path (%d iterations, %d points scored): ELBO estimate %.6g ± %.2g%s", who, ps.Iterate, ps.Iterates, ps.Scored, ps.ELBO, ps.SE, pathSmoothNote(ps))
+}
+
+// pathSmoothNote says by how much a path start's smoothing shrank, where
+// the default's draws left the model's domain around the start (an empty
+// string where it did not).
+func pathSmoothNote(ps *sgvb.PathStart) string {
+	switch {
+	case ps.SmoothSD >= sgvb.PathSmoothSD:
+		return ""
+	case ps.SmoothSD == 0:
+		return fmt.Sprintf("; the log density not smoothed, as even sd %g was not finite around the start", sgvb.PathSmoothSD*math.Ldexp(1, -sgvb.PathSmoothHalvings))
+	}
+	return fmt.Sprintf("; the log density smoothed by sd %g, as sd %g was not finite around the start", ps.SmoothSD, float64(sgvb.PathSmoothSD))
 }
 
 // pathfinderNote says which normal of its L-BFGS path a Pathfinder fit

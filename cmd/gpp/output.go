@@ -800,8 +800,13 @@ type drawSet struct {
 	R      int         // the number of restarts (1: one fit)
 	bad    int         // draws where the log joint or an output was not finite
 	badErr error       // the first such error
-	loo    *sgvb.LOO   // PSIS-LOO from the log_lik output (nil: none; see wantsLOO)
-	looObs []int       // the log_lik elements (j of its v.elems) that loo's Points are, in order
+	// badLogp counts the draws whose log joint was not finite (an
+	// output's failure aside), logpErr the first one's error (nil: a
+	// value of ±Inf or NaN without one): fitDomainFailure's test.
+	badLogp int
+	logpErr error
+	loo     *sgvb.LOO // PSIS-LOO from the log_lik output (nil: none; see wantsLOO)
+	looObs  []int     // the log_lik elements (j of its v.elems) that loo's Points are, in order
 	// looCond are the params with an element per observation that log_lik
 	// reads, on which loo is conditional (looConditional; nil: none).
 	looCond []looCondParam
@@ -1058,6 +1063,12 @@ func makeDrawsPaced(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, 
 		}
 		lp, outs, err := ev.Eval(xm)
 		lw.add(x, ds.logq[d], lp)
+		if err != nil || math.IsNaN(lp) || math.IsInf(lp, 0) {
+			ds.badLogp++
+			if ds.badLogp == 1 {
+				ds.logpErr = err
+			}
+		}
 		if err == nil {
 			err = ev.OutputErr() // log p stands; the output is written as it is
 		}

@@ -377,6 +377,11 @@ func (r *repl) fitCmd(args []string) {
 		r.printError(err, srcs)
 		return
 	}
+	if !res.Interrupted && mostlyNonFinite(ds) {
+		printDomainFailure(con, ds, res.Warnings, func(err error) { r.printError(err, srcs) })
+		con.note("the fit failed; the session keeps its previous fit, if any")
+		return
+	}
 	st := summariseColumns(ds, cfg.hdi, cfg.probs)
 	if !cfg.autoFullRank {
 		curv = meanFieldCurvature(ctx, s, l, res)
@@ -398,7 +403,7 @@ func (r *repl) fitCmd(args []string) {
 		fitProfile(ctx, cfg, l, res, nil, con)
 	}
 	if ps := res.Path; ps != nil {
-		start = fmt.Sprintf("started from point %d of an L-BFGS path (%d iterations, %d points scored; ELBO estimate %.6g ± %.2g)", ps.Iterate, ps.Iterates, ps.Scored, ps.ELBO, ps.SE)
+		start = fmt.Sprintf("started from point %d of an L-BFGS path (%d iterations, %d points scored; ELBO estimate %.6g ± %.2g%s)", ps.Iterate, ps.Iterates, ps.Scored, ps.ELBO, ps.SE, pathSmoothNote(ps))
 	}
 	prev := r.fit
 	slow := ""

@@ -37,6 +37,12 @@ const (
 	// to the posterior (docs/inference.md).
 	PathSmoothSD    = 1
 	PathSmoothDraws = 8 // even: antithetic pairs
+	// PathSmoothHalvings: where the smoothed log density is not finite at
+	// the start (a draw of the smoothing lands where the model fails, as
+	// log of a difference that goes negative), the smoothing sd halves up
+	// to this many times, then the path runs on the log density itself,
+	// which is finite there: only a start where that fails is an error.
+	PathSmoothHalvings = 6
 	// PathHessianDim: up to this many coordinates, each scored point's
 	// spreads come from the diagonal of the Hessian there (pathSDs, one
 	// gradient per coordinate); above it, the default spreads.
@@ -52,6 +58,7 @@ type PathStart struct {
 	ELBO, SE   float64     // the chosen point's ELBO estimate and its standard error
 	Points     []PathPoint // the scored points, in path order
 	Converged  bool        // L-BFGS converged (else it hit PathIters or a non-finite point)
+	SmoothSD   float64     // the smoothing's sd: PathSmoothSD, less where that was not finite at the start (pathSmoothing), 0 for none
 	StartTries int         // > 0: the log joint was not finite at the default start; the try of MAP's fallback that was
 }
 
@@ -152,17 +159,24 @@ func (e *engine) pathStart(ctx context.Context) (*PathStart, error) {
 	}
 	xm := make([]float64, e.dim)
 	gm := make([]float64, e.dim)
+	sd := 1.0 // the smoothing's sd in units of PathSmoothSD
 	fs := func(x, grad []float64) float64 {
+		if sd == 0 {
+			return f(x, grad)
+		}
 		total := 0.0
 		if grad != nil {
 			clear(grad)
 		}
 		for m := range eps {
 			for i := range xm {
-				xm[i] = x[i] + eps[m][i]
+				xm[i] = x[i] + sd*eps[m][i]
 			}
 			v := f(xm, gm)
 			if math.IsInf(v, 1) {
+				// a trial point of L-BFGS's line search whose smoothing
+				// draws leave the model's domain: +Inf, and the line
+				// search shrinks the step (gonum's Bisection)
 				return v
 			}
 			total += v / PathSmoothDraws
@@ -174,12 +188,8 @@ func (e *engine) pathStart(ctx context.Context) (*PathStart, error) {
 		}
 		return total
 	}
-	if math.IsInf(fs(x, nil), 1) {
-		if lastErr == nil {
-			lastErr = errNotFiniteHere
-		}
-		return nil, fmt.Errorf("--init path: the log joint is not finite at some of the %d points around the start the path smooths it over: %w", PathSmoothDraws, lastErr)
-	}
+	sd = pathSmoothing(func(s float64) bool { sd = s; return !math.IsInf(fs(x, nil), 1) })
+	ps.SmoothSD = sd * PathSmoothSD
 	rec := &pathRecorder{path: [][]float64{append([]float64(nil), x...)}, f: []float64{-fs(x, nil)}}
 	problem := lbfgsProblem(ctx, func(x []float64) float64 { return fs(x, nil) }, func(grad, x []float64) { fs(x, grad) })
 	res, _ := optimize.Minimize(problem, x, lbfgsSettings(PathIters, rec), &optimize.LBFGS{})
@@ -226,6 +236,24 @@ func (e *engine) pathStart(ctx context.Context) (*PathStart, error) {
 	}
 	copy(e.theta, best)
 	return ps, nil
+}
+
+// pathSmoothing returns the factor of PathSmoothSD the path smooths by:
+// 1 where ok(1) holds (the smoothed log density is finite at the
+// start), else the first of 1/2, 1/4, … (PathSmoothHalvings of them)
+// where it does, else 0, the log density itself, finite at the start by
+// then. A smoothing draw outside the model's domain (a log's argument
+// below 0) makes the smoothed density +Inf wherever it lands: a start
+// there would leave L-BFGS no step to take.
+func pathSmoothing(ok func(sd float64) bool) float64 {
+	sd := 1.0
+	for range PathSmoothHalvings + 1 {
+		if ok(sd) {
+			return sd
+		}
+		sd /= 2
+	}
+	return 0
 }
 
 // pathSDs returns the sds of the normal on the coordinates whose precision
