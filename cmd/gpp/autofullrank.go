@@ -36,9 +36,11 @@ const autoCurvRatio = 1.1
 // with the highest ELBO, as the hint advises; cfg.fullRank then names its
 // group, for the outputs' headers and fit.json. Where the check does not
 // run (a funnel's −H at q's mode, not positive definite), it fits
-// --fullrank all on the same terms, as the mean-field hint then advises
-// (an MRP model's crossed effects, non-centred: +7.9 nats, its sds
-// nearer NUTS's), and records in cfg.autoLost that it lost where it did.
+// --fullrank all on the same terms (an MRP model's crossed effects,
+// non-centred: +7.9 nats, its sds nearer NUTS's), as the Pareto k̂ rule's
+// hint (meanFieldHint) advises where k̂ raises the alarm (its info line
+// cites no hint: where k̂ does not, none is printed), and records in
+// cfg.autoLost that it lost where it did.
 // It returns the fit kept, its settings and, where
 // the mean-field fit is kept, its curvature check (nil otherwise, or where
 // the check does not run), whose hint then says what was tried. Each step
@@ -54,7 +56,7 @@ func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r 
 			con.note(head+"%s, so the mean-field fit is kept", why)
 			return r, s, nil
 		}
-		con.info("--fullrank auto: %s; refitting with --fullrank all (%d elements), as the mean-field hint advises", why, all)
+		con.info("--fullrank auto: %s; refitting with --fullrank all (%d elements) to keep the fit with the higher ELBO", why, all)
 		best, bestS, lost := autoRefits(ctx, cfg, l, r, s, con, []string{"all"}, why+"; ")
 		cfg.autoLost = lost
 		return best, bestS, nil

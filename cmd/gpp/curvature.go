@@ -73,7 +73,12 @@ type curvCheck struct {
 // gradients are no more than the fit's own steps took. nil where it does
 // not run, or where −H at q's mode is not positive definite (a funnel, q
 // far from a mode): the hints then fall back to Pareto k̂
-// (meanFieldHint). It draws nothing, so the fit's numbers are unchanged.
+// (meanFieldHint), except for a fit that holds fewer than two elements
+// by normal factors (a model of gamma factors), for which that rule has
+// no advice: there the check is the partial one (sgvb.Curvature.Partial,
+// the coordinates along which the log density bends the wrong way left
+// out), where there is one. It draws nothing, so the fit's numbers are
+// unchanged.
 func meanFieldCurvature(ctx context.Context, s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result) *curvCheck {
 	m := l.Model
 	if r == nil || !meanField(s) || s.Minibatch != nil || r.Interrupted || !curvAffordable(s, r) {
@@ -105,10 +110,54 @@ func meanFieldCurvature(ctx context.Context, s sgvb.Settings, l *pipeline.Loaded
 	if w := flatWarning(cc); w != "" {
 		r.Warnings = append(r.Warnings, w)
 	}
-	if err != nil { // −H not positive definite: Flat alone
-		return nil
+	if err != nil { // −H not positive definite: Flat alone, or the partial check
+		if _, normal := meanFieldElems(s, m); normal >= 2 || !partialOK(c.Partial) {
+			return nil
+		}
+		cc.c = c.Partial
 	}
 	return cc
+}
+
+// partialOK reports whether a partial curvature check (sgvb.Curvature.
+// Partial) is one the hints may use: −H at q's mode bends the wrong way
+// along one direction only (a Schaefer production model's process and
+// observation sds, which trade off: eigenvalue −9.9 against the next's
+// 1.4), the rest of the density a mode. Where it bends along several, q
+// is likely far from a mode and the others' ratios given the left-out
+// coordinates say little: examples/gpfa.gpp (K = 6) bends the wrong way
+// along 6 or more directions at seeds 1–3; a partial check there called
+// W's sds 2.3× too small and pointed to --fullrank all, which ends 11–19
+// nats below the mean-field fit.
+func partialOK(p *sgvb.Curvature) bool { return p != nil && p.WrongWay == 1 }
+
+// leftText is the clause the curvature hints add where the check is
+// partial (sgvb.Curvature.Left): the elements it left out, the first
+// three, and what that means for the ratios; "" for a full check.
+func (cc *curvCheck) leftText() string {
+	var idx []int
+	for i, out := range cc.c.Left {
+		if out {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		return ""
+	}
+	names := make([]string, 0, 3)
+	for _, i := range idx[:min(len(idx), 3)] {
+		names = append(names, cc.names[i])
+	}
+	who := joinAnd(names)
+	if more := len(idx) - len(names); more > 0 {
+		who = strings.Join(names, ", ") + fmt.Sprintf(" (and %d more element%s)", more, plural(more))
+	}
+	them := "them"
+	if len(idx) == 1 {
+		them = "it"
+	}
+	return fmt.Sprintf(" (the log density at q's mode bends the wrong way along %s, so the check left %s out and took the others' ratios given %s: on a normal posterior those are at most the marginal ones)",
+		who, them, them)
 }
 
 // flatWarning returns the warning of a flat direction at q's mode
@@ -168,7 +217,7 @@ func (cc *curvCheck) maxByLatent() map[string]jsonFloat {
 	out := map[string]jsonFloat{}
 	for i, v := range cc.c.Ratio {
 		name := cc.r.Factors[cc.lats[i]].Name
-		if w, ok := out[name]; !ok || v > float64(w) {
+		if w, ok := out[name]; !ok || v > float64(w) || math.IsNaN(float64(w)) { // NaN: left out of a partial check
 			out[name] = jsonFloat(v)
 		}
 	}
@@ -205,7 +254,7 @@ func curvatureHint(cc *curvCheck) string {
 	if p := cc.c.Partner[i]; p >= 0 {
 		moves = fmt.Sprintf(": the log density's curvature at q's mode says %s moves with %s (correlation %s)", cc.names[i], cc.names[p], signed(cc.c.Corr[i]))
 	}
-	head := fmt.Sprintf("%s %s about %s too small%s, which a mean-field q (one independent factor per element) cannot represent; ", who, sds, how, moves)
+	head := fmt.Sprintf("%s %s about %s too small%s, which a mean-field q (one independent factor per element) cannot represent%s; ", who, sds, how, moves, cc.leftText())
 	if cc.autoLost != "" {
 		return head + fmt.Sprintf("--fullrank auto refitted with --fullrank %s, and the mean-field fit's ELBO was higher, so it is kept: "+
 			"gpp sample (NUTS) is the check of these sds (docs/inference.md, The mean-field hint)", cc.autoLost)
@@ -250,8 +299,8 @@ func mildCurvatureHint(cc *curvCheck) string {
 	if cc.autoNone {
 		cure = fmt.Sprintf("--fullrank auto found no joint factor of at most %d elements (at most %d of them of gamma factors) to refit with, so gpp sample --against is the check of these sds", sgvb.MaxFullRank, curvMaxGamma)
 	}
-	return fmt.Sprintf("%s %s about %s too small by the log density's curvature at q's mode (a mean-field q's intervals are narrower than the posterior's where params move together): "+
-		"%s (docs/inference.md, The mean-field hint)", who, sds, how, cure)
+	return fmt.Sprintf("%s %s about %s too small by the log density's curvature at q's mode (a mean-field q's intervals are narrower than the posterior's where params move together)%s: "+
+		"%s (docs/inference.md, The mean-field hint)", who, sds, how, cc.leftText(), cure)
 }
 
 // worstSds names the worst three of the elements bad (cc.bad's order,

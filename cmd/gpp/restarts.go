@@ -329,18 +329,7 @@ func meanFieldHint(s sgvb.Settings, m *compile.Model, paretoK, relESS float64, a
 	if !meanField(s) || !sgvb.ParetoAlarm(paretoK, relESS) {
 		return ""
 	}
-	n, normal := 0, 0
-	for _, lat := range m.Latents {
-		if !lat.Support.IsOrdered() && sgvb.CheckFullRank(lat.Support, 1) == nil {
-			n += fullRankElems(&lat)
-			if lat.Support == dist.Simplex { // a Dirichlet factor, not a normal one (it joins --fullrank all)
-				continue
-			}
-			if lat.Support != dist.Positive || s.Family == sgvb.FamilyLognormal || s.Families[lat.Name] == sgvb.FamilyLognormal {
-				normal += lat.Size
-			}
-		}
-	}
+	n, normal := meanFieldElems(s, m)
 	// Only where q holds two elements or more by normal factors: a joint
 	// normal then generalises them, while positive latents would trade
 	// their gamma factors for a log-normal's (examples/gpfa.gpp on the
@@ -357,6 +346,26 @@ func meanFieldHint(s sgvb.Settings, m *compile.Model, paretoK, relESS float64, a
 			"gpp sample (NUTS) is the check of these sds (docs/inference.md, Full-rank factors)", autoLost)
 	}
 	return head + flag + " fits them jointly, as Stan's fullrank ADVI: keep the fit with the higher ELBO (docs/inference.md, Full-rank factors)"
+}
+
+// meanFieldElems returns the elements of model m that --fullrank all
+// would hold (n) and how many of them the mean-field fit of settings s
+// holds by normal factors (real, bounded and matrix params, positive ones
+// under --family lognormal; not a simplex's Dirichlet): the Pareto k̂
+// rule's counts (meanFieldHint).
+func meanFieldElems(s sgvb.Settings, m *compile.Model) (n, normal int) {
+	for _, lat := range m.Latents {
+		if !lat.Support.IsOrdered() && sgvb.CheckFullRank(lat.Support, 1) == nil {
+			n += fullRankElems(&lat)
+			if lat.Support == dist.Simplex { // a Dirichlet factor, not a normal one (it joins --fullrank all)
+				continue
+			}
+			if lat.Support != dist.Positive || s.Family == sgvb.FamilyLognormal || s.Families[lat.Name] == sgvb.FamilyLognormal {
+				normal += lat.Size
+			}
+		}
+	}
+	return n, normal
 }
 
 // againstHint returns advice for a fit whose Pareto k̂ is above 1, where

@@ -49,6 +49,22 @@ type Curvature struct {
 	// coordinates).
 	Flat *FlatDirection
 
+	// Partial, where −H at q's mode is not positive definite (with
+	// ErrNotDefinite), is the check on the coordinates left once those
+	// along which the log density bends the wrong way are left out
+	// (leftOut), given them at q's mode; nil where no such set leaves a
+	// positive definite block, or where the eigenvectors are not looked
+	// for (over FlatMaxDim coordinates). Its Flat is this one's.
+	Partial *Curvature
+	// Left marks, in a Partial check, the coordinates left out: their
+	// Ratio and Scale are NaN, their Partner −1, and no other
+	// coordinate's Partner is one of them. nil in a full check.
+	Left []bool
+	// WrongWay is, in a Partial check, the number of directions along
+	// which the log density at q's mode bends the wrong way (Λ's
+	// eigenvalues at most 0), whose coordinates are Left.
+	WrongWay int
+
 	lambda, sigma *mat.SymDense // Λ = −H and Σ = Λ⁻¹
 }
 
@@ -151,7 +167,9 @@ func (r *Result) MeanFieldCurvature(ctx context.Context, ud *Unconstrained) (*Cu
 	c, err := curvatureOf(H)
 	if err != nil {
 		if flat != nil {
-			return &Curvature{Flat: flat}, err
+			L := mat.NewSymDense(r.Dim, nil)
+			L.ScaleSym(-1, H)
+			return &Curvature{Flat: flat, Partial: partialCurvature(L, sd, flat)}, err
 		}
 		return nil, err
 	}
@@ -161,6 +179,106 @@ func (r *Result) MeanFieldCurvature(ctx context.Context, ud *Unconstrained) (*Cu
 		c.Scale[i] = sd[i] * math.Sqrt(c.lambda.At(i, i))
 	}
 	return c, nil
+}
+
+// partialCurvature returns the check of Λ = L (not positive definite) on
+// the coordinates left once those along which it bends the wrong way are
+// left out (leftOut), given those at q's mode (q's sds sd; flat is Λ's
+// FlatDirection, the partial check's too): Λ with the
+// left-out coordinates' rows and columns cut to a diagonal 1, whose
+// ratios on the others are those of their block Λ_KK (GroupRatios'
+// too). nil where no
+// coordinates are left or their block is not positive definite either.
+// On a normal posterior a ratio given some coordinates is at most the
+// marginal one, so the check's too-small sds are too small at least by
+// as much (a Schaefer production model's K: 11× given the process and
+// observation noise sds, which bend the wrong way; NUTS 11×).
+func partialCurvature(L *mat.SymDense, sd []float64, flat *FlatDirection) *Curvature {
+	n, _ := L.Dims()
+	left, wrong := leftOut(L)
+	if left == nil {
+		return nil
+	}
+	K := mat.NewSymDense(n, nil)
+	for i := range n {
+		for j := i; j < n; j++ {
+			switch {
+			case i == j && left[i]:
+				K.SetSym(i, i, -1)
+			case !left[i] && !left[j]:
+				K.SetSym(i, j, -L.At(i, j))
+			}
+		}
+	}
+	c, err := curvatureOf(K)
+	if err != nil {
+		return nil
+	}
+	c.Flat, c.Left, c.WrongWay = flat, left, wrong
+	c.Scale = make([]float64, n)
+	for i := range n {
+		if left[i] {
+			c.Ratio[i], c.Scale[i], c.Partner[i], c.Corr[i] = math.NaN(), math.NaN(), -1, 0
+			continue
+		}
+		c.Scale[i] = sd[i] * math.Sqrt(L.At(i, i))
+		if p := c.Partner[i]; p >= 0 && left[p] { // correlation 0: none
+			c.Partner[i], c.Corr[i] = -1, 0
+		}
+	}
+	return c
+}
+
+// leftOut returns the coordinates to leave out of Λ = L for a positive
+// definite block of the rest, and the number of Λ's eigenvalues at most
+// 0: those that make up the eigenvectors of those eigenvalues (each
+// coordinate of at least a third of its eigenvector's largest, as the
+// flat warning names a direction's elements). nil where every coordinate
+// would be left out, where the eigenvalues are not found, or where the
+// rest's block is not positive definite either.
+func leftOut(L *mat.SymDense) ([]bool, int) {
+	n, _ := L.Dims()
+	var eig mat.EigenSym
+	if !eig.Factorize(L, true) {
+		return nil, 0
+	}
+	vals := eig.Values(nil) // ascending
+	var V mat.Dense
+	eig.VectorsTo(&V)
+	left, wrong := make([]bool, n), 0
+	for k, v := range vals {
+		if v > 0 {
+			break
+		}
+		wrong++
+		big := 0.0
+		for i := range n {
+			big = math.Max(big, math.Abs(V.At(i, k)))
+		}
+		for i := range n {
+			left[i] = left[i] || math.Abs(V.At(i, k)) >= big/3
+		}
+	}
+	var idx []int
+	for i, out := range left {
+		if !out {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		return nil, wrong
+	}
+	G := mat.NewSymDense(len(idx), nil)
+	for a, i := range idx {
+		for b := a; b < len(idx); b++ {
+			G.SetSym(a, b, L.At(i, idx[b]))
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(G) {
+		return nil, wrong
+	}
+	return left, wrong
 }
 
 // coordSDs returns q's sd of every coordinate x of a mean-field fit of

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -97,5 +98,62 @@ func TestCurvatureNotDefinite(t *testing.T) {
 	ud, _ := NewUnconstrained(g, lats)
 	if _, err := r.MeanFieldCurvature(context.Background(), ud); err == nil {
 		t.Error("MAP: no error")
+	}
+}
+
+// TestPartialCurvature: a precision Λ with one direction of negative
+// curvature (a saddle of coordinates 2 and 3, tied to 1 by 0.3, whose
+// part of the eigenvector, under a third of the largest, keeps it in)
+// leaves those two out, and gives 0 and 1 the ratios and correlation of
+// their block Λ_KK exactly, q's scales σ_i √Λ_ii, and a joint factor
+// over them ratio 1; a Λ bent the wrong way along two directions says so
+// (WrongWay 2), and one where every coordinate would be left out has no
+// partial check.
+func TestPartialCurvature(t *testing.T) {
+	L := mat.NewSymDense(4, []float64{
+		1, 0.8, 0, 0,
+		0.8, 1, 0.3, 0,
+		0, 0.3, 1, 2,
+		0, 0, 2, 1,
+	})
+	sd := []float64{0.5, 2, 1, 1}
+	c := partialCurvature(L, sd, flatDirection(L, sd))
+	if c == nil {
+		t.Fatal("no partial check")
+	}
+	if want := []bool{false, false, true, true}; !slices.Equal(c.Left, want) || c.WrongWay != 1 {
+		t.Fatalf("left %v (wrong way %d), want %v (1)", c.Left, c.WrongWay, want)
+	}
+	want := 1 / math.Sqrt(1-0.8*0.8) // the block [[1, 0.8], [0.8, 1]]'s
+	for i := range 2 {
+		if math.Abs(c.Ratio[i]-want) > curvTol*want || c.Partner[i] != 1-i || math.Abs(c.Corr[i]+0.8) > curvTol {
+			t.Errorf("coordinate %d: ratio %.9g, partner %d (%.9g), want %.9g, %d (−0.8)", i, c.Ratio[i], c.Partner[i], c.Corr[i], want, 1-i)
+		}
+		if math.Abs(c.Scale[i]-sd[i]) > curvTol {
+			t.Errorf("scale %d = %.9g, want %v", i, c.Scale[i], sd[i])
+		}
+	}
+	for i := 2; i < 4; i++ {
+		if !math.IsNaN(c.Ratio[i]) || !math.IsNaN(c.Scale[i]) || c.Partner[i] != -1 {
+			t.Errorf("left-out coordinate %d: ratio %v, scale %v, partner %d; want NaN, NaN, −1", i, c.Ratio[i], c.Scale[i], c.Partner[i])
+		}
+	}
+	if v := c.GroupRatios([]bool{true, true, false, false}); math.Abs(v[0]-1) > curvTol || math.Abs(v[1]-1) > curvTol {
+		t.Errorf("joint factor over 0 and 1: %v, want 1", v[:2])
+	}
+	two := mat.NewSymDense(5, nil) // two saddles and a coordinate of its own
+	for _, b := range []int{0, 2} {
+		two.SetSym(b, b, 1)
+		two.SetSym(b+1, b+1, 1)
+		two.SetSym(b, b+1, 2)
+	}
+	two.SetSym(4, 4, 3)
+	sd5 := []float64{1, 1, 1, 1, 1}
+	if c := partialCurvature(two, sd5, flatDirection(two, sd5)); c == nil || c.WrongWay != 2 || !slices.Equal(c.Left, []bool{true, true, true, true, false}) {
+		t.Errorf("two saddles: %+v, want wrong way 2 and 0–3 left out", c)
+	}
+	saddle := mat.NewSymDense(2, []float64{1, 2, 2, 1})
+	if c := partialCurvature(saddle, sd[:2], flatDirection(saddle, sd[:2])); c != nil {
+		t.Errorf("a saddle alone: %+v, want no partial check", c)
 	}
 }
