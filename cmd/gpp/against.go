@@ -115,6 +115,15 @@ func zeroOrOne(x []float64) bool {
 	return len(x) > 0
 }
 
+// indicatorDraws reports whether an element whose NUTS draws are nuts and
+// q's draws q (nil: unread) is an indicator, read by its mean alone: NUTS's
+// draws 0 and 1, or an event NUTS never (or always) saw whose q's draws
+// are 0 and 1; not a fixed element (a Cholesky factor's 1 or 0), constant
+// in both.
+func indicatorDraws(nuts, q []float64) bool {
+	return zeroOne(nuts) || zeroOrOne(nuts) && zeroOne(q)
+}
+
 func zeroOne(x []float64) bool {
 	seen := [2]bool{}
 	for _, v := range x {
@@ -278,16 +287,13 @@ func compareAgainst(af *againstFit, sd *sampleDraws, st []stats, ms []mcmcStats)
 				continue
 			}
 			c := v.first + j
-			sh := againstShape{kurt: kurtosis(sd.ds.cols[c]), binary: zeroOne(sd.ds.cols[c])}
 			q, ok := qCols[name]
 			if !ok {
 				q, ok = qCols[key]
 			}
+			sh := againstShape{kurt: kurtosis(sd.ds.cols[c]), binary: indicatorDraws(sd.ds.cols[c], q)}
 			if ok {
 				sh.qKurt = kurtosis(q)
-				// an indicator NUTS never (or always) saw, whose q's draws
-				// are 0/1 too: read by the means as any indicator
-				sh.binary = sh.binary || zeroOrOne(sd.ds.cols[c]) && zeroOrOne(q)
 			}
 			rows = append(rows, againstElem(name, qm, af.sd[key], qDraws, st[c].mean, st[c].sd, ms[c], sh))
 		}
@@ -380,23 +386,11 @@ func againstDraws(ff *fitFile) float64 {
 func againstElem(name string, qm, qs, qDraws, m, s float64, mc mcmcStats, sh againstShape) againstRow {
 	r := againstRow{name: name, qMean: qm, qSD: qs, mean: m, sd: s, mcse: mc.mcse, binary: sh.binary}
 	if r.binary && s == 0 {
-		// NUTS's draws all 0 (or all 1): an event it never (always) saw.
-		// Its mean has no sd to scale by; q's own binomial sd √(p(1 − p))
-		// does, and NUTS's Monte Carlo error is negligible beside q's (a
+		// NUTS's draws all 0 (or all 1): an event it never (always) saw,
+		// q's draws 0 and 1 (indicatorDraws). Its mean has no sd to scale
+		// by; q's own binomial sd √(p(1 − p)) does, and NUTS's Monte Carlo error is negligible beside q's (a
 		// probability below 3/n for n draws all 0).
-		if qm == m {
-			r.z, r.ratio, r.reading = 0, math.NaN(), "0/1, by the mean alone: agrees"
-			return r
-		}
 		s = math.Sqrt(qm * (1 - qm))
-		if s == 0 && !math.IsNaN(qm) { // q's draws all the other value
-			dir := "above"
-			if qm < m {
-				dir = "below"
-			}
-			r.z, r.ratio, r.reading, r.flagged = (qm-m)*math.Inf(1), math.NaN(), "0/1, by the mean alone: q shifted "+dir, true
-			return r
-		}
 		if math.IsNaN(mc.mcse) {
 			mc.mcse = 0
 		}

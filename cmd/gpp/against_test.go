@@ -462,8 +462,9 @@ func TestKurtosis(t *testing.T) {
 // TestAgainstBinaryNeverSeen: an indicator whose NUTS draws are all 0 (an
 // A/B trial's best[0]: q 0.032 of 1000 draws, NUTS none of 4000) is read
 // by the means on q's binomial scale, "q shifted above", not "not
-// compared"; q's 0.001 (z 0.03 on its own scale) and q's own 0 agree,
-// and q's draws all 1 read shifted; zeroOrOne tells such draws.
+// compared"; q's 0.001 (z 0.03 on its own scale) agrees; indicatorDraws
+// tells such an element from a fixed one (a Cholesky factor's constant 1
+// in both draws), which is no indicator.
 func TestAgainstBinaryNeverSeen(t *testing.T) {
 	mc := mcmcStats{mcse: math.NaN(), essBulk: math.NaN(), essTail: math.NaN(), mcseSD: math.NaN(), rhat: math.NaN()}
 	bin := againstShape{binary: true}
@@ -475,8 +476,6 @@ func TestAgainstBinaryNeverSeen(t *testing.T) {
 		{0.032, 0, "0/1, by the mean alone: q shifted above", true},
 		{0.968, 1, "0/1, by the mean alone: q shifted below", true},
 		{0.001, 0, "0/1, by the mean alone: agrees", false},
-		{0, 0, "0/1, by the mean alone: agrees", false},
-		{1, 0, "0/1, by the mean alone: q shifted above", true},
 	} {
 		r := againstElem("best[0]", c.qm, math.Sqrt(c.qm*(1-c.qm)), 1000, c.m, 0, mc, bin)
 		if r.reading != c.reading || r.flagged != c.flagged {
@@ -487,11 +486,19 @@ func TestAgainstBinaryNeverSeen(t *testing.T) {
 		t.Errorf("not an indicator: %q, want not compared", r.reading)
 	}
 	for _, c := range []struct {
-		x    []float64
-		want bool
-	}{{[]float64{0, 0}, true}, {[]float64{1}, true}, {[]float64{0, 1}, true}, {[]float64{0, 0.5}, false}, {nil, false}} {
-		if got := zeroOrOne(c.x); got != c.want {
-			t.Errorf("zeroOrOne(%v) = %v", c.x, got)
+		nuts, q []float64
+		want    bool
+	}{
+		{[]float64{0, 1, 0}, nil, true},          // NUTS saw both
+		{[]float64{0, 0}, []float64{0, 1}, true}, // never seen by NUTS, by q
+		{[]float64{1, 1}, []float64{1, 0}, true},
+		{[]float64{1, 1}, []float64{1, 1}, false}, // fixed: L[0, 0]
+		{[]float64{0, 0}, []float64{0, 0}, false}, // fixed: L[0, 1]
+		{[]float64{0, 0}, nil, false},             // q's draws unread
+		{[]float64{0, 0.5}, []float64{0, 1}, false},
+	} {
+		if got := indicatorDraws(c.nuts, c.q); got != c.want {
+			t.Errorf("indicatorDraws(%v, %v) = %v", c.nuts, c.q, got)
 		}
 	}
 }
