@@ -122,7 +122,7 @@ type checker struct {
 	defining    string // the name whose declaration is being checked
 	definingLet bool   // defining is a let: a self-reference is a recursion
 	inOutput    bool   // checking an output's expression
-	inDim       bool   // checking a dimension of a declared type
+	inDim       bool   // checking a dimension of a declared type, or a data bound
 }
 
 func (c *checker) errorf(pos ast.Pos, format string, args ...any) {
@@ -566,7 +566,9 @@ func (c *checker) bound(dv *DataVar, e ast.Expr, which string) *float64 {
 	if e == nil {
 		return nil
 	}
+	c.inDim = true // an undeclared name in a data bound (upper=J-1) is a size as one in a dimension is
 	t := c.expr(e)
+	c.inDim = false
 	if !t.Valid() {
 		return nil
 	}
