@@ -106,6 +106,31 @@ type fitConfig struct {
 	// drawsParams are --draws-params's names, the columns draws.csv keeps
 	// (nil: all; chosenDraws).
 	drawsParams []string
+	// sigFigs is --sig-figs: the significant digits of the printed table
+	// (0: 3, gpp summary's default; sig).
+	sigFigs int
+}
+
+// sig returns the significant digits of the printed table (--sig-figs).
+func (cfg *fitConfig) sig() int {
+	if cfg.sigFigs <= 0 {
+		return 3
+	}
+	return cfg.sigFigs
+}
+
+// num formats v for the printed table, to --sig-figs digits.
+func (cfg *fitConfig) num(v float64) string { return numSig(v, cfg.sig()) }
+
+// sigFigsUsage is --sig-figs's usage in gpp fit, sample and predict.
+const sigFigsUsage = "significant digits of the printed table's numbers, `N` from 1 to 15, as gpp\nsummary's (summary.csv keeps 6)"
+
+// validSigFigs checks --sig-figs.
+func validSigFigs(n int) error {
+	if n < 1 || n > 15 {
+		return fmt.Errorf("--sig-figs %d: give 1 to 15 significant digits", n)
+	}
+	return nil
 }
 
 // Defaults of gpp fit's flags.
@@ -172,7 +197,8 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.Var(cfg.levels, "levels", levelsUsage)
 	fs.Float64Var(&cfg.hdi, "hdi", 0, hdiFlagUsage)
 	fs.StringVar(&cfg.percentiles, "percentiles", defaultPercentilesFlag, percentilesFlagUsage)
-	fs.BoolVar(&cfg.prior, "prior", false, "fit nothing: draw --output-draws sets of params from their priors and\nevaluate the outputs at each (a prior predictive check); only --seed,\n--output-draws, --draws-params, --out (default gpp-prior), --set, --plots (the\nchecks ppc_y.png and ppc_stat_y.png alone), --hdi, --percentiles, --quiet and\n--verbose apply (default false)")
+	fs.IntVar(&cfg.sigFigs, "sig-figs", 3, sigFigsUsage)
+	fs.BoolVar(&cfg.prior, "prior", false, "fit nothing: draw --output-draws sets of params from their priors and\nevaluate the outputs at each (a prior predictive check); only --seed,\n--output-draws, --draws-params, --out (default gpp-prior), --set, --plots (the\nchecks ppc_y.png and ppc_stat_y.png alone), --hdi, --percentiles, --sig-figs,\n--quiet and --verbose apply (default false)")
 	return fs, cfg, v
 }
 
@@ -342,6 +368,9 @@ func parseFitArgsPaths(args []string, stdout, stderr io.Writer, paths int) (*fit
 	if err := cfg.parsePercentiles(); err != nil {
 		return usageErr("%v", err)
 	}
+	if err := validSigFigs(cfg.sigFigs); err != nil {
+		return usageErr("%v", err)
+	}
 	if cfg.prior {
 		var bad []string
 		fs.Visit(func(f *flag.Flag) {
@@ -350,7 +379,7 @@ func parseFitArgsPaths(args []string, stdout, stderr io.Writer, paths int) (*fit
 			}
 		})
 		if len(bad) > 0 {
-			return usageErr("%s: not with --prior, which fits nothing (it takes --seed, --output-draws, --draws-params, --out, --set, --plots, --hdi, --percentiles, --quiet and --verbose)", strings.Join(bad, ", "))
+			return usageErr("%s: not with --prior, which fits nothing (it takes --seed, --output-draws, --draws-params, --out, --set, --plots, --hdi, --percentiles, --sig-figs, --quiet and --verbose)", strings.Join(bad, ", "))
 		}
 		if !set["out"] {
 			cfg.out = defaultPriorOut
@@ -1478,8 +1507,8 @@ func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []st
 				break
 			}
 			s := st[v.first+j]
-			row := pc.cells([]string{v.elemName(k), v.familyOf(k), num3(s.mean), sdCell(s.sd, &v, k, h.narrow, &marked)}, v.first+j, num3)
-			row = pc.hdiCells(row, s, num3)
+			row := pc.cells([]string{v.elemName(k), v.familyOf(k), cfg.num(s.mean), sdCell(cfg.num(s.sd), &v, k, h.narrow, &marked)}, v.first+j, cfg.num)
+			row = pc.hdiCells(row, s, cfg.num)
 			if h.mix != nil {
 				row = append(row, rhatText(s.rhat))
 			}
@@ -1493,11 +1522,10 @@ func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []st
 	return marked
 }
 
-// sdCell returns the table's sd cell of element k of v: marked with *
-// (counted in *marked) where narrow names it, padded with a space where
-// narrow marks others, so that the digits align.
-func sdCell(sd float64, v *variable, k int, narrow map[string]bool, marked *int) string {
-	cell := num3(sd)
+// sdCell returns the table's sd cell of element k of v, cell the sd as
+// printed: marked with * (counted in *marked) where narrow names it, padded
+// with a space where narrow marks others, so that the digits align.
+func sdCell(cell string, v *variable, k int, narrow map[string]bool, marked *int) string {
 	switch {
 	case !v.output && narrow[v.elemName(k)]:
 		*marked++

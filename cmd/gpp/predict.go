@@ -183,6 +183,7 @@ func cmdPredict(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&v.draw, "draw", "", "the left-out observed data to draw from their ~, as `NAMES` (y or y,z) or none (default: every one)")
 	fs.Float64Var(&cfg.hdi, "hdi", 0, hdiFlagUsage)
 	fs.StringVar(&cfg.percentiles, "percentiles", defaultPercentilesFlag, percentilesFlagUsage)
+	fs.IntVar(&cfg.sigFigs, "sig-figs", 3, sigFigsUsage)
 	fs.BoolVar(&v.newLevels, "new-levels", false, "draw the elements that the new data add to a param (a group the fit did not\nsee, a new label) from the param's prior at each draw (default false)")
 	pos, code, ok := parseCommand(fs, args, stdout)
 	if !ok {
@@ -212,6 +213,9 @@ func cmdPredict(args []string, stdout, stderr io.Writer) int {
 		return usageErr("%v", err)
 	}
 	if err := cfg.parsePercentiles(); err != nil {
+		return usageErr("%v", err)
+	}
+	if err := validSigFigs(cfg.sigFigs); err != nil {
 		return usageErr("%v", err)
 	}
 	cfg.model, cfg.data = pos[1], pos[2:]

@@ -28,7 +28,7 @@ import (
 const defaultPriorOut = "gpp-prior"
 
 // priorFlags are the flags that apply with --prior.
-var priorFlags = map[string]bool{"prior": true, "plots": true, "draws-params": true, "seed": true, "output-draws": true, "out": true, "set": true, "levels": true, "hdi": true, "percentiles": true, "quiet": true, "verbose": true}
+var priorFlags = map[string]bool{"prior": true, "plots": true, "draws-params": true, "seed": true, "output-draws": true, "out": true, "set": true, "levels": true, "hdi": true, "percentiles": true, "sig-figs": true, "quiet": true, "verbose": true}
 
 // priorStream seeds the draws of the params from their priors (with
 // --seed); the outputs' replicates draw from predictStream, as in a fit.

@@ -520,7 +520,7 @@ func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ev *evidenceOut
 				break
 			}
 			s := st[c]
-			t.row(pc.hdiCells(pc.cells([]string{v.elemName(k), v.family, num3(s.mean), sdCell(s.sd, &v, k, narrow, &marked)}, c, num3), s, num3)...)
+			t.row(pc.hdiCells(pc.cells([]string{v.elemName(k), v.family, cfg.num(s.mean), sdCell(cfg.num(s.sd), &v, k, narrow, &marked)}, c, cfg.num), s, cfg.num)...)
 		}
 	}
 	t.print(w)

@@ -319,6 +319,7 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 	evMethod := fs.String("evidence-method", "normal", "with --evidence, bridge sampling's proposal (bridgesampling's method): normal,\nthe fitted normal, or warp3, the posterior standardised by it and warped to\nsymmetry, then bridged to the standard normal (Meng & Schilling's warp-III),\nwhich also matches a skewed posterior's third moment, for N1 + N2 more\nevaluations of the log joint")
 	fs.Float64Var(&cfg.hdi, "hdi", 0, hdiFlagUsage)
 	fs.StringVar(&cfg.percentiles, "percentiles", defaultPercentilesFlag, percentilesFlagUsage)
+	fs.IntVar(&cfg.sigFigs, "sig-figs", 3, sigFigsUsage)
 	fs.StringVar(&cfg.against, "against", "", "compare the q of a gpp fit of this model with the draws: its output `FIT`\ndirectory (or its summary.csv or fit.json); writes against.csv")
 	fs.BoolVar(&sc.fixedParam, "fixed-param", false, "Stan's fixed_param sampler instead of NUTS: every chain keeps the params where\nit starts (--init FILE.json of every param's value, --init FIT, or the random\nstart) and draws the outputs afresh at each of --draws iterations, to simulate\ndata from known params; no warm-up. A model with no params runs it anyway\n(default false)")
 	usageErr := func(format string, args ...any) (*sampleConfig, int, bool) {
@@ -368,6 +369,9 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 		return usageErr("%s", msg)
 	}
 	if err := cfg.parsePercentiles(); err != nil {
+		return usageErr("%v", err)
+	}
+	if err := validSigFigs(cfg.sigFigs); err != nil {
 		return usageErr("%v", err)
 	}
 	evMethodSet := false
@@ -1171,7 +1175,7 @@ func printSampleTable(w io.Writer, cfg *fitConfig, sd *sampleDraws, st []stats, 
 			rows = append(rows, summaryRow{name: v.elemName(k), v: v.name, family: v.familyOf(k), col: v.first + j})
 		}
 	}
-	printMCMCTable(w, rows, st, ms, cfg.percentilesOf(st), 3)
+	printMCMCTable(w, rows, st, ms, cfg.percentilesOf(st), cfg.sig())
 }
 
 // summaryRow is one row of a sample's summary: an element's name, its

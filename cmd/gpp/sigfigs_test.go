@@ -1,0 +1,46 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSigFigs: --sig-figs sets the printed table's digits in gpp fit, as
+// gpp summary's does (a course trial's intercept 154.42 printed as 154),
+// and summary.csv is the same with or without it; 0 and 16 are usage
+// errors.
+func TestSigFigs(t *testing.T) {
+	d := t.TempDir()
+	model, data := filepath.Join("..", "..", "examples", "regression.gpp"), filepath.Join("..", "..", "examples", "wine_std.csv")
+	fit := func(out string, more ...string) string {
+		t.Helper()
+		code, stdout, stderr := runGpp(append([]string{"fit", model, data, "--quiet", "--out", filepath.Join(d, out)}, more...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", more, code, stderr)
+		}
+		return stdout
+	}
+	three, six := fit("a"), fit("b", "--sig-figs", "6")
+	row := func(out, name string) []string {
+		for _, l := range strings.Split(out, "\n") {
+			if f := strings.Fields(l); len(f) > 3 && f[0] == name {
+				return f
+			}
+		}
+		t.Fatalf("no row %s in:\n%s", name, out)
+		return nil
+	}
+	if a, b := row(three, "sigma"), row(six, "sigma"); len(strings.Trim(a[2], "0.")) != 3 || len(strings.Trim(b[2], "0.")) != 6 || !strings.HasPrefix(strings.ReplaceAll(b[2], ".", ""), strings.ReplaceAll(a[2], ".", "")[:2]) {
+		t.Errorf("sigma's mean %s at 3 and %s at 6 significant digits", a[2], b[2])
+	}
+	if readFile(t, filepath.Join(d, "a", summaryFile)) != readFile(t, filepath.Join(d, "b", summaryFile)) {
+		t.Errorf("summary.csv depends on --sig-figs")
+	}
+	for _, bad := range []string{"0", "16"} {
+		code, _, stderr := runGpp("fit", model, data, "--quiet", "--out", filepath.Join(d, "c"), "--sig-figs", bad)
+		if code != 2 || !strings.Contains(stderr, "--sig-figs "+bad+": give 1 to 15 significant digits") {
+			t.Errorf("--sig-figs %s: exit %d, %s", bad, code, stderr)
+		}
+	}
+}
