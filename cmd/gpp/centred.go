@@ -321,7 +321,7 @@ func dropLoopIndex(e ast.Expr, loop *ast.ForStmt, info *check.Info) ast.Expr {
 // centred chains that q does not hold (walkHints); where there are any,
 // the centred and non-centred hints point to them (walkFirst), the larger
 // cure.
-func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, paretoK, relESS float64, curv *curvCheck, autoLost string) []string {
+func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, paretoK, relESS float64, curv *curvCheck, autoLost string, flat bool) []string {
 	if far != "" {
 		return nil
 	}
@@ -339,7 +339,7 @@ func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, pare
 			hints = append(hints, u)
 		}
 		h = curvatureHint(curv)
-	} else {
+	} else if !flat { // no joint factor mends a flat direction (flatWarning)
 		h = meanFieldHint(s, l.Model, paretoK, relESS, autoLost)
 	}
 	if h != "" {

@@ -199,9 +199,24 @@ func flatWarning(cc *curvCheck) string {
 	if len(idx) == 1 {
 		what = list
 	}
-	return fmt.Sprintf("a direction is flat: the log density at q's mode does not bend along %s (by its curvature the posterior's sd there is more than %.0f times q's), "+
+	return fmt.Sprintf(flatLead+": the log density at q's mode does not bend along %s (by its curvature the posterior's sd there is more than %.0f times q's), "+
 		"so the posterior may be improper or the model unidentified (a sum of parameters the data cannot fix: pin one, or use sum_to_zero_vector or a prior); "+
 		"q's means, sds and intervals of those elements say nothing of the posterior", what, 1/math.Sqrt(sgvb.FlatBend))
+}
+
+// flatLead opens flatWarning's warning, by which flatWarned finds it.
+const flatLead = "a direction is flat"
+
+// flatWarned reports whether r's warnings hold a flat direction's
+// (flatWarning): the posterior is likely improper or unidentified, and no
+// joint factor mends that.
+func flatWarned(r *sgvb.Result) bool {
+	for _, w := range r.Warnings {
+		if strings.HasPrefix(w, flatLead) {
+			return true
+		}
+	}
+	return false
 }
 
 // curvAffordable reports whether the check's 2n gradients (n = r.Dim) are
@@ -255,6 +270,13 @@ func curvatureHint(cc *curvCheck) string {
 		moves = fmt.Sprintf(": the log density's curvature at q's mode says %s moves with %s (correlation %s)", cc.names[i], cc.names[p], signed(cc.c.Corr[i]))
 	}
 	head := fmt.Sprintf("%s %s about %s too small%s, which a mean-field q (one independent factor per element) cannot represent%s; ", who, sds, how, moves, cc.leftText())
+	if cc.improper(i) {
+		// No q mends an improper posterior (a Bradley–Terry model's
+		// abilities with no prior: sds 2·10⁵× too small, where the hint
+		// advised --fullrank all, an A/B-testing trial); the model is.
+		return fmt.Sprintf("%s %s about %s too small%s: the log density is all but flat along them (the warning above), so no q, mean-field or joint, can represent the posterior, which is likely improper: "+
+			"give them a prior, pin one, or use a sum_to_zero_vector, and fit again (docs/inference.md, The mean-field hint)", who, sds, how, moves)
+	}
 	if cc.autoLost != "" {
 		return head + fmt.Sprintf("--fullrank auto refitted with --fullrank %s, and the mean-field fit's ELBO was higher, so it is kept: "+
 			"gpp sample (NUTS) is the check of these sds (docs/inference.md, The mean-field hint)", cc.autoLost)
@@ -277,6 +299,19 @@ func curvatureHint(cc *curvCheck) string {
 		"but a mode's curvature sees only a normal posterior, and a skewed or heavy-tailed one can leave sds smaller: "+
 		"--fullrank auto keeps the fit with the higher ELBO, --fullrank all joins every param, and gpp sample --against checks the sds (docs/inference.md, The mean-field hint)", flag, n, left)
 }
+
+// improper reports whether element i's ratio reads as an improper
+// posterior's: a flat direction (flatWarning) and a ratio of at least
+// improperRatio.
+func (cc *curvCheck) improper(i int) bool {
+	return cc.c.Ratio[i] >= improperRatio && flatWarning(cc) != ""
+}
+
+// improperRatio is the sd ratio from which a flat direction's elements
+// (flatWarning) are read as an improper posterior's, not a weakly
+// identified one's: a level pinned only through 120 effects of sd 0.005
+// reads 200×, a Bradley–Terry model's abilities with no prior 2·10⁵×.
+const improperRatio = 1e4
 
 // mildRatio is the sd ratio from which, below curvRatio, the curvature
 // check still says how much too small the sds are (mildCurvatureHint):

@@ -1053,7 +1053,7 @@ func (ns *notices) fitHints(s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result,
 	ns.hint(smallShapeHint(r, mix), softplusHint(s, l.Model, r, mix), far)
 	ns.hint(labelSwitchHint(ds)...)
 	ns.hint(collapsedHint(l.Model, r, mix), optimaHint(mix))
-	ns.hint(parameterisationHints(s, l, far, k, ess, curv, autoLost)...)
+	ns.hint(parameterisationHints(s, l, far, k, ess, curv, autoLost, flatWarned(r))...)
 }
 
 // loadModel loads the model and its data for a fit or for prior draws

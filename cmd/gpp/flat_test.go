@@ -15,7 +15,8 @@ import (
 // TestFlatDirectionWarning: a model whose data fix only the difference of
 // two params, with no prior on them (an improper posterior), is warned of
 // the flat direction along their sum, on the console and in fit.json;
-// with a prior on them, or pinned by sum_to_zero_vector, it is not.
+// with a prior on them, or pinned by sum_to_zero_vector, it is not; no
+// hint advises a joint factor, which cannot mend it.
 func TestFlatDirectionWarning(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -39,6 +40,11 @@ func TestFlatDirectionWarning(t *testing.T) {
 		if code != 0 || strings.Contains(stderr, want) != c.flat {
 			t.Errorf("%s: exit %d, want the flat warning: %v; stderr\n%s", c.name, code, c.flat, stderr)
 			continue
+		}
+		// no joint factor is advised for an improper posterior: the
+		// model is to mend (flatWarned)
+		if c.flat && strings.Contains(stderr, "--fullrank") {
+			t.Errorf("%s: want no --fullrank advice; stderr\n%s", c.name, stderr)
 		}
 		raw, err := os.ReadFile(filepath.Join(out, fitFileName))
 		if err != nil {
@@ -79,5 +85,27 @@ func TestFlatWarningNames(t *testing.T) {
 	}
 	if w := warn([]float64{0.7, 0.7, 0, 0, 0}, 2*sgvb.FlatBend); w != "" {
 		t.Errorf("bend 2·FlatBend: %q, want none", w)
+	}
+}
+
+// TestImproperCurvatureHint: where the curvature check's ratios along a
+// flat direction reach improperRatio (an A/B trial's Bradley–Terry
+// abilities with no prior, 2·10⁵×), the hint says the posterior is likely
+// improper and points to the model, not to a joint factor; a weakly
+// identified direction's 200× keeps the joint-factor advice.
+func TestImproperCurvatureHint(t *testing.T) {
+	names := []string{"s[0]", "s[1]", "b"}
+	check := func(ratio float64) *curvCheck {
+		f := &sgvb.FlatDirection{Vec: []float64{0.7, 0.7, 0}, Lambda: 0, QVar: 1}
+		c := &sgvb.Curvature{Flat: f, Ratio: []float64{ratio, ratio, 1}, Partner: []int{1, 0, -1}, Corr: []float64{1, 1, 0}}
+		r := &sgvb.Result{Dim: 3, Factors: []sgvb.Factor{{Name: "s", Shape: []int{2}, Size: 2}, {Name: "b", Size: 1, Offset: 2}}}
+		return &curvCheck{c: c, r: r, names: names, lats: []int{0, 0, 1}, all: 3}
+	}
+	const improper = "the log density is all but flat along them (the warning above), so no q, mean-field or joint, can represent the posterior, which is likely improper"
+	if h := curvatureHint(check(2e5)); !strings.Contains(h, improper) || strings.Contains(h, "--fullrank") {
+		t.Errorf("ratio 2e5: %q", h)
+	}
+	if check(200).improper(0) || !check(2e5).improper(0) {
+		t.Errorf("improper at 200 or not at 2e5")
 	}
 }
