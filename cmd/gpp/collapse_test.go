@@ -173,21 +173,24 @@ func TestUnsettledHint(t *testing.T) {
 	}
 }
 
-// TestFitUnsettledHint: a user trial's blackbody fit stops by the ELBO
+// TestFitUnsettledHint: a user trial's blackbody fit stopped by the ELBO
 // rule with its bounded temperature's beta factor 8 times wider than the
-// curvature's conditional sd (NUTS: q's sd 5.7 times too wide; --tol
-// 1e-6 settles it): the hint names T, and the mean-field hint, whose
-// ratio assumes settled scales, does not.
+// curvature's conditional sd (NUTS: q's sd 5.7 times too wide), and the
+// unsettled hint named T. Since beta factors are written as logit mean and
+// log concentration (docs/inference.md) the same fit settles, at T's sd
+// 19 against NUTS's 31, the mean-field answer where T moves with Om: the
+// unsettled hint is gone and the mean-field hint names T and Om, about
+// 1.6× too small (NUTS: 1.6×). TestUnsettledHint covers the hint itself.
 func TestFitUnsettledHint(t *testing.T) {
 	code, _, stderr := runSafe(t, "fit", "testdata/blackbody.gpp", "testdata/blackbody.csv", "--quiet", "--out", t.TempDir())
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !regexp.MustCompile(`hint: q's sds are likely not settled: T's [0-9.]+×`).MatchString(stderr) {
-		t.Errorf("stderr:\n%s\nwant the unsettled hint naming T", stderr)
+	if strings.Contains(stderr, "likely not settled") {
+		t.Errorf("stderr:\n%s\nthe unsettled hint, on a fit whose scales settle", stderr)
 	}
-	if regexp.MustCompile(`hint: T's sd is about`).MatchString(stderr) {
-		t.Errorf("stderr:\n%s\nthe mean-field hint names T, whose scale has not settled", stderr)
+	if !regexp.MustCompile(`hint: Om's and T's sds are about 1\.[5-7]× and 1\.[5-7]× too small`).MatchString(stderr) {
+		t.Errorf("stderr:\n%s\nwant the mean-field hint naming Om and T, about 1.6× too small", stderr)
 	}
 }
 

@@ -197,6 +197,10 @@ func TestStepClamped(t *testing.T) {
 		switch {
 		case b.logMS && shape, b.logConc():
 			return min(max(v, logMinParam), logMaxShape)
+		case b.fam == FamilyBeta && j < b.n: // the mean's logit
+			return min(max(v, logMinParam-logMaxShape), logMaxShape-logMinParam)
+		case b.fam == FamilyBeta: // log concentration
+			return min(max(v, logMinParam), logMaxShape)
 		case b.fam == FamilyBanded && j >= b.n && j < 2*b.n:
 			return min(max(v, logMinParam), -logMinParam)
 		case shape:

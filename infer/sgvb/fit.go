@@ -439,7 +439,7 @@ func newEngine(t Target, latents []Latent, s *Settings) (*engine, error) {
 	e.opt = newOptim(s.Optimizer, np, s.Rho, s.MomentumWeight)
 	if s.Optimizer == AdaDelta || s.Optimizer == AdaDeltaMomentum {
 		for _, b := range e.blocks {
-			if b.logMS {
+			if b.logMS || b.logitMC() {
 				e.cache.fisher = make([]float64, np)
 				break
 			}
@@ -1695,8 +1695,8 @@ func (e *engine) averageCheck(ctx context.Context, r *Result, last TracePoint, s
 
 // capWarnings names the factors that sit at a bound of their parameters,
 // where q cannot become as narrow as the posterior may be:
-//   - a gamma shape (or a beta or Dirichlet concentration) at or within a
-//     factor 2 of maxShape, the cap that keeps draws and their shape
+//   - a gamma shape (or a Dirichlet concentration, or a beta factor's α+β)
+//     at or within a factor 2 of maxShape, the cap that keeps draws and their shape
 //     derivatives finite and cheap: a gamma's relative sd 1/√a stops at
 //     3·10⁻⁴ (a Poisson rate of 10¹⁵ from 50 counts has relative sd
 //     4·10⁻⁹; its factor ended at shape 9·10⁶);
@@ -1715,7 +1715,13 @@ func capWarnings(blocks []block, fs []Factor) []string {
 		switch f.Family {
 		case FamilyGamma:
 			slots = f.Params[:1]
-		case FamilyBeta, FamilyDirichlet:
+		case FamilyBeta: // α+β, which its log-concentration coordinate caps
+			c := make([]float64, len(f.Params[0]))
+			for i := range c {
+				c[i] = f.Params[0][i] + f.Params[1][i]
+			}
+			slots = [][]float64{c}
+		case FamilyDirichlet:
 			slots = f.Params
 		default:
 			continue
