@@ -20,8 +20,6 @@ type linalgRecord struct {
 	LogDet, Gauss, GS                float64
 }
 
-func scalarRelErr(got, want float64) float64 { return math.Abs(got-want) / math.Abs(want) }
-
 // runRef builds root over inputs of the given shapes, evaluates it at the
 // concatenated values and returns the log joint, its gradient split by
 // input, and the values of the kept nodes.
