@@ -138,6 +138,12 @@ type Model struct {
 	// leftOut are the missing cells of int data left out of the
 	// likelihood (leftout.go), 0 in data.
 	leftOut map[string][]int
+	// perRow keeps every ~ on data a density per row in the log joint, as
+	// the other builds have it: no sufficient statistics (suffstats.go).
+	perRow bool
+	// suffAt are the distribution calls of the ~ statements that the
+	// last build of the log joint lowered so.
+	suffAt []ast.Pos
 }
 
 // Compile compiles a checked file with its bound data (from data.Bind).
@@ -312,6 +318,7 @@ func (m *Model) buildWatch(mode buildMode, priorTildes ...*ast.TildeStmt) (*auto
 func (m *Model) buildSel(mode buildMode, sel Selection, priorTildes ...*ast.TildeStmt) (*autodiff.Program, []autodiff.ID, []watchPiece, error) {
 	l := &lowerer{sel: sel, info: m.info, data: m.data, b: autodiff.NewBuilder(), env: map[*check.Symbol]value{}, predict: m.predict, batch: m.batch, skipped: m.skipped, leftOut: m.leftOut}
 	if mode == buildJoint {
+		l.suff = m.batch == nil && m.predict == nil && !m.perRow
 		l.track = m.track
 		l.noteUnrolled = map[*ast.ForStmt]bool{}
 	}
@@ -375,6 +382,9 @@ func (m *Model) buildSel(mode buildMode, sel Selection, priorTildes ...*ast.Tild
 		m.dataNodes = l.dataNodes
 		m.Drawn, m.Notes = l.drawnNotes, append(m.Notes, l.undrawnNotes...)
 		m.Notes = append(m.Notes, l.notes...)
+	}
+	if mode == buildJoint {
+		m.suffAt = l.suffAt
 	}
 	for sym, read := range l.missRead {
 		if m.missRead == nil {
@@ -508,6 +518,10 @@ type lowerer struct {
 	// notes (Model.Notes).
 	noteUnrolled map[*ast.ForStmt]bool
 	notes        []string
+	// suff, in the log joint of a fit, lets a ~ on data be lowered as a
+	// density of per-group sufficient statistics (suffstats.go).
+	suff   bool
+	suffAt []ast.Pos // the calls so lowered
 }
 
 // latent returns lat as this compilation sees it: with the values of

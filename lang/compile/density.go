@@ -23,6 +23,9 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 		return nil
 	}
 	pos := call.Fun.Pos()
+	if args, ok := l.suffDensity(call, lhs, lat, d); ok {
+		return args
+	}
 	// X[i] ~ MvNormal(mu, Sigma) in a loop lowered as vectors: the rows
 	// (looprows.go), their means one per row or broadcast along them
 	e, rowMv := lhs.(ast.Expr)
