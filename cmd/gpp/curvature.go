@@ -53,7 +53,7 @@ type curvCheck struct {
 	lats  []int    // the factor (r.Factors) of each coordinate
 	r     *sgvb.Result
 	// autoLost is the group (as --fullrank takes it) that --fullrank auto
-	// refitted with and kept the mean-field fit over, its ELBO lower; "".
+	// refitted with and kept the mean-field fit over (autoPrefer); "".
 	autoLost string
 	// autoNone: --fullrank auto found no joint factor within the limits
 	// to refit with (autoFullRankFit), so the mild hint does not send the
@@ -278,7 +278,7 @@ func curvatureHint(cc *curvCheck) string {
 			"give them a prior, pin one, or use a sum_to_zero_vector, and fit again (docs/inference.md, The mean-field hint)", who, sds, how, moves)
 	}
 	if cc.autoLost != "" {
-		return head + fmt.Sprintf("--fullrank auto refitted with --fullrank %s, and the mean-field fit's ELBO was higher, so it is kept: "+
+		return head + fmt.Sprintf("--fullrank auto refitted with --fullrank %s, and kept the mean-field fit (its note says why): "+
 			"gpp sample (NUTS) is the check of these sds (docs/inference.md, The mean-field hint)", cc.autoLost)
 	}
 	group, n, left := curvGroup(cc, bad, curvRatio)

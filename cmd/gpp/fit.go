@@ -77,7 +77,7 @@ type fitConfig struct {
 	autoFullRank bool
 	// autoLost is the refit (as --fullrank takes it, "all") that
 	// --fullrank auto fitted where the curvature check did not run and
-	// whose ELBO the mean-field fit's beat: the mean-field hint then says
+	// over which it kept the mean-field fit (autoPrefer): the mean-field hint then says
 	// so instead of advising it (meanFieldHint); "" otherwise.
 	autoLost string
 

@@ -189,7 +189,7 @@ func TestParameterisationHints(t *testing.T) {
 	wantHints(t, parameterisationHints(sgvb.Settings{}, l, "", 1.1, math.NaN(), nil, "all", false), []string{
 		"theta's prior Normal(mu, tau) has a scale that depends on params",
 		"z's prior Normal(0, 1) and tau * z in the let a",
-		"--fullrank auto refitted with --fullrank all, and the mean-field fit's ELBO was higher",
+		"--fullrank auto refitted with --fullrank all, and kept the mean-field fit (its note says why)",
 	})
 	if h := parameterisationHints(sgvb.Settings{}, l, "a far start", 1.1, math.NaN(), nil, "", false); h != nil {
 		t.Errorf("after a far start: hints %q, want none", h)

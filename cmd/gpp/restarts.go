@@ -323,7 +323,7 @@ func meanField(s sgvb.Settings) bool {
 // its ELBO is 155 nats below mean-field's), and with fewer than two
 // elements held by normal factors (gamma factors would become log-normal).
 // Where --fullrank auto already refitted with that factor and kept the
-// mean-field fit, its ELBO higher (autoLost, as --fullrank takes it), the
+// mean-field fit (autoPrefer; autoLost, as --fullrank takes it), the
 // hint says so and points to gpp sample instead.
 func meanFieldHint(s sgvb.Settings, m *compile.Model, paretoK, relESS float64, autoLost string) string {
 	if !meanField(s) || !sgvb.ParetoAlarm(paretoK, relESS) {
@@ -342,7 +342,7 @@ func meanFieldHint(s sgvb.Settings, m *compile.Model, paretoK, relESS float64, a
 	head := "q is mean-field (one independent factor per element), which cannot represent how params move together " +
 		"(an intercept with a slope or with group effects, a scale with the effects it scales) and then reports sds that are too small; "
 	if autoLost != "" {
-		return head + fmt.Sprintf("--fullrank auto refitted with --fullrank %s, and the mean-field fit's ELBO was higher, so it is kept: "+
+		return head + fmt.Sprintf("--fullrank auto refitted with --fullrank %s, and kept the mean-field fit (its note says why): "+
 			"gpp sample (NUTS) is the check of these sds (docs/inference.md, Full-rank factors)", autoLost)
 	}
 	return head + flag + " fits them jointly, as Stan's fullrank ADVI: keep the fit with the higher ELBO (docs/inference.md, Full-rank factors)"
