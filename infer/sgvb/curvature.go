@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -234,8 +235,8 @@ func partialCurvature(L *mat.SymDense, sd []float64, flat *FlatDirection) *Curva
 // 0: those that make up the eigenvectors of those eigenvalues (each
 // coordinate of at least a third of its eigenvector's largest, as the
 // flat warning names a direction's elements). nil where every coordinate
-// would be left out, where the eigenvalues are not found, or where the
-// rest's block is not positive definite either.
+// would be left out or the eigenvalues are not found (whether the rest's
+// block is positive definite is partialCurvature's curvatureOf to find).
 func leftOut(L *mat.SymDense) ([]bool, int) {
 	n, _ := L.Dims()
 	var eig mat.EigenSym
@@ -259,23 +260,7 @@ func leftOut(L *mat.SymDense) ([]bool, int) {
 			left[i] = left[i] || math.Abs(V.At(i, k)) >= big/3
 		}
 	}
-	var idx []int
-	for i, out := range left {
-		if !out {
-			idx = append(idx, i)
-		}
-	}
-	if len(idx) == 0 {
-		return nil, wrong
-	}
-	G := mat.NewSymDense(len(idx), nil)
-	for a, i := range idx {
-		for b := a; b < len(idx); b++ {
-			G.SetSym(a, b, L.At(i, idx[b]))
-		}
-	}
-	var ch mat.Cholesky
-	if !ch.Factorize(G) {
+	if !slices.Contains(left, false) {
 		return nil, wrong
 	}
 	return left, wrong

@@ -156,4 +156,10 @@ func TestPartialCurvature(t *testing.T) {
 	if c := partialCurvature(saddle, sd[:2], flatDirection(saddle, sd[:2])); c != nil {
 		t.Errorf("a saddle alone: %+v, want no partial check", c)
 	}
+	// one wrong-way direction, along coordinate 0, whose rest [1 1; 1 1]
+	// is singular: no partial check either
+	rest := mat.NewSymDense(3, []float64{-10, 0.1, 0, 0.1, 1, 1, 0, 1, 1})
+	if c := partialCurvature(rest, sd5[:3], flatDirection(rest, sd5[:3])); c != nil {
+		t.Errorf("a singular rest: %+v, want no partial check", c)
+	}
 }

@@ -255,8 +255,8 @@ func RandomStart(t Target, latents []Latent, radius float64, seed uint64) []Late
 	for try := 1; try <= MAPStartTries; try++ {
 		for i := range out {
 			l := &out[i]
-			if l.Init == nil || l.Support != dist.Positive && l.Support != dist.Unit && l.Support != dist.Real {
-				continue
+			if l.Support != dist.Positive && l.Support != dist.Unit && l.Support != dist.Real {
+				continue // its own start, kept
 			}
 			for j := range l.Init {
 				u := radius * (2*rng.Float64() - 1)

@@ -59,7 +59,8 @@ func (l *lowerer) suffDensity(call *ast.CallExpr, lhs ast.Node, lat *check.Laten
 		return nil, false
 	}
 	n := len(ys)
-	var groups []int // the index's values, one per row (nil: none)
+	var groups []int    // the index's values, one per row (nil: none)
+	var index []float64 // the same, as bound
 	args := make([]suffArg, len(call.Args))
 	for i, a := range call.Args {
 		a = ast.Unparen(a)
@@ -75,7 +76,7 @@ func (l *lowerer) suffDensity(call *ast.CallExpr, lhs ast.Node, lat *check.Laten
 				return nil, false
 			}
 			g, ok := l.suffData(ix, true)
-			if !ok || len(g) != n || groups != nil && !slices.Equal(g, asFloats(groups)) {
+			if !ok || len(g) != n || groups != nil && !slices.Equal(g, index) {
 				return nil, false
 			}
 			pv := l.ident(x)
@@ -87,7 +88,7 @@ func (l *lowerer) suffDensity(call *ast.CallExpr, lhs ast.Node, lat *check.Laten
 				return nil, false
 			}
 			if groups == nil {
-				groups = make([]int, n)
+				index, groups = g, make([]int, n)
 				for k, v := range g {
 					if v < 0 || v >= float64(sh.Rows) {
 						return nil, false // out of range: the gather reports it at its cell
@@ -169,15 +170,6 @@ func (l *lowerer) suffDensity(call *ast.CallExpr, lhs ast.Node, lat *check.Laten
 	return ids, ok
 }
 
-// asFloats returns the ints as float64s.
-func asFloats(xs []int) []float64 {
-	out := make([]float64, len(xs))
-	for i, x := range xs {
-		out[i] = float64(x)
-	}
-	return out
-}
-
 // suffData returns the values of id when it names data (or a const) bound
 // now as a scalar or vector with no missing cell; with index, only int data.
 func (l *lowerer) suffData(e ast.Expr, index bool) ([]float64, bool) {
@@ -221,10 +213,13 @@ type suffStats struct {
 }
 
 // param returns a family argument per group: the param picked at the
-// groups present, or the scalar param itself.
+// groups present, the scalar param itself, or a scalar known now.
 func (s *suffStats) param(a suffArg) autodiff.ID {
-	if a.pick {
+	switch {
+	case a.pick:
 		return s.l.b.Gather(a.node, s.present, a.pos)
+	case a.vals != nil:
+		return s.l.b.Scalar(a.vals[0], a.pos)
 	}
 	return a.node
 }
@@ -357,9 +352,6 @@ func (s *suffStats) normal(ys []float64, mu, sigma suffArg) ([]autodiff.ID, bool
 	b := s.l.b
 	m := s.param(mu)
 	sd := s.param(sigma)
-	if sigma.vals != nil {
-		sd = b.Scalar(sigma.vals[0], sigma.pos)
-	}
 	rn, nm1, hq := make([]float64, s.ng), make([]float64, s.ng), make([]float64, s.ng)
 	c := 0.0
 	for j := range ng {

@@ -1,0 +1,83 @@
+package sgvb
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/lang/compile"
+	"github.com/gpplang/gpp/lang/parser"
+)
+
+// compiledTarget adapts a compiled model to Target, as gpp fit's does
+// (internal/pipeline, which this package cannot import in its tests).
+type compiledTarget struct{ m *compile.Model }
+
+func (t compiledTarget) LogJoint(x, g []float64) (float64, error) { return t.m.LogJoint(x, g) }
+func (t compiledTarget) LogJointValue(x []float64) (float64, error) {
+	return t.m.LogJointValue(x)
+}
+func (t compiledTarget) Clone() Target { return compiledTarget{t.m.Clone()} }
+
+// TestCompiledZeroAllocs: an SGVB step and an ELBO evaluation allocate
+// nothing for compiled models using tv_filter, a ~ summed by groups from
+// sufficient statistics (Bernoulli of a unit vector picked per row, so
+// beta factors too; Normal of picked means), one worker and two.
+func TestCompiledZeroAllocs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var csv strings.Builder
+	csv.WriteString("g,y,x,z\n")
+	for range 200 {
+		g := rng.IntN(4)
+		fmt.Fprintf(&csv, "%d,%d,%g,%g\n", g, rng.IntN(2), float64(g)+rng.NormFloat64(), 5+rng.NormFloat64())
+	}
+	tab, err := data.ReadCSV("d.csv", strings.NewReader(csv.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, src string }{
+		{"tv_filter", "data z: real[N]\nparam a: unit[N] ~ Beta(2, 2)\nparam e: positive[N] ~ Gamma(2, 1)\nparam s: positive ~ Exponential(1)\nz ~ Normal(tv_filter(a, e), s)\n"},
+		{"Bernoulli by groups", "data g: int<lower=0, upper=3>[N]\ndata y: int<lower=0, upper=1>[N]\nparam p: unit[4] ~ Beta(1, 1)\ny ~ Bernoulli(p[g])\n"},
+		{"Normal by groups", "data g: int<lower=0, upper=3>[N]\ndata x: real[N]\nparam mu: real[4] ~ Normal(0, 5)\nparam s: positive ~ Exponential(1)\nx ~ Normal(mu[g], s)\n"},
+	} {
+		f, err := parser.ParseFile("m.gpp", []byte(c.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := check.Check(f, &check.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bound, err := data.Bind(info, []data.Input{{File: "d.csv", Table: tab}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := compile.Compile(f, info, bound)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lat := make([]Latent, len(m.Latents))
+		for i, l := range m.Latents {
+			lat[i] = Latent{Name: l.Name, Offset: l.Offset, Size: l.Size, Shape: l.Shape, Support: l.Support, Init: l.Init, Loc: l.Loc, Scale: l.Scale, LocV: l.LocV, ScaleV: l.ScaleV}
+		}
+		for _, w := range []int{1, 2} {
+			s := Settings{Seed: 1, Workers: w, DrawsPerStep: w}.withDefaults()
+			e, err := newEngine(compiledTarget{m}, lat, &s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			beta := false
+			for _, b := range e.blocks {
+				beta = beta || b.fam == FamilyBeta
+			}
+			if !beta && c.name != "Normal by groups" {
+				t.Errorf("%s: no beta factor", c.name)
+			}
+			checkZeroAllocs(t, e, fmt.Sprintf("%s, workers %d", c.name, w))
+			e.close()
+		}
+	}
+}
