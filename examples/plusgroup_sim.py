@@ -6,7 +6,7 @@ N[t] = s[t] N[t-1] + R), counted with Poisson error.
     python3 examples/plusgroup_sim.py > examples/plusgroup.csv
 
 Truth: N[0] = 150, R = 40, s[t] = inv_logit(b0 + b1 temp[t]) with b0 = 1.0,
-b1 = 0.8 (s from about 0.45 to 0.92); temp standard normal.
+b1 = 0.8 (s from 0.48 to 0.95 in years 1-29); temp standard normal.
 """
 import math
 import random

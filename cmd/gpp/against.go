@@ -103,7 +103,6 @@ func kurtosis(x []float64) float64 {
 	return m4 / n / (m2 * m2 / n / n)
 }
 
-// zeroOne reports whether the draws x are all 0 or 1 and not all alike.
 // zeroOrOne reports whether every one of the draws x (at least one) is 0
 // or 1, both or one of them.
 func zeroOrOne(x []float64) bool {
@@ -124,6 +123,7 @@ func indicatorDraws(nuts, q []float64) bool {
 	return zeroOne(nuts) || zeroOrOne(nuts) && zeroOne(q)
 }
 
+// zeroOne reports whether the draws x are all 0 or 1 and not all alike.
 func zeroOne(x []float64) bool {
 	seen := [2]bool{}
 	for _, v := range x {

@@ -896,17 +896,17 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	if err == nil && ds.loo != nil {
 		ds.looCond = looConditional(l)
 	}
+	if err == nil && !r.Interrupted && (mix == nil || !mix.Interrupted) && mostlyNonFinite(ds) { // before moment matching, which would work on the failed draws
+		printDomainFailure(con, ds, fitWarnings(r, mix), func(err error) { printError(con, err, srcs) })
+		con.note("the fit failed: no output written")
+		removeIfEmpty()
+		return exitError
+	}
 	if err == nil && cfg.momentMatch {
 		ds.mm, err = momentMatchFit(ctx, ds, r, mix, l.Model, s.Workers)
 	}
 	if err != nil {
 		printError(con, err, srcs)
-		removeIfEmpty()
-		return exitError
-	}
-	if !r.Interrupted && (mix == nil || !mix.Interrupted) && mostlyNonFinite(ds) {
-		printDomainFailure(con, ds, fitWarnings(r, mix), func(err error) { printError(con, err, srcs) })
-		con.note("the fit failed: no output written")
 		removeIfEmpty()
 		return exitError
 	}

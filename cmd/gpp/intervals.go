@@ -565,8 +565,8 @@ const plotParamsUsage = "with --plots: what intervals.png shows, as gpp summary 
 	"as the summary names it (theta,a0,rl100[39],z[AITKIN]); default every param\n" +
 	"and then every output but log_lik and the replicates drawn by output NAME ~ D"
 
-// plotParamsFlag is --plot-params: names split as gpp summary --params's
-// (splitParams), the flag repeatable.
+// plotParamsFlag is --plot-params (and --draws-params): names split as gpp
+// summary --params's (splitParams), the flag repeatable.
 type plotParamsFlag struct{ names *[]string }
 
 func (f plotParamsFlag) String() string {

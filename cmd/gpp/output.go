@@ -802,7 +802,7 @@ type drawSet struct {
 	badErr error       // the first such error
 	// badLogp counts the draws whose log joint was not finite (an
 	// output's failure aside), logpErr the first one's error (nil: a
-	// value of ±Inf or NaN without one): fitDomainFailure's test.
+	// value of ±Inf or NaN without one): mostlyNonFinite's test.
 	badLogp int
 	logpErr error
 	loo     *sgvb.LOO // PSIS-LOO from the log_lik output (nil: none; see wantsLOO)
@@ -1063,7 +1063,8 @@ func makeDrawsPaced(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, 
 		}
 		lp, outs, err := ev.Eval(xm)
 		lw.add(x, ds.logq[d], lp)
-		if err != nil || math.IsNaN(lp) || math.IsInf(lp, 0) {
+		badLogp := err != nil || math.IsNaN(lp) || math.IsInf(lp, 0)
+		if badLogp {
 			ds.badLogp++
 			if ds.badLogp == 1 {
 				ds.logpErr = err
@@ -1072,7 +1073,7 @@ func makeDrawsPaced(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, 
 		if err == nil {
 			err = ev.OutputErr() // log p stands; the output is written as it is
 		}
-		if err != nil || math.IsNaN(lp) || math.IsInf(lp, 0) {
+		if badLogp || err != nil {
 			ds.bad++
 			if ds.badErr == nil {
 				ds.badErr = err

@@ -370,16 +370,16 @@ func (r *repl) fitCmd(args []string) {
 			ds.looCond = looConditional(l)
 		}
 	}
+	if err == nil && !res.Interrupted && mostlyNonFinite(ds) { // before moment matching, as gpp fit's
+		printDomainFailure(con, ds, res.Warnings, func(err error) { r.printError(err, srcs) })
+		con.note("the fit failed; the session keeps its previous fit, if any")
+		return
+	}
 	if err == nil && cfg.momentMatch {
 		ds.mm, err = momentMatchFit(ctx, ds, res, nil, l.Model, s.Workers)
 	}
 	if err != nil {
 		r.printError(err, srcs)
-		return
-	}
-	if !res.Interrupted && mostlyNonFinite(ds) {
-		printDomainFailure(con, ds, res.Warnings, func(err error) { r.printError(err, srcs) })
-		con.note("the fit failed; the session keeps its previous fit, if any")
 		return
 	}
 	st := summariseColumns(ds, cfg.hdi, cfg.probs)

@@ -224,7 +224,7 @@ func (r *repl) sampleCmd(args []string) {
 	}
 	r.samples++
 	r.sample = &replSample{run: run, n: r.samples, seed: sc.nuts.Seed, lats: l.Model.Latents, dim: l.Model.Dim, made: r.fitOf(r.sets)}
-	printSampleReport(r.out, con, sc, l, af, run, func() { printReplSample(r.out, cfg.verbose, run, cfg.percentilesOf(run.st)) })
+	printSampleReport(r.out, con, sc, l, af, run, func() { printReplSample(r.out, cfg.verbose, run, cfg.percentilesOf(run.st), cfg.num) })
 	if run.sd.interrupted {
 		con.note("interrupted: the session keeps the first %d draws of each chain", run.sd.n)
 	}
@@ -259,8 +259,9 @@ func (r *repl) againstLastFit(m *compile.Model) (*againstFit, error) {
 
 // printReplSample prints a sample's table as gpp sample's, with the
 // REPL's 0-based element names in row-major order (at most replMaxElems
-// of each variable without --verbose), the percentiles of pc.
-func printReplSample(w io.Writer, verbose bool, run *sampleRun, pc percentiles) {
+// of each variable without --verbose), the percentiles of pc, the numbers
+// by num (:sample --sig-figs's cfg.num, or num3).
+func printReplSample(w io.Writer, verbose bool, run *sampleRun, pc percentiles, num func(float64) string) {
 	head := append(pc.head([]string{"name", "mean", "mcse", "sd"}, "", "%"), "ess_bulk", "ess_tail", "R̂")
 	t := &table{right: make([]bool, len(head))}
 	for i := 1; i < len(head); i++ {
@@ -278,7 +279,7 @@ func printReplSample(w io.Writer, verbose bool, run *sampleRun, pc percentiles) 
 				break
 			}
 			s, m := run.st[c], run.ms[c]
-			t.row(append(pc.cells([]string{v.elemName(k), num3(s.mean), num3(m.mcse), num3(s.sd)}, c, num3),
+			t.row(append(pc.cells([]string{v.elemName(k), num(s.mean), num(m.mcse), num(s.sd)}, c, num),
 				essText(m.essBulk), essText(m.essTail), rhatText(m.rhat))...)
 		}
 	}
@@ -315,7 +316,7 @@ func (r *repl) showSample(args []string) {
 	ds := *sd.ds
 	ds.vars = vars
 	run.sd.ds = &ds
-	printReplSample(r.out, len(args) > 0, &run, defaultPercentiles(run.st, 0))
+	printReplSample(r.out, len(args) > 0, &run, defaultPercentiles(run.st, 0), num3)
 }
 
 // latNames lists the sample's params.

@@ -44,3 +44,29 @@ func TestSigFigs(t *testing.T) {
 		}
 	}
 }
+
+// TestReplSampleSigFigs: the REPL's :sample takes gpp sample's flags, and
+// its table follows --sig-figs as gpp sample's does (it printed 3 digits
+// whatever the flag said).
+func TestReplSampleSigFigs(t *testing.T) {
+	const flags = "--chains 1 --warmup 200 --draws 200 --seed 3"
+	r, _, errb, three := sampleSession(t, flags)
+	if r.sample == nil {
+		t.Fatalf("no sample; errors:\n%s", errb)
+	}
+	_, _, _, six := sampleSession(t, flags+" --sig-figs 6")
+	mean := func(printed string) string {
+		for _, l := range strings.Split(printed, "\n") {
+			if f := strings.Fields(l); len(f) > 3 && f[0] == "lambda" {
+				return f[1]
+			}
+		}
+		t.Fatalf("no row lambda in:\n%s", printed)
+		return ""
+	}
+	c := r.sample.run.sd.ds.vars[0].first // lambda
+	m := r.sample.run.st[c].mean
+	if a, b := mean(three), mean(six); a != numSig(m, 3) || b != numSig(m, 6) {
+		t.Errorf("lambda's mean %s at 3 and %s at 6 significant digits, want %s and %s", a, b, numSig(m, 3), numSig(m, 6))
+	}
+}

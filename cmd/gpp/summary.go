@@ -126,8 +126,8 @@ func cmdSummary(args []string, stdout, stderr io.Writer) int {
 	if err := validHDI(*hdi); hdiSet && err != nil {
 		return usageError(stderr, "summary", summarySynopsis, "%v", err)
 	}
-	if *sig < 1 || *sig > 15 {
-		return usageError(stderr, "summary", summarySynopsis, "--sig-figs %d: give 1 to 15 significant digits", *sig)
+	if err := validSigFigs(*sig); err != nil {
+		return usageError(stderr, "summary", summarySynopsis, "%v", err)
 	}
 	probs, err := parsePercentiles(*pcts)
 	if err != nil {
