@@ -211,8 +211,12 @@ func readAgainst(arg string, l *pipeline.Loaded, sets setFlags, dataHash []strin
 		con.note("warning: --against: the fit at %s read other data (%s): its q approximates another posterior", fitJSON, strings.Join(ff.Data, " "))
 	}
 	af := &againstFit{summary: summary, fitJSON: fitJSON, ff: ff, mean: map[string]float64{}, sd: map[string]float64{}}
+	draws := filepath.Join(filepath.Dir(fitJSON), drawsFile)
 	af.qDraws = func(elems []intervalElem) (map[string][]float64, error) {
-		return readDrawsColumns(filepath.Join(filepath.Dir(fitJSON), drawsFile), elems)
+		return readDrawsColumns(draws, elems)
+	}
+	if kept := keptDrawsParams(fileHead(draws)); kept != "" {
+		con.note("note: --against: the fit's %s keeps the draws of %s alone (its --draws-params): the others are compared by the summary's means and sds, their sds' errors taken as a normal's, and --plots' intervals.png shows NUTS's alone for them", draws, kept)
 	}
 	if err := af.readSummary(srcs); err != nil {
 		return nil, err

@@ -68,11 +68,30 @@ func checkDrawsParams(cfg *fitConfig, l *pipeline.Loaded) error {
 	return nil
 }
 
+// drawsParamsLead opens the comment line of a draws.csv whose columns
+// --draws-params chose (drawsParamsLine), which its readers look for.
+const drawsParamsLead = "#   gpp_draws_params = "
+
 // drawsParamsLine is the comment line of a draws.csv whose columns
 // --draws-params chose; "" without.
 func drawsParamsLine(cfg *fitConfig) string {
 	if cfg == nil || len(cfg.drawsParams) == 0 {
 		return ""
 	}
-	return "#   gpp_draws_params = " + strings.Join(cfg.drawsParams, ",")
+	return drawsParamsLead + strings.Join(cfg.drawsParams, ",")
+}
+
+// keptDrawsParams returns the names of the --draws-params line among the
+// comment lines that open head (a draws.csv's first bytes), "" where there
+// is none: the file holds every param's columns.
+func keptDrawsParams(head []byte) string {
+	for _, l := range strings.Split(string(head), "\n") {
+		if !strings.HasPrefix(l, "#") {
+			break
+		}
+		if v, ok := strings.CutPrefix(strings.TrimSuffix(l, "\r"), drawsParamsLead); ok {
+			return v
+		}
+	}
+	return ""
 }

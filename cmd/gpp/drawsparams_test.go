@@ -144,3 +144,30 @@ func TestDrawsParamsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestAgainstDrawsParams: gpp sample --against a fit whose draws.csv kept
+// some params alone (--draws-params) says so, and compares every element
+// still; keptDrawsParams reads the line, and none from a full draws.csv.
+func TestAgainstDrawsParams(t *testing.T) {
+	dir := t.TempDir()
+	model, data := filepath.Join("..", "..", "examples", "regression.gpp"), filepath.Join("..", "..", "examples", "wine_std.csv")
+	fit := filepath.Join(dir, "fit")
+	if code, _, stderr := runGpp("fit", model, data, "--quiet", "--out", fit, "--draws-params", "sigma"); code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	code, _, stderr := runGpp("sample", model, data, "--quiet", "--chains", "2", "--warmup", "150", "--draws", "100", "--out", filepath.Join(dir, "s"), "--against", fit)
+	want := "note: --against: the fit's " + filepath.Join(fit, drawsFile) + " keeps the draws of sigma alone (its --draws-params)"
+	if code != 0 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr %s\nwant %q", code, stderr, want)
+	}
+	rows := readCommentedCSV(t, filepath.Join(dir, "s", againstFile))
+	if len(rows) < 4 {
+		t.Errorf("against.csv has %d rows, want every element compared", len(rows))
+	}
+	if got := keptDrawsParams([]byte("# gpp_version = x\n#   gpp_draws_params = a,b\nlp__,a\n")); got != "a,b" {
+		t.Errorf("keptDrawsParams = %q", got)
+	}
+	if got := keptDrawsParams([]byte("# gpp_version = x\nlp__,a\n#   gpp_draws_params = a\n")); got != "" {
+		t.Errorf("keptDrawsParams past the header = %q", got)
+	}
+}

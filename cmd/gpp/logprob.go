@@ -248,8 +248,8 @@ func logprobCSV(file string, src []byte, l *pipeline.Loaded, u *sgvb.Unconstrain
 			if header == nil && strings.TrimSpace(strings.TrimPrefix(line, "#")) == "method = variational" {
 				variational = true
 			}
-			if header == nil && strings.HasPrefix(line, "#   gpp_draws_params = ") {
-				kept = strings.TrimPrefix(line, "#   gpp_draws_params = ")
+			if header == nil && strings.HasPrefix(line, drawsParamsLead) {
+				kept = strings.TrimPrefix(line, drawsParamsLead)
 			}
 			continue
 		}
