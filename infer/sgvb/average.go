@@ -21,7 +21,7 @@ func dropNonFinite(ws []string, nw, n int) []string {
 
 // nonFiniteFinal is finalEstimate's warning of its non-finite draws: the
 // bad ones and all n (dropNonFinite matches it from after the count).
-const nonFiniteFinal = "%d of %d final draws had a non-finite log joint"
+const nonFiniteFinal = "%d of the final ELBO estimate's %d draws had a non-finite log joint"
 
 // averager keeps the sums of the unconstrained parameters over the last
 // `len(sum)` evaluation blocks of EvalEvery steps each: the Polyak–Ruppert
