@@ -144,6 +144,12 @@ type Model struct {
 	// suffAt are the distribution calls of the ~ statements that the
 	// last build of the log joint lowered so.
 	suffAt []ast.Pos
+	// rows is the log joint built per row, made the first time an
+	// evaluation fails in a ~ lowered by groups, for its message
+	// (rowsError), with rowsGrad its gradient's buffer; nil until then,
+	// and in a clone.
+	rows     *autodiff.Program
+	rowsGrad []float64
 }
 
 // Compile compiles a checked file with its bound data (from data.Bind).
@@ -179,16 +185,25 @@ func Compile(f *ast.File, info *check.Info, bound map[string]*data.Array) (*Mode
 
 // LogJoint returns the log joint density at coordinates x and writes its
 // gradient into grad. A NaN, an infinity or a failed factorisation is an
-// *ast.Error at the model position of the node that produced it.
+// *ast.Error at the model position of the node that produced it; in a ~
+// lowered by groups, the error of the per-row form at x (rowsError).
 func (m *Model) LogJoint(x, grad []float64) (float64, error) {
-	return m.prog.LogJoint(x, grad)
+	v, err := m.prog.LogJoint(x, grad)
+	if err != nil && m.suffAt != nil {
+		err = m.rowsError(x, err, true)
+	}
+	return v, err
 }
 
 // LogJointValue returns LogJoint's value at x, bit for bit, with the
 // error of the value, and computes no gradient (autodiff's ForwardJoint):
 // for the estimates after a fit, which need only values.
 func (m *Model) LogJointValue(x []float64) (float64, error) {
-	return m.prog.ForwardJoint(x)
+	v, err := m.prog.ForwardJoint(x)
+	if err != nil && m.suffAt != nil {
+		err = m.rowsError(x, err, false)
+	}
+	return v, err
 }
 
 // SetTeam lends the model's larger matrix products the goroutines of t
@@ -222,6 +237,7 @@ func (m *Model) StmtAt(pos ast.Pos) ast.Stmt {
 func (m *Model) Clone() *Model {
 	c := *m
 	c.prog = m.prog.Clone()
+	c.rows, c.rowsGrad = nil, nil // built again on demand: not shared between goroutines
 	return &c
 }
 

@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"errors"
 	"math"
 	"slices"
 
@@ -375,4 +376,40 @@ func mustFamily(name string) dist.Univariate {
 		panic("compile: no univariate family " + name)
 	}
 	return *u
+}
+
+// rowsError returns the error that the model as written, a density per
+// row, gives at x when err, the error of the log joint at x, lies in a ~
+// lowered by groups: there the node failing is the per-group density
+// (Binomial for Bernoulli rows, a group's mean for Normal), and the
+// per-row one names the family written and the cell of the row. The
+// per-row log joint is built the first time only and evaluated with the
+// gradient when grad is set, as the failed evaluation was: a step that
+// succeeds never comes here, and one that fails costs an evaluation of
+// the model as written besides. err is kept when it lies elsewhere, or
+// when the per-row form does not fail at x (rounding apart).
+func (m *Model) rowsError(x []float64, err error, grad bool) error {
+	var pe *ast.Error
+	if !errors.As(err, &pe) || !slices.Contains(m.suffAt, pe.Pos) {
+		return err
+	}
+	if m.rows == nil {
+		c := *m
+		c.perRow, c.track, c.missRead = true, nil, nil
+		prog, _, berr := c.build(buildJoint)
+		if berr != nil {
+			return err
+		}
+		m.rows, m.rowsGrad = prog, make([]float64, len(x))
+	}
+	var rerr error
+	if grad {
+		_, rerr = m.rows.LogJoint(x, m.rowsGrad)
+	} else {
+		_, rerr = m.rows.ForwardJoint(x)
+	}
+	if rerr == nil {
+		return err
+	}
+	return rerr
 }

@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -265,5 +266,45 @@ func BenchmarkSuffStats(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// TestSuffStatsErrorAsWritten: an evaluation that fails in a ~ lowered by
+// groups reports what the per-row form reports at the same point (the
+// family as written, the row's cell), not the per-group density's
+// failure, from LogJoint and LogJointValue alike, and in a clone.
+func TestSuffStatsErrorAsWritten(t *testing.T) {
+	in := data.Input{File: "d.csv", Table: suffRows(t, 50, 3, 0)}
+	for _, tilde := range []string{
+		"y ~ Bernoulli(p[g])",
+		"c ~ Poisson(r[g])",
+		"x ~ Normal(mu[g], s)",
+	} {
+		t.Run(tilde, func(t *testing.T) {
+			m := compileSrc(t, "m.gpp", suffDecls+tilde+"\n", nil, in)
+			if len(m.suffAt) != 1 {
+				t.Fatalf("lowered by groups at %v, want the ~", m.suffAt)
+			}
+			rows := perRow(t, m)
+			x := make([]float64, m.Dim)
+			for i := range x {
+				x[i] = -800
+			}
+			g := make([]float64, m.Dim)
+			_, want := rows.LogJoint(x, g)
+			if want == nil {
+				t.Fatal("the per-row log joint at −800 did not fail")
+			}
+			for _, mm := range []*Model{m, m.Clone()} {
+				if _, err := mm.LogJoint(x, g); err == nil || err.Error() != want.Error() {
+					t.Errorf("LogJoint: error %v, want the per-row form's %v", err, want)
+				}
+			}
+			_, wantV := rows.LogJointValue(x)
+			if _, err := m.Clone().LogJointValue(x); fmt.Sprint(err) != fmt.Sprint(wantV) {
+				t.Errorf("LogJointValue: error %v, want the per-row form's %v", err, wantV)
+			}
+			t.Logf("%v", want)
+		})
 	}
 }
