@@ -197,7 +197,10 @@ func autoELBOText(r *sgvb.Result) string {
 }
 
 // autoPrefer decides whether --fullrank auto keeps the refit cand (named
-// candName) over the fit kept so far (keptName), and says why. A fit that converged stays over one that did
+// candName) over the fit kept so far (keptName), and says why. A fit whose
+// ELBO estimate overflows (sgvb.Overflows: no usable q, its warning says)
+// gives way to one whose does not; there the gap over an infinite
+// standard error is no tie. A fit that converged stays over one that did
 // not, and one that did not gives way to one that did. Otherwise the ELBOs
 // decide when they differ by more than autoELBOZ standard errors of their
 // difference, √(se₁² + se₂²) (the two estimates are of independent draws).
@@ -208,6 +211,10 @@ func autoELBOText(r *sgvb.Result) string {
 // check ran, the group over a later --fullrank all).
 func autoPrefer(kept, cand *sgvb.Result, keptName, candName string, tieRefit bool) (bool, string) {
 	switch {
+	case sgvb.Overflows(cand.ELBO, cand.ELBOSE) && !sgvb.Overflows(kept.ELBO, kept.ELBOSE):
+		return false, fmt.Sprintf("%s's ELBO estimate overflows and %s's does not", candName, keptName)
+	case sgvb.Overflows(kept.ELBO, kept.ELBOSE) && !sgvb.Overflows(cand.ELBO, cand.ELBOSE):
+		return true, fmt.Sprintf("%s's ELBO estimate overflows and %s's does not", keptName, candName)
 	case kept.Converged && !cand.Converged:
 		return false, fmt.Sprintf("%s did not converge and %s did", candName, keptName)
 	case !kept.Converged && cand.Converged:

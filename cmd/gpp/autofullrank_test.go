@@ -448,6 +448,11 @@ func TestAutoPrefer(t *testing.T) {
 		{"both not converged, lower", fit(-7.0, 0.01, false), fit(-7.5, 0.01, false), mf, true, false, "standard errors lower"},
 		{"exact, equal", fit(-3, 0, true), fit(-3, 0, true), group, false, false, "within 2"},
 		{"exact, higher", fit(-3, 0, true), fit(-2.9, 0, true), group, false, true, "+Inf standard errors higher"},
+		// an estimate that overflows (sgvb.Overflows) is no usable q's,
+		// converged or not, and its z (∞/∞) is no tie
+		{"cand overflows", fit(-7.0, 0.05, true), fit(math.Inf(-1), math.Inf(1), true), mf, true, false, "--fullrank all's ELBO estimate overflows and the mean-field fit's does not"},
+		{"cand's se overflows", fit(-7.0, 0.05, false), fit(-6.9, math.Inf(1), true), mf, true, false, "--fullrank all's ELBO estimate overflows"},
+		{"kept overflows", fit(math.Inf(-1), math.Inf(1), true), fit(-7.0, 0.05, false), group, false, true, "--fullrank a+b's ELBO estimate overflows and --fullrank all's does not"},
 	} {
 		take, says := autoPrefer(c.kept, c.cand, c.keptName, "--fullrank all", c.tieRefit)
 		if take != c.take || !strings.Contains(says, c.says) {

@@ -125,6 +125,19 @@ func (cfg *fitConfig) num(v float64) string { return numSig(v, cfg.sig()) }
 // sigFigsUsage is --sig-figs's usage in gpp fit, sample and predict.
 const sigFigsUsage = "significant digits of the printed table's numbers, `N` from 1 to 15, as gpp\nsummary's (summary.csv keeps 6)"
 
+// nonNegFinite checks a flag's value v that must be a finite number ≥ 0,
+// returning the message that says so ("" where v is one); zero, where not
+// "", says what 0 means.
+func nonNegFinite(flag string, v float64, zero string) string {
+	if v >= 0 && !math.IsInf(v, 0) {
+		return ""
+	}
+	if zero != "" {
+		zero = " (0: " + zero + ")"
+	}
+	return fmt.Sprintf("--%s must be a finite number ≥ 0%s, got %v", flag, zero, v)
+}
+
 // validSigFigs checks --sig-figs.
 func validSigFigs(n int) error {
 	if n < 1 || n > 15 {
@@ -617,14 +630,14 @@ func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string
 		return fmt.Sprintf("--output-draws %d is too few for --restarts %d: R̂ needs at least 2 draws from each restart (--output-draws %d or more%s)",
 			cfg.outputDraws, cfg.restarts, 2*cfg.restarts, paths)
 	}
-	if !(cfg.jitter >= 0) || math.IsInf(cfg.jitter, 0) {
-		return fmt.Sprintf("--jitter must be a finite number ≥ 0, got %v", cfg.jitter)
+	if msg := nonNegFinite("jitter", cfg.jitter, ""); msg != "" {
+		return msg
 	}
 	if set["jitter"] && cfg.restarts == 1 {
 		return "--jitter moves the starts of restarts after the first: it needs --restarts 2 or more"
 	}
-	if !(cfg.initRadius >= 0) || math.IsInf(cfg.initRadius, 0) {
-		return fmt.Sprintf("--init-radius must be a finite number ≥ 0, got %v", cfg.initRadius)
+	if msg := nonNegFinite("init-radius", cfg.initRadius, ""); msg != "" {
+		return msg
 	}
 	switch {
 	case cfg.initRadius > 0 && cfg.restarts == 1:
@@ -637,11 +650,11 @@ func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string
 	if v.workers < 0 {
 		return fmt.Sprintf("--workers must be at least 0 (0: the number of CPUs, at most 4), got %d", v.workers)
 	}
-	if !(v.stepSize >= 0) || math.IsInf(v.stepSize, 0) {
-		return fmt.Sprintf("--step-size must be a finite number ≥ 0 (0: the optimizer's default), got %v", v.stepSize)
+	if msg := nonNegFinite("step-size", v.stepSize, "the optimizer's default"); msg != "" {
+		return msg
 	}
-	if !(cfg.tol >= 0) || math.IsInf(cfg.tol, 0) {
-		return fmt.Sprintf("--tol must be a finite number ≥ 0 (0: run all iterations), got %v", cfg.tol)
+	if msg := nonNegFinite("tol", cfg.tol, "run all iterations"); msg != "" {
+		return msg
 	}
 	if cfg.out == "" {
 		return "--out needs a directory"
@@ -1494,11 +1507,7 @@ func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []st
 	if h.mix != nil {
 		head = append(head, "R̂")
 	}
-	t := &table{right: make([]bool, len(head))}
-	for i := 2; i < len(head); i++ {
-		t.right[i] = true
-	}
-	t.row(head...)
+	t := headedTable(head, 2)
 	marked := 0 // the sds marked too small (h.narrow)
 	for _, v := range ds.vars {
 		for j, k := range v.elems {

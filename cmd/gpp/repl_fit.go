@@ -503,11 +503,7 @@ func (r *repl) dataHashes() []string {
 func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ev *evidenceOutcome, ds *drawSet, st []stats, written []string, n int, start string, narrow map[string]bool) {
 	pc := cfg.percentilesOf(st)
 	head := pc.hdiHead(pc.head([]string{"name", "family", "mean", "sd"}, "", "%"))
-	t := &table{right: make([]bool, len(head))}
-	for i := 2; i < len(head); i++ {
-		t.right[i] = true
-	}
-	t.row(head...)
+	t := headedTable(head, 2)
 	marked := 0 // the sds marked too small (narrow)
 	for _, v := range ds.vars {
 		col := make([]int, len(v.elems)) // row-major element → column

@@ -262,12 +262,8 @@ func (r *repl) againstLastFit(m *compile.Model) (*againstFit, error) {
 // of each variable without --verbose), the percentiles of pc, the numbers
 // by num (:sample --sig-figs's cfg.num, or num3).
 func printReplSample(w io.Writer, verbose bool, run *sampleRun, pc percentiles, num func(float64) string) {
-	head := append(pc.head([]string{"name", "mean", "mcse", "sd"}, "", "%"), "ess_bulk", "ess_tail", "R̂")
-	t := &table{right: make([]bool, len(head))}
-	for i := 1; i < len(head); i++ {
-		t.right[i] = true
-	}
-	t.row(head...)
+	head := append(pc.hdiHead(pc.head([]string{"name", "mean", "mcse", "sd"}, "", "%")), "ess_bulk", "ess_tail", "R̂")
+	t := headedTable(head, 1)
 	for _, v := range run.sd.ds.vars {
 		col := make([]int, len(v.elems)) // row-major element → column
 		for j, k := range v.elems {
@@ -279,7 +275,7 @@ func printReplSample(w io.Writer, verbose bool, run *sampleRun, pc percentiles, 
 				break
 			}
 			s, m := run.st[c], run.ms[c]
-			t.row(append(pc.cells([]string{v.elemName(k), num(s.mean), num(m.mcse), num(s.sd)}, c, num),
+			t.row(append(pc.hdiCells(pc.cells([]string{v.elemName(k), num(s.mean), num(m.mcse), num(s.sd)}, c, num), s, num),
 				essText(m.essBulk), essText(m.essTail), rhatText(m.rhat))...)
 		}
 	}

@@ -381,8 +381,8 @@ func parseSampleArgs(args []string, stdout, stderr io.Writer) (*sampleConfig, in
 			sc.radius = radius
 		}
 	})
-	if !(*radius >= 0) || math.IsInf(*radius, 0) {
-		return usageErr("--init-radius %v: want a finite number >= 0", *radius)
+	if msg := nonNegFinite("init-radius", *radius, ""); msg != "" {
+		return usageErr("%s", msg)
 	}
 	if evMethodSet && !cfg.evidence {
 		return usageErr("--evidence-method needs --evidence: it chooses the proposal of its bridge sampling")
@@ -1332,11 +1332,7 @@ func pctText(p float64) string {
 func printMCMCTable(w io.Writer, rows []summaryRow, st []stats, ms []mcmcStats, pc percentiles, sig int) {
 	head := pc.head([]string{"name", "mean", "mcse", "sd"}, "", "%")
 	head = append(pc.hdiHead(head), "ess_bulk", "ess_tail", "R̂")
-	t := &table{right: make([]bool, len(head))}
-	for i := 1; i < len(head); i++ {
-		t.right[i] = true
-	}
-	t.row(head...)
+	t := headedTable(head, 1)
 	num := func(v float64) string { return numSig(v, sig) }
 	for _, r := range rows {
 		if r.note != "" {

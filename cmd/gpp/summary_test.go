@@ -26,6 +26,18 @@ func tableRows(out string) map[string][]string {
 	return rows
 }
 
+// samePoissonRows checks that gpp summary's printed table (summary,
+// tableRows) has the header and the rows of poissonModel's lambda and
+// twice that gpp sample printed (sample).
+func samePoissonRows(t *testing.T, sample, summary map[string][]string) {
+	t.Helper()
+	for _, name := range []string{"name", "lambda", "twice"} {
+		if strings.Join(summary[name], " ") != strings.Join(sample[name], " ") {
+			t.Errorf("summary's row %v, gpp sample printed %v", summary[name], sample[name])
+		}
+	}
+}
+
 // TestSummaryMatchesSample: gpp summary of a fresh gpp sample's draws.csv
 // prints the table gpp sample printed, to its printed precision (the
 // draws are written to 6 digits), and --out writes the numbers of its
@@ -45,11 +57,7 @@ func TestSummaryMatchesSample(t *testing.T) {
 		t.Fatalf("summary: exit %d:\n%s", code, stderr)
 	}
 	want, got := tableRows(sampleOut), tableRows(summaryOut)
-	for _, name := range []string{"name", "lambda", "twice"} {
-		if strings.Join(got[name], " ") != strings.Join(want[name], " ") {
-			t.Errorf("summary's row %v, gpp sample printed %v", got[name], want[name])
-		}
-	}
+	samePoissonRows(t, want, got)
 	for _, name := range []string{"lp__", "accept_stat__", "treedepth__", "energy__"} {
 		if got[name] == nil {
 			t.Errorf("no row %s in the summary:\n%s", name, summaryOut)

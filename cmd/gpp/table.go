@@ -13,6 +13,17 @@ type table struct {
 	rows  [][]string
 }
 
+// headedTable returns a table whose first row is head, its columns from
+// the from-th on right-aligned (the numbers after the name columns).
+func headedTable(head []string, from int) *table {
+	t := &table{right: make([]bool, len(head))}
+	for i := from; i < len(head); i++ {
+		t.right[i] = true
+	}
+	t.row(head...)
+	return t
+}
+
 func (t *table) row(cells ...string) { t.rows = append(t.rows, cells) }
 func (t *table) note(s string)       { t.rows = append(t.rows, []string{"\x00" + s}) }
 
