@@ -754,17 +754,17 @@ func (b *binder) boundByCodes(d *check.DataVar) bool {
 	if len(others) > 0 {
 		note += " (" + strings.Join(others, ", ") + ")"
 	}
-	empty := emptyCodes(held, lo, v-w.c)
+	empty, nEmpty := emptyCodes(held, lo, v-w.c)
 	// 0-based codes that run 1..max, each held, with no 0 are Stan's
 	// 1-based ids: S is then one too many, its group 0 fitted from the
 	// prior alone.
-	oneBased := w.e.Lower != nil && *w.e.Lower == 0 && w.c == 1 && len(empty) == 1 && empty[0] == 0 && onebased.Is(w.lo, w.hi, w.nv, w.hi)
-	if len(empty) > 0 {
+	oneBased := w.e.Lower != nil && *w.e.Lower == 0 && w.c == 1 && nEmpty == 1 && empty[0] == 0 && onebased.Is(w.lo, w.hi, w.nv, w.hi)
+	if nEmpty > 0 {
 		var ids []string
 		for _, col := range cols {
 			ids = append(ids, col.e.Name)
 		}
-		note += "; " + noRows(strings.Join(ids, " or "), empty)
+		note += "; " + noRows(strings.Join(ids, " or "), empty, nEmpty)
 		if !oneBased {
 			// groups without rows in range: there may be more past
 			// the largest id, which no value shows
@@ -789,34 +789,46 @@ func (a *Array) holdCodes(held map[int]bool) {
 	}
 }
 
-// emptyCodes returns the codes lo … hi that held lacks, in order.
-func emptyCodes(held map[int]bool, lo, hi int) []int {
-	var empty []int
-	for k := lo; k <= hi; k++ {
-		if !held[k] {
-			empty = append(empty, k)
+// noRowsMost is how many of the codes without rows a note lists.
+const noRowsMost = 5
+
+// emptyCodes returns the first noRowsMost of the codes lo … hi that held
+// lacks, in order, and how many it lacks in all, in O(len(held)) however
+// wide the range: a size given as 3·10⁸ over twenty ids once built a list
+// of every empty code (10 GB).
+func emptyCodes(held map[int]bool, lo, hi int) (first []int, n int) {
+	if hi < lo {
+		return nil, 0
+	}
+	n = hi - lo + 1
+	for k := range held {
+		if k >= lo && k <= hi {
+			n--
 		}
 	}
-	return empty
+	for k := lo; k <= hi && len(first) < min(n, noRowsMost); k++ {
+		if !held[k] {
+			first = append(first, k)
+		}
+	}
+	return first, n
 }
 
-// noRows says which codes of group index ids no row holds, the first few
-// of them: "codes 3, 7 have no rows: terms indexed by subj say nothing of
+// noRows says which codes of group index ids no row holds, n of them,
+// codes the first few (emptyCodes): "codes 3, 7 have no rows: terms indexed by subj say nothing of
 // their groups". Another term may (a Poisson factorisation's sum over
 // every cell reads users whose counts are all 0), so it does not say
 // they are fitted from the prior.
-func noRows(ids string, codes []int) string {
-	const most = 5
-	if len(codes) == 1 {
+func noRows(ids string, codes []int, n int) string {
+	if n == 1 {
 		return fmt.Sprintf("code %d has no rows: terms indexed by %s say nothing of its group", codes[0], ids)
 	}
 	var parts []string
-	for i, k := range codes {
-		if i == most {
-			parts = append(parts, fmt.Sprintf("… (%d in all)", len(codes)))
-			break
-		}
+	for _, k := range codes {
 		parts = append(parts, strconv.Itoa(k))
+	}
+	if n > len(codes) {
+		parts = append(parts, fmt.Sprintf("… (%d in all)", n))
 	}
 	return fmt.Sprintf("codes %s have no rows: terms indexed by %s say nothing of their groups", strings.Join(parts, ", "), ids)
 }

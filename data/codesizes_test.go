@@ -58,6 +58,8 @@ func TestBindCodeSizes(t *testing.T) {
 			9, "d.csv: S = 9 from the largest value of item (8) + 1 (subj's is 3); code 7 has no rows: terms indexed by subj or item say nothing of its group; give S if there are groups past code 8 too"},
 		{"--set wins", zeroBased, []Input{csvInput(t, "", "d.csv", ids("subj", 0, 1, 2))}, map[string]string{"S": "25"},
 			25, "d.csv: S = 25 (given: codes 0 to 24); codes 3, 4, 5, 6, 7, … (22 in all) have no rows: terms indexed by subj say nothing of their groups"},
+		{"a huge given size", zeroBased, []Input{csvInput(t, "", "d.csv", ids("subj", 0, 1, 2))}, map[string]string{"S": "300000000"},
+			3e8, "d.csv: S = 300000000 (given: codes 0 to 299999999); codes 3, 4, 5, 6, 7, … (299999997 in all) have no rows: terms indexed by subj say nothing of their groups"},
 		{"a JSON key wins", zeroBased, []Input{csvInput(t, "", "d.csv", ids("subj", 0, 1, 2)), jsonInput(t, "s.json", `{"S": 7}`)}, nil,
 			7, "d.csv: S = 7 (given: codes 0 to 6); codes 3, 4, 5, 6 have no rows: terms indexed by subj say nothing of their groups"},
 		{"labels win", zeroBased, []Input{csvInput(t, "", "d.csv", "subj\nann\nbob\n")}, nil,

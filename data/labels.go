@@ -137,15 +137,15 @@ func givenSizeNotes(info *check.Info, bound map[string]*Array) []string {
 	for _, name := range order {
 		g := bySize[name]
 		hi := int(bound[name].Values[0]) - g.c
-		empty := emptyCodes(g.held, g.lo, hi)
-		if len(empty) == 0 || len(g.held) == 0 {
+		empty, n := emptyCodes(g.held, g.lo, hi)
+		if n == 0 || len(g.held) == 0 {
 			continue
 		}
 		where := g.file
 		if where != "" {
 			where += ": "
 		}
-		notes = append(notes, fmt.Sprintf("%s%s = %g (given: codes %d to %d); %s", where, name, bound[name].Values[0], g.lo, hi, noRows(strings.Join(g.names, " or "), empty)))
+		notes = append(notes, fmt.Sprintf("%s%s = %d (given: codes %d to %d); %s", where, name, hi+g.c, g.lo, hi, noRows(strings.Join(g.names, " or "), empty, n)))
 	}
 	return notes
 }

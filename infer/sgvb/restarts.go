@@ -241,12 +241,14 @@ func FitRestarts(ctx context.Context, t Target, latents []Latent, s Settings, rs
 func RandomStart(t Target, latents []Latent, radius float64, seed uint64) []Latent {
 	out := make([]Latent, len(latents))
 	copy(out, latents)
+	drawn := func(l *Latent) bool { // the supports whose starts are drawn
+		return l.Support == dist.Positive || l.Support == dist.Unit || l.Support == dist.Real
+	}
 	dim := 0
 	for i := range out {
 		l := &out[i]
 		dim = max(dim, l.Offset+l.Size)
-		switch l.Support {
-		case dist.Positive, dist.Unit, dist.Real:
+		if drawn(l) {
 			l.Init = make([]float64, l.Size)
 		}
 	}
@@ -255,7 +257,7 @@ func RandomStart(t Target, latents []Latent, radius float64, seed uint64) []Late
 	for try := 1; try <= MAPStartTries; try++ {
 		for i := range out {
 			l := &out[i]
-			if l.Support != dist.Positive && l.Support != dist.Unit && l.Support != dist.Real {
+			if !drawn(l) {
 				continue // its own start, kept
 			}
 			for j := range l.Init {
@@ -271,7 +273,7 @@ func RandomStart(t Target, latents []Latent, radius float64, seed uint64) []Late
 			}
 		}
 		copy(x, StartPoint(out, dim))
-		if v, err := t.LogJoint(x, grad); err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) {
+		if v, err := t.LogJoint(x, grad); err == nil && finite(v) {
 			break
 		}
 	}

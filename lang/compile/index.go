@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -54,8 +55,8 @@ func (l *lowerer) inRange(e *ast.IndexExpr, s sel, n, axis int) bool {
 			continue
 		}
 		hint := oneBasedHint(s.many, n)
-		if z := l.zeroBased(e, axis); hint != "" && z != "" {
-			hint = z
+		if hint != "" { // zeroBased reads every index expression: only for a hint
+			hint = cmp.Or(l.zeroBased(e, axis), hint)
 		}
 		if s.atExpr != "" && hint != "" { // computed ids: "minus 1" may undo the model's own + 1
 			hint = "; indices are 0-based"
@@ -121,7 +122,7 @@ func (l *lowerer) zeroBased(e *ast.IndexExpr, axis int) string {
 		l.info.VisitReads(ix.Indices[axis], false, func(sym *check.Symbol) bool {
 			if sym.Kind == check.Data && holdsZero(sym.Name) {
 				// the first in the source, whatever the map's order
-				if p := ix.Pos(); best == nil || p.Line < best.Pos().Line || p.Line == best.Pos().Line && p.Col < best.Pos().Col {
+				if best == nil || ix.Pos().Before(best.Pos()) {
 					best, name = ix, sym.Name
 				}
 				return true
@@ -174,8 +175,8 @@ func (l *lowerer) dataIndexError(e *ast.IndexExpr, i, n, axis, k int, cell ast.P
 	if len(ids) > 0 {
 		hint = oneBasedHint(ids, n)
 	}
-	if z := l.zeroBased(e, axis); hint != "" && z != "" {
-		hint = z
+	if hint != "" { // zeroBased reads every index expression: only for a hint
+		hint = cmp.Or(l.zeroBased(e, axis), hint)
 	}
 	if hint == "" {
 		hint = "; indices are 0-based"
