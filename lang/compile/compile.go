@@ -142,7 +142,7 @@ type Model struct {
 	// the other builds have it: no sufficient statistics (suffstats.go).
 	perRow bool
 	// suffAt are the distribution calls of the ~ statements that the
-	// last build of the log joint lowered so.
+	// last build of the log joint (an evaluator's: its own) lowered so.
 	suffAt []ast.Pos
 	// rows is the log joint built per row, made the first time an
 	// evaluation fails in a ~ lowered by groups, for its message
@@ -266,25 +266,34 @@ type Evaluator struct {
 	prog    *autodiff.Program
 	ids     []autodiff.ID
 	watched []watchPiece // the ~ statements Observed reports
+	// m, a shallow copy of the model with its own suffAt and per-row
+	// build, names the row of an error in a ~ lowered by groups
+	// (rowsError).
+	m *Model
 }
 
 // NewEvaluator builds a program that also keeps the outputs.
 func (m *Model) NewEvaluator() (*Evaluator, error) {
-	prog, ids, watched, err := m.buildWatch(buildOutputs)
+	c := *m // its suffAt the evaluator's own
+	c.rows, c.rowsGrad = nil, nil
+	prog, ids, watched, err := c.buildWatch(buildOutputs)
 	if err != nil {
 		return nil, err
 	}
-	return &Evaluator{prog: prog, ids: ids, watched: watched}, nil
+	return &Evaluator{prog: prog, ids: ids, watched: watched, m: &c}, nil
 }
 
 // Eval returns log p at x and the outputs' values (row-major, in the order
 // of Model.Outputs); the slices are reused by the next call. An error is
-// the log joint's (NaN, ±Inf, a failed op); the outputs are still
-// computed, NaN only where they read the part that failed. An output that
+// the log joint's (NaN, ±Inf, a failed op; in a ~ lowered by groups, the
+// per-row form's, as Model.LogJoint's); the outputs are still computed, NaN only where they read the part that failed. An output that
 // is not finite does not stop Eval either: its values are returned as they
 // are (NaN where an op failed) and OutputErr explains the first.
 func (e *Evaluator) Eval(x []float64) (float64, [][]float64, error) {
 	lp, err := e.prog.ForwardAll(x)
+	if err != nil && e.m.suffAt != nil {
+		err = e.m.rowsError(x, err, false)
+	}
 	vals := make([][]float64, len(e.ids))
 	for i, id := range e.ids {
 		vals[i] = e.prog.Value(id)
@@ -333,8 +342,10 @@ func (m *Model) buildWatch(mode buildMode, priorTildes ...*ast.TildeStmt) (*auto
 // parts narrowed to sel.
 func (m *Model) buildSel(mode buildMode, sel Selection, priorTildes ...*ast.TildeStmt) (*autodiff.Program, []autodiff.ID, []watchPiece, error) {
 	l := &lowerer{sel: sel, info: m.info, data: m.data, b: autodiff.NewBuilder(), env: map[*check.Symbol]value{}, predict: m.predict, batch: m.batch, skipped: m.skipped, leftOut: m.leftOut}
-	if mode == buildJoint {
+	if mode == buildJoint || mode == buildOutputs {
 		l.suff = m.batch == nil && m.predict == nil && !m.perRow
+	}
+	if mode == buildJoint {
 		l.track = m.track
 		l.noteUnrolled = map[*ast.ForStmt]bool{}
 	}
@@ -399,7 +410,7 @@ func (m *Model) buildSel(mode buildMode, sel Selection, priorTildes ...*ast.Tild
 		m.Drawn, m.Notes = l.drawnNotes, append(m.Notes, l.undrawnNotes...)
 		m.Notes = append(m.Notes, l.notes...)
 	}
-	if mode == buildJoint {
+	if mode == buildJoint || mode == buildOutputs {
 		m.suffAt = l.suffAt
 	}
 	for sym, read := range l.missRead {
@@ -534,10 +545,14 @@ type lowerer struct {
 	// notes (Model.Notes).
 	noteUnrolled map[*ast.ForStmt]bool
 	notes        []string
-	// suff, in the log joint of a fit, lets a ~ on data be lowered as a
-	// density of per-group sufficient statistics (suffstats.go).
+	// suff, in the log joint of a fit and its evaluator, lets a ~ on data
+	// be lowered as a density of per-group sufficient statistics
+	// (suffstats.go).
 	suff   bool
 	suffAt []ast.Pos // the calls so lowered
+	// suffSlot is the row-to-group map of the last ~ so lowered, for
+	// watchTilde: its argument's node has one element per group.
+	suffSlot []int
 }
 
 // latent returns lat as this compilation sees it: with the values of

@@ -71,6 +71,7 @@ func (l *lowerer) stmt(s ast.Stmt) {
 		defer func() { l.obsMask = value{} }()
 		if s.Trunc == nil {
 			l.collect = l.prior && lat != nil // a prior on the whole latent
+			l.suffSlot = nil
 			args := l.density(s.Dist, s.LHS, v, lat)
 			if lat != nil && slices.Contains(l.info.OrderedIID, s) {
 				l.orderedNormaliser(lat, s.Dist.Fun.Pos())
@@ -83,7 +84,7 @@ func (l *lowerer) stmt(s ast.Stmt) {
 				l.tildeArgs[s] = args
 			}
 			if l.watch && lat == nil && len(args) > 0 {
-				l.watchTilde(s, v, args[0])
+				l.watchTilde(s, v, args[0], l.suffSlot)
 			}
 			break
 		}

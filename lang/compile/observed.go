@@ -55,13 +55,15 @@ func (o *Observed) Truncated() bool { return o.Stmt != nil && o.Stmt.Trunc != ni
 
 // watchPiece is one lowering of an observed ~ (stmt) or logpdf (call):
 // its observations, as numbers (int data) or a node (real data), and its
-// argument's node.
+// argument's node; slot, for a ~ lowered by groups (suffstats.go), maps
+// each observation to its group's element of the argument.
 type watchPiece struct {
 	stmt *ast.TildeStmt
 	call *ast.CallExpr
 	y    []float64
 	yID  autodiff.ID
 	arg  autodiff.ID
+	slot []int
 }
 
 // key returns the statement or call the piece is of.
@@ -83,13 +85,14 @@ func (l *lowerer) watchLogPDF(e *ast.CallExpr, dist string, y, arg autodiff.ID) 
 }
 
 // watchTilde records, in an evaluator's build, a ~ on data (v, lowered
-// from s.LHS) under Bernoulli or BernoulliLogit with argument node arg.
-func (l *lowerer) watchTilde(s *ast.TildeStmt, v value, arg autodiff.ID) {
+// from s.LHS) under Bernoulli or BernoulliLogit with argument node arg
+// (one element per group of slot, where not nil).
+func (l *lowerer) watchTilde(s *ast.TildeStmt, v value, arg autodiff.ID, slot []int) {
 	d := l.info.Dists[s.Dist]
 	if d == nil || d.Name != "Bernoulli" && d.Name != "BernoulliLogit" || !l.info.Types[s.LHS].DataOnly {
 		return
 	}
-	p := watchPiece{stmt: s, arg: arg}
+	p := watchPiece{stmt: s, arg: arg, slot: slot}
 	switch {
 	case v.isInt:
 		p.y = make([]float64, len(v.ints))
@@ -135,7 +138,11 @@ func (e *Evaluator) Observed() []Observed {
 		}
 		arg := e.prog.Value(w.arg)
 		o := &out[k]
-		if len(arg) == 1 && len(y) != 1 { // an argument shared by the observations: one per observation
+		if w.slot != nil { // a ~ lowered by groups: each row's group's value
+			for _, g := range w.slot {
+				o.Arg = append(o.Arg, arg[g])
+			}
+		} else if len(arg) == 1 && len(y) != 1 { // an argument shared by the observations: one per observation
 			for range y {
 				o.Arg = append(o.Arg, arg[0])
 			}

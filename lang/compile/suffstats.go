@@ -21,9 +21,10 @@ import (
 // instead of per row. The sum is the per-row one, rearranged: equal to
 // rounding (suffstats_test.go checks it and its gradient).
 //
-// The rewrite is made only in the log joint of a fit (buildJoint, l.suff):
-// not in a minibatch build (which scales the terms of the rows it draws),
-// an evaluator's (whose watched ~ statements report per-row terms), a
+// The rewrite is made only in the log joint of a fit and in its
+// evaluator's (buildJoint, buildOutputs: l.suff), where a watched ~
+// reports each row's argument through the row's group (suffSlot): not in
+// a minibatch build (which scales the terms of the rows it draws), a
 // split or prior build, or predict; not in a loop, on data with missing
 // cells, for a truncated ~, or with data that any row's density would
 // reject (then the per-row density reports it at its cell, as before).
@@ -43,7 +44,7 @@ type suffArg struct {
 // it did, and the nodes of the arguments it made.
 func (l *lowerer) suffDensity(call *ast.CallExpr, lhs ast.Node, lat *check.Latent, d *stdlib.Dist) ([]autodiff.ID, bool) {
 	if !l.suff || lat != nil || l.vec != nil || len(l.loops) > 0 || l.obsMask.node || l.truncPair != nil ||
-		l.batch != nil || l.predict != nil || l.prior || l.part != partJoint || l.watch {
+		l.batch != nil || l.predict != nil || l.prior || l.part != partJoint {
 		return nil, false
 	}
 	switch d.Name {
@@ -167,6 +168,7 @@ func (l *lowerer) suffDensity(call *ast.CallExpr, lhs ast.Node, lat *check.Laten
 	}
 	if ok {
 		l.suffAt = append(l.suffAt, call.Pos())
+		l.suffSlot = slot
 	}
 	return ids, ok
 }
