@@ -1,10 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -175,21 +177,38 @@ func TestAgainstSummary(t *testing.T) {
 	// not in the within count, the median ratio or the worst.
 	mc := mcmcStats{mcse: 0.01, essBulk: 2000, essTail: 2000, mcseSD: 0.01, rhat: 1.8}
 	e := againstElem("e", 3, 0.2, 4000, 0, 1, mc, againstShape{})
-	if e.flagged || !e.unmixed || e.reading != "not compared: NUTS's chains disagree (R̂ 1.800, above 1.01), no reference" {
+	if e.flagged || !e.unmixed || e.reading != "not compared: NUTS's chains disagree (R̂ 1.800, above 1.05), no reference" {
 		t.Errorf("an element of R̂ 1.8 reads %q (flagged %v)", e.reading, e.flagged)
 	}
-	// just above the rule, it does not read as the rule itself ("R̂ 1.01")
-	mc.rhat = 1.0104
-	if e := againstElem("e", 3, 0.2, 4000, 0, 1, mc, againstShape{}); e.reading != "not compared: NUTS's chains disagree (R̂ 1.010, above 1.01), no reference" {
-		t.Errorf("an element of R̂ 1.0104 reads %q", e.reading)
+	// just above the rule, it does not read as the rule itself ("R̂ 1.05")
+	mc.rhat = 1.0504
+	if e := againstElem("e", 3, 0.2, 4000, 0, 1, mc, againstShape{}); e.reading != "not compared: NUTS's chains disagree (R̂ 1.050, above 1.05), no reference" {
+		t.Errorf("an element of R̂ 1.0504 reads %q", e.reading)
+	}
+	// between gpp sample's warning and the rule it is compared, roughly:
+	// a q sd 0.087 of NUTS's at R̂ 1.02 is among the worst
+	mc.rhat = 1.02
+	if e := againstElem("e", 3, 0.087, 4000, 3, 1, mc, againstShape{}); !e.flagged || e.unmixed || e.reading != "q too narrow; NUTS's R̂ 1.020 (above 1.01): a rough reference" {
+		t.Errorf("an element of R̂ 1.02 reads %q (flagged %v)", e.reading, e.flagged)
 	}
 	mc.rhat = 1.8
 	got = againstSummary(append(rows, e))
-	if want := "1 of 5 elements not compared, as NUTS's chains disagree there (R̂ above 1.01: not mixed, or a mixture's or factor model's labels switched between chains), so its draws are no reference; of the others, " + want; got != want {
+	if want := "1 of 5 elements not compared, as NUTS's chains disagree there (R̂ above 1.05: not mixed, or a mixture's or factor model's labels switched between chains), so its draws are no reference; of the others, " + want; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 	if got := againstSummary([]againstRow{e}); !strings.HasPrefix(got, "none of 1 element compared: NUTS's chains disagree for every one") {
 		t.Errorf("all unmixed: %s", got)
+	}
+
+	// Outputs' elements (a log_lik of many rows, all agreeing) are summed
+	// up after the params', not with them.
+	mixed := slices.Clone(rows)
+	for i := range 40 {
+		mixed = append(mixed, againstRow{name: fmt.Sprintf("log_lik[%d]", i), z: 0.01, ratio: 1, output: true})
+	}
+	got = againstSummary(mixed)
+	if want := "params: " + want + "; outputs: 40 of 40 elements within 0.1 sd of NUTS's mean, median sd ratio 1; no element's q differs beyond tolerance and Monte Carlo error"; got != want {
+		t.Errorf("params and outputs:\ngot  %s\nwant %s", got, want)
 	}
 }
 

@@ -104,6 +104,7 @@ type looFit struct {
 	matched  int  // observations moment matched (loo.csv's comment line)
 	kfold    bool // a gpp kfold's kfold.csv: elpd_kfold, and k̂ of its draws' terms
 	nuts     bool // a gpp sample's loo.csv: NUTS's draws, no q behind its k̂
+	joint    bool // a fit whose q has a joint factor (--fullrank, --rank, --band)
 	// conditional names the params with an element per observation that
 	// the fit's log_lik reads (loo.csv's looCondComment line;
 	// nil: none), which makes it too optimistic against a model that
@@ -237,7 +238,11 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 			if r.fit.matched > 0 {
 				advice = fmt.Sprintf("; moment matching already ran on %d observation%s", r.fit.matched, plural(r.fit.matched))
 			}
-			errorf(stderr, "warning: %s: Pareto k̂ above 0.7 for %d of %d observations: its elpd_loo may be unreliable (the fit said why; a mean-field q often flags many, check with more --output-draws or --fullrank all%s)", r.fit.label, r.badK, r.nObserve, advice)
+			why := "a mean-field q often flags many, check with more --output-draws or --fullrank all"
+			if r.fit.joint { // a low-rank fit read "try --fullrank all" (a psycholinguist's trial)
+				why = "its q already has a joint factor, so check with more --output-draws, or with NUTS (gpp sample) and its loo.csv"
+			}
+			errorf(stderr, "warning: %s: Pareto k̂ above 0.7 for %d of %d observations: its elpd_loo may be unreliable (the fit said why; %s%s)", r.fit.label, r.badK, r.nObserve, why, advice)
 		}
 	}
 	printComparison(stdout, ranks, *method)
@@ -381,6 +386,10 @@ func readLOOFit(arg string, src sources) (*looFit, error) {
 		f.data = ff.Data
 		f.dataHash = ff.DataSHA256
 		f.nuts = ff.Method == "nuts"
+		f.joint = len(ff.Groups) > 0
+		for _, r := range ff.Restarts {
+			f.joint = f.joint || len(r.Groups) > 0
+		}
 	}
 	return f, nil
 }
@@ -480,6 +489,12 @@ type fitMeta struct {
 	Method     string            `json:"method"`
 	Files      []string          `json:"files"`
 	FileSHA256 map[string]string `json:"files_sha256"`
+	// Groups and the restarts' groups: whether q has a joint factor
+	// (their content is not read here).
+	Groups   []json.RawMessage `json:"groups"`
+	Restarts []struct {
+		Groups []json.RawMessage `json:"groups"`
+	} `json:"restarts"`
 }
 
 // checkOwnOutput refuses the output at path (a loo.csv) when it is not
