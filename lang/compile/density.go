@@ -87,6 +87,7 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 		}
 		l.add(l.b.Sum(l.dirichletMultinomial(val, args[0], pos), pos), pos)
 	case "OrderedLogistic", "OrderedProbit":
+		l.ordinalEmptyNote(call, lhs, v, args[1])
 		l.add(l.b.OrderedLogistic(val, args[0], args[1], d.Name == "OrderedProbit", pos), pos)
 	case "PoissonBinomial":
 		l.add(l.b.PoissonBinomial(val, args[0], 0, false, pos), pos)
