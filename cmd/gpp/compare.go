@@ -135,7 +135,7 @@ const bootstrapDraws = 1000
 // cmdCompare runs gpp compare.
 func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("compare", compareSynopsis, compareHelpText, stderr)
-	csvOut := fs.String("csv", "", "also write the table to `FILE` as CSV")
+	csvOut := fs.String("csv", "", "also write the table to `FILE` as CSV (not a file it reads, nor any file\nof a compared fit: fit.json lists them)")
 	plotOut := fs.String("plot", "", "also draw the comparison into `FILE.png`, as ArviZ's plot_compare: each fit's elpd_loo ± se,\nits in-sample lpd, and below the best its elpd_diff ± se_diff beside a line at the best")
 	method := fs.String("weights", weightsStacking, "the fits' weights: `METHOD` stacking, pseudo-bma+ or pseudo-bma")
 	seed := fs.Uint64("seed", 1, "seed of the Bayesian bootstrap of --weights pseudo-bma+")
@@ -185,15 +185,18 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitError
 	}
+	var dirs []string
+	for _, f := range fits {
+		dirs = append(dirs, filepath.Dir(f.path))
+	}
+	inputs := compareInputs(src, dirs)
 	for _, out := range []struct{ flag, path string }{{"--csv", *csvOut}, {"--plot", *plotOut}} {
 		if out.path == "" {
 			continue
 		}
-		for _, f := range fits {
-			if sameFile(out.path, f.path) {
-				errorf(stderr, "%s %s would overwrite an input", out.flag, out.path)
-				return exitError
-			}
+		if err := fileClash(out.flag, out.path, inputs); err != nil {
+			errorf(stderr, "%v", err)
+			return exitError
 		}
 	}
 	ranks, err := compareLOO(fits)
@@ -262,6 +265,17 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return exitOK
+}
+
+// compareInputs are what gpp compare's --csv and --plot must not
+// overwrite: every file it read (src: a loo.csv, the fit.json beside it)
+// and every file of the gpp runs in dirs (runInputs), read or not.
+func compareInputs(src sources, dirs []string) []inputFile {
+	var ins []inputFile
+	for _, path := range sortedKeys(src) {
+		ins = append(ins, inputFile{"the file read", path})
+	}
+	return append(ins, runInputs(dirs...)...)
 }
 
 // readCompared reads the file each of gpp compare's args is or holds with

@@ -14,6 +14,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -113,9 +114,13 @@ func compareEvidence(args []string, prior []float64, csvOut string, stdout, stde
 	for i, e := range fits {
 		e.prior = prior[i]
 	}
-	for _, e := range fits {
-		if csvOut != "" && sameFile(csvOut, e.path) {
-			errorf(stderr, "--csv %s would overwrite an input", csvOut)
+	if csvOut != "" {
+		var dirs []string
+		for _, e := range fits {
+			dirs = append(dirs, filepath.Dir(e.path))
+		}
+		if err := fileClash("--csv", csvOut, compareInputs(src, dirs)); err != nil {
+			errorf(stderr, "%v", err)
 			return exitError
 		}
 	}

@@ -335,7 +335,9 @@ interrupted (exit 130). While the model and its data load, or before the
 first step, it writes nothing and leaves --out as it was (exit 130). A
 second one, half a second or more later, exits at
 once without writing. Exit 0: fitted (not converging is a warning);
-1: an error in the model, the data or the fit; 2: a bad command line.
+1: an error in the model, the data or the fit, or a flag that names what
+the model lacks (--fullrank nosuch, --minibatch X=2, --draws-params nosuch);
+2: a bad command line (an unknown flag, a malformed value: --minibatch N=0).
 `
 
 // isHelp reports whether args ask for help before any "--".

@@ -842,10 +842,11 @@ func TestFitPlots(t *testing.T) {
 
 // TestFitStaleOutputs: a fit written over an earlier one removes the
 // earlier fit's files that it does not write (the plots of a --plots run),
-// and any file named as a gpp output (Z_mean.png, as a plot of a model
-// with a matrix Z would be), and no other file: not a file the user put
-// there with another name, nor a name a hand-edited fit.json lists that
-// gpp would not write.
+// those its fit.json lists, and no other file: not a file the user put
+// there with another name, nor one of a gpp output's name that the earlier
+// fit did not write (Z_mean.png, as a plot of a model with a matrix Z
+// would be), nor a name a hand-edited fit.json lists that gpp would not
+// write.
 func TestFitStaleOutputs(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	fit := func(args ...string) {
@@ -862,7 +863,7 @@ func TestFitStaleOutputs(t *testing.T) {
 	writeFile(t, out, "notes.txt", "mine")
 	writeFile(t, out, "Z_mean.png", "mine too")
 	fit()
-	if got := strings.Join(dirEntries(t, out), " "); got != "draws.csv elbo.csv fit.json notes.txt summary.csv" {
+	if got := strings.Join(dirEntries(t, out), " "); got != "Z_mean.png draws.csv elbo.csv fit.json notes.txt summary.csv" {
 		t.Errorf("after a fit without --plots: %s", got)
 	}
 	if got := readFit(t, filepath.Join(out, "fit.json")).Files; strings.Join(got, " ") != "summary.csv draws.csv elbo.csv fit.json" {
@@ -877,7 +878,7 @@ func TestFitStaleOutputs(t *testing.T) {
 	src = bytes.Replace(src, []byte(`"fit.json"`), []byte(`"fit.json", "notes.txt", "../out/Z_mean.png", "Z_mean.png/", ".."`), 1)
 	writeFile(t, out, "fit.json", string(src))
 	fit()
-	if got := strings.Join(dirEntries(t, out), " "); got != "draws.csv elbo.csv fit.json notes.txt summary.csv" {
+	if got := strings.Join(dirEntries(t, out), " "); got != "Z_mean.png draws.csv elbo.csv fit.json notes.txt summary.csv" {
 		t.Errorf("after a fit.json listing other files: %s", got)
 	}
 }

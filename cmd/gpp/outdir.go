@@ -14,6 +14,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -64,12 +65,43 @@ func gppOutDir(dir string) bool {
 	return false
 }
 
-// staleInDir returns the regular files in dir named as a gpp output
-// (anyOutputName) that names, the files of the run being written, does
-// not hold, when dir holds a gpp run's outputs (gppOutDir): the files of
-// an earlier run of any gpp command there, which the commit removes. A
-// directory of other files gives none.
+// staleInDir returns the files of the earlier run in dir (runFiles) that
+// names, the files of the run being written, does not hold: those the
+// commit removes. A directory of other files gives none.
 func staleInDir(dir string, names []string) []string {
+	return slices.DeleteFunc(runFiles(dir), func(n string) bool { return slices.Contains(names, n) })
+}
+
+// runFiles returns the names of the files in dir that the gpp run whose
+// outputs it holds wrote, as far as gpp can tell. A fit.json (or a gpp
+// kfold's kfold.json) lists them: the regular files it lists that are
+// named as gpp outputs (anyOutputName), itself among them, and no other
+// file, so that a user's loo.csv beside a fit that wrote none is not the
+// fit's. Without such a list (gpp sample's and gpp predict's directories,
+// which have no manifest), every regular file named as a gpp output, when
+// dir holds a gpp run's outputs (gppOutDir); a directory of other files
+// gives none.
+func runFiles(dir string) []string {
+	for _, m := range []struct{ name, format string }{{fitFileName, fitFormat}, {kfoldMetaFile, kfoldFormat}} {
+		b, err := os.ReadFile(filepath.Join(dir, m.name))
+		if err != nil {
+			continue
+		}
+		var head struct {
+			Format string   `json:"format"`
+			Files  []string `json:"files"`
+		}
+		if json.Unmarshal(b, &head) != nil || head.Format != m.format || len(head.Files) == 0 {
+			continue
+		}
+		names := []string{m.name}
+		for _, n := range head.Files {
+			if n != m.name && !slices.Contains(names, n) && anyOutputName.MatchString(n) && regularFile(filepath.Join(dir, n)) {
+				names = append(names, n)
+			}
+		}
+		return names
+	}
 	if !gppOutDir(dir) {
 		return nil
 	}
@@ -77,13 +109,43 @@ func staleInDir(dir string, names []string) []string {
 	if err != nil {
 		return nil
 	}
-	var stale []string
+	var names []string
 	for _, e := range ents {
-		if n := e.Name(); anyOutputName.MatchString(n) && e.Type().IsRegular() && !slices.Contains(names, n) {
-			stale = append(stale, n)
+		if n := e.Name(); anyOutputName.MatchString(n) && e.Type().IsRegular() {
+			names = append(names, n)
 		}
 	}
-	return stale
+	return names
+}
+
+// regularFile reports whether path is a regular file, not a link to one.
+func regularFile(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// runInputs returns the files of the gpp run in each of dirs (runFiles)
+// as inputs that a command reading that run must not overwrite.
+func runInputs(dirs ...string) []inputFile {
+	var ins []inputFile
+	for _, dir := range dirs {
+		for _, n := range runFiles(dir) {
+			ins = append(ins, inputFile{"the gpp run's file", filepath.Join(dir, n)})
+		}
+	}
+	return ins
+}
+
+// fileClash reports the first of inputs that writing the file out, given
+// by flag (--out, --csv), would overwrite: gpp summary and gpp compare
+// refuse it before writing anything.
+func fileClash(flag, out string, inputs []inputFile) error {
+	for _, in := range inputs {
+		if sameFile(out, in.path) {
+			return fmt.Errorf("%s %s would overwrite an input, %s %s: give another file", flag, out, in.what, in.path)
+		}
+	}
+	return nil
 }
 
 // orphanName matches the temporary files of gpp's commits (staged.write's

@@ -165,9 +165,10 @@ func TestSamplePercentilesMatchesSummary(t *testing.T) {
 }
 
 // TestPercentilesUsageErrors: gpp fit, sample and predict refuse a bad
-// --percentiles with gpp summary's usage error, exit 2, and run nothing.
+// --percentiles with gpp summary's usage error, exit 2, and run nothing:
+// a percentile given twice too, whose columns would share a name (q50).
 func TestPercentilesUsageErrors(t *testing.T) {
-	for _, bad := range []string{"5,x,95", "2.5,101", "-1", "NaN", "5,,95"} {
+	for _, bad := range []string{"5,x,95", "2.5,101", "-1", "NaN", "5,,95", "50,50", "2.5,50,2.50"} {
 		_, _, sumErr := runGpp("summary", "testdata/summary_stan_1.csv", "--percentiles", bad)
 		msg := "--percentiles " + bad + ": "
 		i := strings.Index(sumErr, msg)

@@ -267,7 +267,9 @@ data are still loading; after the chains, it writes all their draws,
 marked interrupted (exit 130), and stops --moment-match or --reloo, whose
 observations left keep their PSIS estimates in loo.csv. A second one exits at
 once without writing. Exit 0: sampled (warnings do not change it); 1: an
-error in the model or the data, or no finite start; 2: a bad command line.
+error in the model or the data, no finite start, or a flag that names what
+the model lacks (--draws-params nosuch); 2: a bad command line (an unknown
+flag, a malformed value).
 `
 
 // sampleFlagRefusal is the refusal of a flag of gpp fit that gpp sample lacks.

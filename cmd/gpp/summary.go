@@ -62,7 +62,9 @@ a[AITKIN]: spaces optional), by its 0-based indices on a labelled axis
 too (a[0]), or by its CSV column (beta.1, W.1.2), each element once (the
 sampler's columns by name, lp__); the warnings still judge every column.
 --out FILE writes the summary as gpp sample's
-summary.csv (atomically), a column qP for each percentile P. --sig-figs
+summary.csv (atomically), a column qP for each percentile P (each given
+once); it refuses a file it reads and any file of the run whose draws it
+reads (the files its fit.json lists), as --plots does. --sig-figs
 sets the table's significant digits (the CSV keeps 6). --hdi P adds the
 highest-density interval of probability P in (0, 1), as ArviZ's
 az.summary (hdi_prob; its default 0.94): two columns after the
@@ -215,6 +217,10 @@ func runSummary(sc *summaryConfig, stdout, stderr io.Writer) int {
 		}
 		files = append(files, f)
 	}
+	if err := summaryClash(sc); err != nil {
+		errorf(stderr, "%v", err)
+		return exitError
+	}
 	sd, err := pooledDraws(files)
 	if err != nil {
 		printError(stderr, err, srcs)
@@ -271,6 +277,37 @@ func runSummary(sc *summaryConfig, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "no problems detected")
 	}
 	return exitOK
+}
+
+// summaryPlotNames are the files that gpp summary --plots may write.
+var summaryPlotNames = []string{tracePlot, rankPlot, pairsPlot, intervalsPlot, energyPlot}
+
+// summaryClash reports an input that --out or --plots would overwrite:
+// a draws file, the coords.csv and fit.json beside it that name its
+// elements, or any file of the gpp run whose directory holds it
+// (runFiles: a fit's summary.csv that its fit.json lists with a sha256).
+func summaryClash(sc *summaryConfig) error {
+	var inputs []inputFile
+	for _, path := range sc.files {
+		dir := filepath.Dir(path)
+		inputs = append(inputs, inputFile{"the draws file", path},
+			inputFile{"the file that names its elements", filepath.Join(dir, coordsFile)},
+			inputFile{"the file that names its elements", filepath.Join(dir, fitFileName)})
+		inputs = append(inputs, runInputs(dir)...)
+	}
+	if sc.out != "" {
+		if err := fileClash("--out", sc.out, inputs); err != nil {
+			return err
+		}
+	}
+	if sc.plots != "" {
+		for _, n := range summaryPlotNames {
+			if err := fileClash("--plots", filepath.Join(sc.plots, n), inputs); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // axesBeside returns the labels that named the elements of the gpp run
@@ -561,6 +598,13 @@ func parsePercentiles(arg string) ([]float64, error) {
 		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 		if err != nil || !(v >= 0 && v <= 100) {
 			return nil, fmt.Errorf("--percentiles %s: %q is not a percentile from 0 to 100", arg, p)
+		}
+		for _, q := range probs {
+			if pctText(q) == pctText(v/100) {
+				// The columns are named by the percentile (q50): two of one
+				// name are one column twice, which no CSV reader takes.
+				return nil, fmt.Errorf("--percentiles %s: %s is given twice: give each percentile once", arg, strings.TrimSpace(p))
+			}
 		}
 		probs = append(probs, v/100)
 	}

@@ -236,6 +236,32 @@ var syntaxErrorTests = []struct {
 	{"let a = " + strings.Repeat("(", maxNesting+1) + "x", []string{
 		"1:" + strconv.Itoa(9+maxNesting) + ": brackets nested too deeply (more than 500)",
 	}},
+	// Every operator counts toward maxChain, not only "-" and "^": a long
+	// + or * chain overflowed the checker's stack. The error is at the
+	// first operator past the limit.
+	{"let a = " + strings.Repeat("1+", maxChain+5) + "1", []string{
+		"1:" + strconv.Itoa(8+2*maxChain+2) + ": statement too long (more than 2000 operators); split it with let",
+	}},
+	{"let a = " + strings.Repeat("1*", maxChain) + "1\nlet b = " + strings.Repeat("1/", maxChain) + "1", nil},
+	{"let a = 1 || " + strings.Repeat("x && ", maxChain), []string{
+		"1:" + strconv.Itoa(14+5*(maxChain-1)+2) + ": statement too long (more than 2000 operators); split it with let",
+	}},
+	{"let a = x" + strings.Repeat("[1]", maxChain+1), []string{
+		"1:" + strconv.Itoa(10+3*maxChain) + ": statement too long (more than 2000 operators); split it with let",
+	}},
+	{"let a = x" + strings.Repeat("'", maxChain+1), []string{
+		"1:" + strconv.Itoa(10+maxChain) + ": statement too long (more than 2000 operators); split it with let",
+	}},
+	{"let a = " + strings.Repeat("!", maxChain+1) + "x", []string{
+		"1:" + strconv.Itoa(9+maxChain) + ": statement too long (more than 2000 operators); split it with let",
+	}},
+	// A chain split over lines inside brackets is one statement.
+	{"let a = (" + strings.Repeat("1 +\n", maxChain+1) + "1)", []string{
+		strconv.Itoa(maxChain+1) + ":3: statement too long (more than 2000 operators); split it with let",
+	}},
+	// The count starts afresh in each statement of a body.
+	{"for i in 1:3 {\n  let a = " + strings.Repeat("1+", maxChain) + "1\n  let b = " + strings.Repeat("1+", maxChain) + "1\n}", nil},
+	{"if N > 1 { let a = " + strings.Repeat("1+", maxChain) + "1 } else { let b = " + strings.Repeat("1+", maxChain) + "1 }", nil},
 }
 
 func TestSyntaxErrors(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 // hostile input; no model comes near them.
 const (
 	maxNesting = 500  // open brackets and braces at once
-	maxChain   = 2000 // "-" and "^" operators in one top-level statement
+	maxChain   = 2000 // operators and indexes in one statement
 )
 
 // ParseFile parses the model in src. filename is recorded in every position.
@@ -276,10 +276,18 @@ func stanBlock(toks []lexer.Token) *ast.Error {
 	return ast.Errorf(astPos(toks[0].Pos), "`%s { ... }` is a Stan block; gpp has none: declare data, param, let and output statements, and write the model's statements at the top level (docs/language.md)", strings.Join(name, " "))
 }
 
-// tooDeep reports a statement that would recurse too deeply.
+// tooDeep reports a statement that would recurse too deeply. Every later
+// phase (lowering, the checker, the compiler, the printer) walks an operand
+// chain such as 1 + 1 + ... or x[1][1]... one call per operator, so maxChain
+// bounds the operators of each statement (counted afresh after a
+// terminator or a brace, as each statement of a body is separate); it
+// also bounds the work a single pasted line can cost.
 func tooDeep(toks []lexer.Token) *ast.Error {
 	depth, chain := 0, 0
-	for _, t := range toks {
+	for i, t := range toks {
+		if t.Type == tokTerminator {
+			chain = 0
+		}
 		if t.Type != tokPunct {
 			continue
 		}
@@ -287,15 +295,34 @@ func tooDeep(toks []lexer.Token) *ast.Error {
 		if depth > maxNesting {
 			return ast.Errorf(astPos(t.Pos), "brackets nested too deeply (more than %d)", maxNesting)
 		}
-		switch t.Value {
-		case "-", "^":
+		if t.Value == "{" || t.Value == "}" {
+			chain = 0
+		}
+		if isChainOp(t, toks[:i]) {
 			chain++
 			if chain > maxChain {
-				return ast.Errorf(astPos(t.Pos), "statement too long (more than %d \"-\" and \"^\" operators)", maxChain)
+				return ast.Errorf(astPos(t.Pos), "statement too long (more than %d operators); split it with let", maxChain)
 			}
 		}
 	}
 	return nil
+}
+
+// isChainOp reports whether t, a punctuation token after those in before,
+// is an operator (unary, binary or the transpose ') or the "[" of an index:
+// each adds a level to the expression tree.
+func isChainOp(t lexer.Token, before []lexer.Token) bool {
+	switch t.Value {
+	case "+", "-", "*", ".*", "/", "^", "!", "||", "&&", "<", "<=", ">", ">=", "==", "!=", "'":
+		return true
+	case "[":
+		if len(before) == 0 {
+			return false
+		}
+		p := before[len(before)-1]
+		return p.Type == tokIdent || p.Type == tokPunct && (p.Value == ")" || p.Value == "]" || p.Value == "'")
+	}
+	return false
 }
 
 func upgrade(toks []lexer.Token) *lexer.PeekingLexer {
