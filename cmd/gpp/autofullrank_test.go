@@ -21,8 +21,8 @@ import (
 // TestFitFullRankAuto: on the pumps model, whose mean-field sds of alpha
 // and beta the curvature finds too small, --fullrank auto refits with
 // --fullrank alpha+beta and with --fullrank all, keeps alpha+beta's fit by
-// its highest ELBO and writes the
-// outputs a fit with --fullrank alpha+beta writes; the wine regression,
+// its highest ELBO and writes the outputs that --fullrank alpha+beta
+// started from a plain fit (--init DIR) writes, not a cold one's; the wine regression,
 // whose coefficients' sds are under the hint's threshold but over auto's,
 // is refitted with --fullrank beta; on a model of
 // independent params it keeps the mean-field fit, whose outputs are a
@@ -52,11 +52,24 @@ func TestFitFullRankAuto(t *testing.T) {
 	if strings.Contains(stderr, "hint: ") {
 		t.Errorf("the kept full-rank fit gets a hint:\n%s", stderr)
 	}
-	if code, _, stderr := runSafe(t, "fit", pumps, data, "--quiet", "--fullrank", "alpha+beta", "--out", group); code != 0 {
-		t.Fatalf("--fullrank alpha+beta: exit %d\n%s", code, stderr)
+	// the refit starts from the mean-field fit (refitSettings), so the
+	// command that reproduces it warm-starts from a plain fit's directory:
+	// fit.json holds the mean-field q exactly
+	mf, cold := filepath.Join(dir, "mf"), filepath.Join(dir, "cold")
+	if code, _, stderr := runSafe(t, "fit", pumps, data, "--quiet", "--out", mf); code != 0 {
+		t.Fatalf("plain: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr := runSafe(t, "fit", pumps, data, "--quiet", "--fullrank", "alpha+beta", "--init", mf, "--out", group); code != 0 {
+		t.Fatalf("--fullrank alpha+beta --init: exit %d\n%s", code, stderr)
 	}
 	if a, g := read(auto, "summary.csv"), read(group, "summary.csv"); a != g || !strings.Contains(a, "\nalpha,fullrank") {
-		t.Errorf("summary.csv of --fullrank auto\n%s\nagainst --fullrank alpha+beta's\n%s", a, g)
+		t.Errorf("summary.csv of --fullrank auto\n%s\nagainst --fullrank alpha+beta --init MF's\n%s", a, g)
+	}
+	if code, _, stderr := runSafe(t, "fit", pumps, data, "--quiet", "--fullrank", "alpha+beta", "--out", cold); code != 0 {
+		t.Fatalf("--fullrank alpha+beta: exit %d\n%s", code, stderr)
+	}
+	if a, c := read(auto, "summary.csv"), read(cold, "summary.csv"); a == c {
+		t.Errorf("summary.csv of --fullrank auto is that of a cold --fullrank alpha+beta: the refit did not start from the mean-field fit\n%s", a)
 	}
 	if h := read(auto, "draws.csv"); !strings.Contains(h, "gpp_fullrank = alpha+beta") {
 		t.Errorf("draws.csv's header does not record the group:\n%.1500s", h)
@@ -228,8 +241,9 @@ func TestAutoKeptText(t *testing.T) {
 // gamma elements repairs the sds the curvature finds too small, is still
 // refitted with --fullrank all (65 elements, within sgvb.MaxFullRank), whose
 // higher ELBO keeps it (an actuary's trial: the reserve's sd half NUTS's
-// under mean-field, NUTS's with --fullrank all); the outputs are a plain
-// --fullrank all fit's, and a mean-field fit's hint names --fullrank all.
+// under mean-field, NUTS's with --fullrank all); the outputs are those of
+// --fullrank all started from a plain fit (--init), and a mean-field
+// fit's hint names --fullrank all.
 func TestFullRankAutoTriesAllPastGammaCap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits models")
@@ -265,16 +279,18 @@ inc ~ LogNormal(a[origin] + b[dev], sigma)
 			t.Fatalf("exit %d, want %q; stderr\n%s", code, want, stderr)
 		}
 	}
-	if code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--fullrank", "all", "--out", all); code != 0 {
-		t.Fatalf("--fullrank all: exit %d\n%s", code, stderr)
-	}
-	if a, p := readFile(t, filepath.Join(auto, "summary.csv")), readFile(t, filepath.Join(all, "summary.csv")); a != p {
-		t.Errorf("summary.csv of --fullrank auto\n%s\nagainst --fullrank all's\n%s", a, p)
-	}
 	// a plain fit's hint names --fullrank all where no group is within the limits
-	code, _, stderr = runSafe(t, "fit", model, data, "--quiet", "--out", filepath.Join(dir, "mf"))
+	mf := filepath.Join(dir, "mf")
+	code, _, stderr = runSafe(t, "fit", model, data, "--quiet", "--out", mf)
 	if want := "is enough by that curvature; --fullrank all (65 elements, its gamma elements log-normal in it) may still fit better"; code != 0 || !strings.Contains(stderr, want) {
 		t.Errorf("mean-field: exit %d, want a hint %q; stderr\n%s", code, want, stderr)
+	}
+	// the refit started from the mean-field fit (refitSettings)
+	if code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--fullrank", "all", "--init", mf, "--out", all); code != 0 {
+		t.Fatalf("--fullrank all --init: exit %d\n%s", code, stderr)
+	}
+	if a, p := readFile(t, filepath.Join(auto, "summary.csv")), readFile(t, filepath.Join(all, "summary.csv")); a != p {
+		t.Errorf("summary.csv of --fullrank auto\n%s\nagainst --fullrank all --init MF's\n%s", a, p)
 	}
 }
 
@@ -334,8 +350,8 @@ func ncFunnelData(seed uint64, sd float64) string {
 // TestFullRankAutoNoCurvature: where the curvature check does not run
 // (a non-centred funnel), --fullrank auto still fits --fullrank all (an
 // MRP trial's crossed effects: +7.9 nats), and keeps the higher ELBO: the
-// kept fit's outputs are a plain --fullrank all fit's where all wins, a
-// plain fit's where mean-field does, and the notes say the check did not
+// kept fit's outputs are those of --fullrank all started from a plain
+// fit (--init) where all wins, a plain fit's where mean-field does, and the notes say the check did not
 // run, why all is fitted (not "as the mean-field hint advises": that
 // hint is given only where k̂ raises the alarm) and give both ELBOs.
 func TestFullRankAutoNoCurvature(t *testing.T) {
@@ -365,8 +381,12 @@ func TestFullRankAutoNoCurvature(t *testing.T) {
 			}
 		}
 		args := []string{"fit", model, data, "--set", "G=20", "--quiet", "--out", other}
-		if c.kept != "" {
-			args = append(args, "--fullrank", c.kept)
+		if c.kept != "" { // the refit started from the mean-field fit (refitSettings)
+			mf := filepath.Join(dir, c.name+"mf")
+			if code, _, stderr := runSafe(t, "fit", model, data, "--set", "G=20", "--quiet", "--out", mf); code != 0 {
+				t.Fatalf("%s: plain: exit %d\n%s", c.name, code, stderr)
+			}
+			args = append(args, "--fullrank", c.kept, "--init", mf)
 		}
 		if code, _, stderr := runSafe(t, args...); code != 0 {
 			t.Fatalf("%s: %v: exit %d\n%s", c.name, args, code, stderr)

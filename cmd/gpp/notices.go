@@ -127,6 +127,7 @@ func fitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Res
 	ro *resampleOutcome, ev *evidenceOutcome, curv *curvCheck, k, ess float64) notices {
 	var ns notices
 	ns.warn(fitWarnings(r, mix)...)
+	ns.hint(risingHint(cfg, s, r, mix, false))
 	if ro != nil {
 		ns.warn(resampleWarning(*ro, jointFlag(cfg)))
 	}

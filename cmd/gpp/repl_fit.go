@@ -1704,6 +1704,7 @@ func replFitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, res *sg
 	var ns notices
 	ns.hint(slow)
 	ns.warn(res.Warnings...)
+	ns.hint(risingHint(cfg, s, res, nil, true))
 	ns.evidence(ev)
 	ns.fitHints(s, l, res, nil, ds, res.ParetoK, res.ParetoRelESS, curv, cfg.autoLost)
 	ns.warn(badDrawsWarning(ds, "draws had a non-finite log joint or output"))

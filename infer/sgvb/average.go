@@ -176,6 +176,57 @@ func newStopRule(averaged bool, window int, tol, scaleCap float64) *stopRule {
 		hist: make([]float64, 0, window+1), rel: make([]float64, 0, window), sorted: make([]float64, window)}
 }
 
+// stopScale is what the stop rule divides an ELBO change by at estimate
+// elbo of standard error spread: |elbo| capped at scaleCap (if positive),
+// for the averaged rule floored at stopScalePerSE (stopScalePerBatchSE
+// where batched) standard errors, and at least 1.
+func stopScale(elbo, spread, scaleCap float64, averaged, batched bool) float64 {
+	scale := math.Abs(elbo)
+	if scaleCap > 0 {
+		scale = math.Min(scale, scaleCap)
+	}
+	if averaged && spread > 0 { // not NaN
+		per := float64(stopScalePerSE)
+		if batched {
+			per = stopScalePerBatchSE
+		}
+		scale = math.Max(scale, per*spread)
+	}
+	return math.Max(scale, 1)
+}
+
+// Rise is how far a fit's ELBO estimate moved over its last Window
+// evaluations (LastRise): from the estimate at iteration From to the one
+// at To, by Gain nats, Rel relative to the scale the convergence rule
+// divides by (Fit; the change it compares with Tol), SE the standard
+// error of the last estimate and Tol the fit's tolerance (Settings.Tol
+// with its default; ≤ 0: the fit ran MaxIter steps).
+type Rise struct {
+	From, To           int
+	Gain, Rel, SE, Tol float64
+}
+
+// LastRise returns how far the ELBO estimates of r (an SGVB fit with
+// settings s) moved over its last Window evaluations, the lag of the
+// averaged convergence rule, whose estimates then share no iterate; false
+// where the trace holds fewer than Window + 1 estimates or the last is not
+// finite. A fit stopped at MaxIter with a Rel many times Tol was still
+// moving, not wobbling at the tolerance.
+func LastRise(r *Result, s Settings) (Rise, bool) {
+	s = s.withDefaults()
+	if r == nil || len(r.Trace) < s.Window+1 {
+		return Rise{}, false
+	}
+	n := len(r.Trace)
+	last, first := r.Trace[n-1], r.Trace[n-1-s.Window]
+	if !finite(last.ELBO) || !finite(first.ELBO) || math.IsInf(last.SE, 0) {
+		return Rise{}, false
+	}
+	gain := last.ELBO - first.ELBO
+	scale := stopScale(last.ELBO, last.SE, stopScalePerCoord*float64(r.Dim), !s.LastIterate, s.Minibatch != nil)
+	return Rise{From: first.Iter, To: last.Iter, Gain: gain, Rel: gain / scale, SE: last.SE, Tol: s.Tol}, true
+}
+
 // reset forgets every estimate (after a rollback).
 func (s *stopRule) reset() {
 	s.n, s.hist, s.rel = 0, s.hist[:0], s.rel[:0]
@@ -202,18 +253,7 @@ func (s *stopRule) observe(elbo, spread float64) (change float64, converged bool
 	if s.n-1-lag < lag-1 || math.IsInf(spread, 0) {
 		return math.NaN(), false
 	}
-	scale := math.Abs(elbo)
-	if s.scaleCap > 0 {
-		scale = math.Min(scale, s.scaleCap)
-	}
-	if s.averaged && spread > 0 { // not NaN
-		per := float64(stopScalePerSE)
-		if s.batched {
-			per = stopScalePerBatchSE
-		}
-		scale = math.Max(scale, per*spread)
-	}
-	change = math.Abs(elbo-s.hist[0]) / math.Max(scale, 1)
+	change = math.Abs(elbo-s.hist[0]) / stopScale(elbo, spread, s.scaleCap, s.averaged, s.batched)
 	if math.IsNaN(change) {
 		return change, false
 	}

@@ -188,3 +188,41 @@ func TestIterateAverage(t *testing.T) {
 		t.Errorf("averaged fits' ELBOs spread over %.4f nats, want < 0.02", hi-lo)
 	}
 }
+
+// TestLastRise: the rise over the last Window evaluations is relative to
+// the stop rule's scale: |ELBO| capped at stopScalePerCoord nats a
+// coordinate, floored at stopScalePerSE standard errors (not with
+// LastIterate); too short a trace gives none.
+func TestLastRise(t *testing.T) {
+	trace := func(se float64, elbos ...float64) []TracePoint {
+		tr := make([]TracePoint, len(elbos))
+		for i, e := range elbos {
+			tr[i] = TracePoint{Iter: 100 * (i + 1), ELBO: e, SE: se}
+		}
+		return tr
+	}
+	tr := trace(0.01, -5000, -1020, -1016, -1012, -1008, -1004, -1000)
+	for _, c := range []struct {
+		name string
+		r    *Result
+		s    Settings
+		rel  float64
+	}{
+		{"plain", &Result{Dim: 50, Trace: tr}, Settings{}, 20.0 / 1000},
+		{"capped", &Result{Dim: 2, Trace: tr}, Settings{}, 20.0 / 200},
+		{"SE floor", &Result{Dim: 50, Trace: trace(2, -1020, -1016, -1012, -1008, -1004, -1000)}, Settings{}, 20.0 / 2000},
+		{"last iterate: no floor", &Result{Dim: 50, Trace: trace(2, -1020, -1016, -1012, -1008, -1004, -1000)}, Settings{LastIterate: true}, 20.0 / 1000},
+		{"window 2", &Result{Dim: 50, Trace: tr}, Settings{Window: 2}, 8.0 / 1000},
+	} {
+		got, ok := LastRise(c.r, c.s)
+		if !ok || got.To != 100*len(c.r.Trace) || math.Abs(got.Rel-c.rel) > 1e-12 || got.Tol != defaultTol {
+			t.Errorf("%s: got %+v, %v; want Rel %g", c.name, got, ok, c.rel)
+		}
+	}
+	if _, ok := LastRise(&Result{Dim: 50, Trace: tr[2:]}, Settings{}); ok {
+		t.Errorf("5 estimates: want no rise over a window of 5")
+	}
+	if _, ok := LastRise(nil, Settings{}); ok {
+		t.Errorf("nil result: want no rise")
+	}
+}
