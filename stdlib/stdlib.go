@@ -125,6 +125,7 @@ const (
 	Integrate1D                         // f, a, b, ... → scalar: integrate_1d (variadic; the checker types it)
 	GroupSum                            // x [N], int g [N], int K → [K]; x [N, m], g, K → [K, m]
 	TVFilter                            // a [T] or [T, K], e [T] (or [T, K]) → e's shape: tv_filter
+	Diff                                // x [n] → [n − 1]; x [n], int d → [n − d]: diff
 )
 
 var shapeText = [...]string{
@@ -189,6 +190,7 @@ var shapeText = [...]string{
 	Integrate1D:    "scalar a, b (either may be infinite) → scalar",
 	GroupSum:       "x [N], int g [N], int K → [K]; x [N, m], g [N], K → [K, m]",
 	TVFilter:       "a [T], e [T] → [T]; a [T] (shared by the columns) or [T, K], e [T, K] → [T, K] (each column filtered alone)",
+	Diff:           "[n] → [n − 1]; [n], int d → [n − d]",
 }
 
 // FilterPhiTooLong is the error at phi of ar_filter(phi, e) when phi [p]

@@ -96,6 +96,43 @@ func (sc *sampleConfig) randomStart(d *sgvb.Unconstrained, c int, u []float64) e
 	return s.StartAt(d, rand.New(rand.NewPCG(sc.nuts.Seed, initStream+uint64(c))), sc.initRadius(), u)
 }
 
+// noStartHint is the hint after random starts that all failed where a
+// fit's default start does not: a fit starts there (each param at its
+// prior mean), and --init FIT starts the chains from draws of its q, near
+// the posterior (a Gompertz–Makeham model's exp overflows at 100 random
+// starts, and from a fit samples in 1.3 s). A smaller --init-radius is
+// named only when zero, the centre of the random starts, is finite
+// (zeroOK), so that smaller starts can help.
+func noStartHint(model string, files []string, radius float64, zeroOK bool) string {
+	args := model
+	if len(files) > 0 {
+		args += " " + strings.Join(files, " ")
+	}
+	hint := "hint: a fit begins at its default start " + defaultStartRule + ", where this log density is finite: " +
+		"gpp fit " + args + " --out FIT, then gpp sample " + args + " --init FIT starts chain c from draw c of the fit's q, near the posterior (docs/inference.md, Chains started from a fit)"
+	if zeroOK {
+		hint += fmt.Sprintf("; or a smaller --init-radius than %v draws the random starts nearer 0, where it is finite too (every unconstrained coordinate 0, --init-radius 0)", radius)
+	}
+	return hint
+}
+
+// finiteAtZero reports whether d's log density and gradient are finite
+// with every unconstrained coordinate 0.
+func finiteAtZero(d *sgvb.Unconstrained) bool {
+	u := make([]float64, d.Dim())
+	grad := make([]float64, len(u))
+	lp, err := d.Density(u, grad, true)
+	if err != nil || math.IsNaN(lp) || math.IsInf(lp, 0) {
+		return false
+	}
+	for _, g := range grad {
+		if math.IsNaN(g) || math.IsInf(g, 0) {
+			return false
+		}
+	}
+	return true
+}
+
 // initRadius returns --init-radius, Stan's 2 by default.
 func (sc *sampleConfig) initRadius() float64 {
 	if sc.radius == nil {
@@ -674,6 +711,8 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 			}
 			if startError(context.Background(), m) != nil {
 				con.note("%s; gpp check finds this before sampling", startNote)
+			} else {
+				con.note("%s", noStartHint(l.Path, cfg.data, r, r > 0 && finiteAtZero(d)))
 			}
 			con.note("no output written")
 			return nil, exitError

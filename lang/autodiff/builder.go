@@ -829,7 +829,7 @@ func (b *Builder) MatMul(x, y ID, pos ast.Pos) ID {
 	if sx.Cols != sy.Rows {
 		if sx.Rank == 1 && sy.Rank == 1 {
 			// Stan's vector * vector is an error too; say what was meant.
-			return b.fail(pos, "matmul: inner dimensions do not match: %s * %s; `*` of two vectors is a matrix product: `.*` multiplies elementwise, dot_product(x, y) sums the products", sx, sy)
+			return b.fail(pos, "matmul: inner dimensions do not match: %s * %s; `*` of two vectors is a matrix product: `.*` multiplies elementwise, dot_product(x, y) sums the products, and x * y' is their outer product", sx, sy)
 		}
 		return b.fail(pos, "matmul: inner dimensions do not match: %s * %s", sx, sy)
 	}

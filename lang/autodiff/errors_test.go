@@ -30,7 +30,7 @@ func TestShapeErrors(t *testing.T) {
 		}, "model.gpp:3:7: matmul: inner dimensions do not match: [2, 3] * [4, 2]"},
 		{"matmul-vectors", func(b *Builder) ID {
 			return b.MatMul(b.Input("x", Vector(4), at(1, 1)), b.Input("y", Vector(4), at(1, 5)), at(3, 9))
-		}, "model.gpp:3:9: matmul: inner dimensions do not match: [4] * [4]; `*` of two vectors is a matrix product: `.*` multiplies elementwise, dot_product(x, y) sums the products"},
+		}, "model.gpp:3:9: matmul: inner dimensions do not match: [4] * [4]; `*` of two vectors is a matrix product: `.*` multiplies elementwise, dot_product(x, y) sums the products, and x * y' is their outer product"},
 		{"chol", func(b *Builder) ID {
 			return b.Chol(b.Input("A", Matrix(2, 3), at(1, 1)), at(4, 2))
 		}, "model.gpp:4:2: chol: matrix must be a square matrix, got [2, 3]"},

@@ -87,6 +87,7 @@ func Check(f *ast.File, cfg *Config) (*Info, error) {
 		c.missingData()
 		c.replicateShapes()
 		c.tinyScales()
+		c.softSums()
 		ast.ErrorList(c.info.Warnings).Sort()
 	}
 	return c.info, c.errs.Err()

@@ -619,6 +619,11 @@ func (c *checker) supportHint(req dist.Support, e ast.Expr, t Type) string {
 			a, b := exprString(q.X), exprString(q.Y)
 			return fmt.Sprintf("; that a quotient's numerator is below its denominator is a relation the checker does not track: on the logit scale, `%s` is log(%s) - log(%s - %s), an argument of BinomialLogit or BernoulliLogit", exprString(e), a, b, a)
 		}
+		if q, ok := ast.Unparen(e).(*ast.BinaryExpr); ok {
+			if arg, negated, ok := c.oneMinusExp(q); ok {
+				return oneMinusExpHint(arg, negated)
+			}
+		}
 		return "; map a real to (0, 1) with inv_logit, or use BernoulliLogit"
 	case dist.Simplex:
 		if id, ok := ast.Unparen(e).(*ast.Ident); ok {
@@ -646,6 +651,60 @@ func (c *checker) supportHint(req dist.Support, e ast.Expr, t Type) string {
 		}
 	}
 	return ""
+}
+
+// oneMinusExp reads e as 1 - exp(-E) (negated) or 1 - exp(E), a
+// probability from a cumulative hazard E (1 - exp(-Hint), a survival
+// model's event probability) or from a log survival E, and returns E.
+func (c *checker) oneMinusExp(e *ast.BinaryExpr) (arg ast.Expr, negated, ok bool) {
+	if one := c.info.Types[e.X].Const; e.Op != ast.Sub || one == nil || *one != 1 {
+		return nil, false, false
+	}
+	call, isCall := ast.Unparen(e.Y).(*ast.CallExpr)
+	if !isCall || call.Fun.Name != "exp" || len(call.Args) != 1 || c.info.Calls[call] == nil {
+		return nil, false, false
+	}
+	if u, isNeg := ast.Unparen(call.Args[0]).(*ast.UnaryExpr); isNeg && u.Op == ast.Neg {
+		return u.X, true, true
+	}
+	return call.Args[0], false, true
+}
+
+// oneMinusExpWhy says why 1 - exp(-E) (negated) or 1 - exp(E) is not known
+// to be in (0, 1): it is when E is positive (negative), which the checker
+// could not prove of E. A let is named with its line and followed into
+// its value, where the culprit is, typically a difference of two
+// exponentials (exp(b * (x + w)) - exp(b * x)), which intervals cannot
+// tell is positive, though it is for b, w > 0.
+func (c *checker) oneMinusExpWhy(arg ast.Expr, negated bool) string {
+	form, sign := "1 - exp(E)", "negative"
+	if negated {
+		form, sign = "1 - exp(-E)", "positive"
+	}
+	msg := form + " is in (0, 1) when E is " + sign + ", and E = `" + exprString(arg) + "` is not known " + sign
+	if !negated {
+		return msg + " (it is " + supportWord(c.info.Types[arg]) + ")"
+	}
+	if id, ok := ast.Unparen(arg).(*ast.Ident); ok {
+		if sym := c.info.Uses[id]; sym != nil && sym.Kind == Let {
+			if let, ok := sym.Decl.(*ast.LetStmt); ok && let.Value != nil && c.info.Types[let.Value].Valid() {
+				return msg + ": the let `" + id.Name + "` (declared at " + sym.Pos.String() + ") is " +
+					strings.TrimPrefix(c.explain(let.Value, dist.Positive), "`"+exprString(let.Value)+"` is ")
+			}
+		}
+	}
+	return msg + ": " + c.explain(arg, dist.Positive)
+}
+
+// oneMinusExpHint says how to make E provably positive (negative) in
+// 1 - exp(-E) (1 - exp(E)): from terms whose sign the checker knows.
+func oneMinusExpHint(arg ast.Expr, negated bool) string {
+	if !negated {
+		return "; write E as -F with F provably positive (1 - exp(-F)): a sum or product of positive terms"
+	}
+	return "; make E provably positive: a sum or product of positive terms (exp, positive params and data, " +
+		"expm1 of a positive value) is; a difference is not, even when its first term is the larger: " +
+		"write exp(u) - exp(v) as exp(v) .* expm1(u - v), positive when u - v is"
 }
 
 // constLit reports whether e is a vector literal of constants, whose
@@ -803,6 +862,9 @@ func (c *checker) explain(e ast.Expr, req dist.Support) string {
 			}
 		}
 	case *ast.BinaryExpr:
+		if arg, negated, ok := c.oneMinusExp(x); ok && req == dist.Unit {
+			return is + ": " + c.oneMinusExpWhy(arg, negated)
+		}
 		if r := t.Range.norm(); x.Op == ast.Sub && t.Support == dist.Real && r.Lo < 0 && r.Hi > 0 {
 			return is + ": a difference can have either sign"
 		}

@@ -196,7 +196,13 @@ func (c *checker) binary(e *ast.BinaryExpr) Type {
 		default:
 			xs = "(" + xs + ")"
 		}
-		msg := vectorProduct(xs, exprString(e.Y), x.Shape, y.Shape)
+		ys := exprString(e.Y)
+		switch e.Y.(type) {
+		case *ast.Ident, *ast.IndexExpr, *ast.CallExpr, *ast.ParenExpr:
+		default:
+			ys = "(" + ys + ")"
+		}
+		msg := vectorProduct(xs, exprString(e.Y), ys, x.Shape, y.Shape)
 		if ix, ok := e.X.(*ast.IndexExpr); ok && len(ix.Indices) == 1 && c.info.Types[ix.X].Shape.Rank() == 2 && c.info.Types[ix.Indices[0]].Shape.Rank() == 0 {
 			// Stan's regression loop, X[n] * beta: there X[n] is a
 			// row_vector and the product a dot product.
@@ -1126,6 +1132,8 @@ func (c *checker) callShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape
 		return Shape{b[0], moreInformative(n, b[1])}, true
 	case stdlib.Permute:
 		return args[0].Shape, true
+	case stdlib.Diff:
+		return c.diffShape(e, args)
 	case stdlib.CSRTimes:
 		m, _, ok := c.csrShape(e, f, args)
 		return Shape{m}, ok

@@ -278,10 +278,13 @@ func matmul(a, b Shape) (Shape, string) {
 }
 
 // vectorProduct is the error for x * y of two vectors of shapes a and b,
-// a matrix product of columns ([n, 1] * [m, 1]), for which an elementwise
-// or dot product was meant (language.md §5).
-func vectorProduct(x, y string, a, b Shape) string {
-	msg := "`*` of two vectors (" + a.String() + " * " + b.String() + ") is a matrix product: `.*` multiplies elementwise, dot_product(x, y) sums the products"
+// a matrix product of columns ([n, 1] * [m, 1]), for which an elementwise,
+// dot or outer product was meant (language.md §5): the outer product x *
+// y' is a Lee–Carter model's b * k'. yT is y ready to transpose (in
+// parentheses when it is an operation).
+func vectorProduct(x, y, yT string, a, b Shape) string {
+	msg := "`*` of two vectors (" + a.String() + " * " + b.String() + ") is a matrix product: `.*` multiplies elementwise, dot_product(x, y) sums the products, and " +
+		x + " * " + yT + "' is their outer product " + Shape{a[0], b[0]}.String() + " (element [i, j] is x[i] * y[j])"
 	if b[0].isOne() {
 		msg += "; to scale by the one element of `" + y + "`, write " + x + " * " + y + "[0]"
 	}

@@ -82,6 +82,33 @@ func (c *checker) segment(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape, 
 	return Shape{k}, true
 }
 
+// diffShape checks diff(x) and diff(x, d): d, when given, a constant int
+// from 1 to n − 1 for x [n] (checked when n is known: else when the data
+// load), and the result [n − d]. A d that is not constant would make the
+// result's length change with the data alone; a d ≥ n leaves no
+// difference.
+func (c *checker) diffShape(e *ast.CallExpr, args []Type) (Shape, bool) {
+	n := args[0].Shape[0]
+	d := 1
+	if len(args) == 2 {
+		t := args[1]
+		if t.Const == nil {
+			c.errorf(e.Args[1].Pos(), "diff's order d must be a constant int (diff(x, 2) for second differences); `%s` is not one", exprString(e.Args[1]))
+			return nil, false
+		}
+		if *t.Const < 1 {
+			c.errorf(e.Args[1].Pos(), "diff's order d must be at least 1; `%s` is %g (diff(x, 1) is diff(x), the first differences)", exprString(e.Args[1]), *t.Const)
+			return nil, false
+		}
+		d = int(*t.Const)
+	}
+	if n.Known() && d >= n.N {
+		c.errorf(e.Args[len(args)-1].Pos(), "diff of order %d needs more than %d elements: `%s` has %s, so it has no differences of that order", d, d, exprString(e.Args[0]), plural1(n))
+		return nil, false
+	}
+	return Shape{opDim(n, knownDim(d), "-", n.N-d)}, true
+}
+
 // appendShape checks append_row(x, y) and append_col(x, y). append_row:
 // two vectors, or a scalar (as [1]) and a vector, give a vector; otherwise
 // matrices, a vector as a column [n, 1], with equal columns give their rows

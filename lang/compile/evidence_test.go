@@ -39,6 +39,10 @@ func TestEvidenceCaveats(t *testing.T) {
 		{"param x: positive\nlog(x) ~ Normal(0, 1)\n", "", "e.gpp:2:8: the ~ on `log(x)` is a density of its value, not of the params it reads"},
 		{"param x: positive\nlet lx = log(x)\nlx ~ Normal(0, 1)\n", "", "e.gpp:3:4: the ~ on `lx` is a density of its value"},
 		{"param a: real ~ Normal(0, 1)\nparam b: real\nb - a ~ Normal(0, 1)\n", "", "e.gpp:3:7: the ~ on `b - a` is a density of its value"},
+		// an RW1 prior written with diff is noted as the slices' difference is
+		{"param x: real[4] ~ Normal(0, 1)\nx[1:] - x[:3] ~ Normal(0, 1)\n", "", "e.gpp:2:15: the ~ on `x[1:] - x[:3]` is a density of its value, not of the params it reads"},
+		{"param x: real[4] ~ Normal(0, 1)\ndiff(x) ~ Normal(0, 1)\n", "", "e.gpp:2:9: the ~ on `diff(x)` is a density of its value, not of the params it reads"},
+		{"param x: real[4]\ndiff(x, 2) ~ Normal(0, 1)\n", "", "e.gpp:2:12: the ~ on `diff(x, 2)` is a density of its value, not of the params it reads"},
 		// a ~ with data on the left is no prior of the params it reads
 		{"data y: real[2]\nparam mu: real\ny - mu ~ Normal(0, 1)\n", "e.gpp:2:7: param `mu` has no prior: a flat prior on the real line, improper", ""},
 		{"data y: real[2]\nparam mu: real ~ Normal(0, 1)\ny - mu ~ Normal(0, 1)\nlet r = y - mu\nr ~ Normal(0, 1)\n", "", ""},

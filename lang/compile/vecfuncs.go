@@ -16,6 +16,8 @@ func (l *lowerer) vecCall(e *ast.CallExpr, name string, pos ast.Pos) (value, boo
 		return l.segment(e, name, pos), true
 	case "to_vector":
 		return l.toVector(e, pos), true
+	case "diff":
+		return l.diff(e, pos), true
 	case "append_row", "append_col":
 		return l.appendCall(e, name == "append_col", pos), true
 	case "softmax", "log_softmax", "dot_product", "dot_self", "crossprod", "tcrossprod", "quad_form":
@@ -112,6 +114,31 @@ func (l *lowerer) segment(e *ast.CallExpr, name string, pos ast.Pos) value {
 		return intsFrom(x, src, shape)
 	}
 	return value{id: l.b.Slice(l.node(x, e.Args[0].Pos()), lo, lo+k, pos), node: true}
+}
+
+// diff lowers diff(x) and diff(x, d) to existing nodes: d times, the
+// slice of the last n − 1 elements less the slice of the first n − 1
+// (x[1:] - x[:n-1]), so its gradient is theirs and a step of the fit
+// allocates nothing more. The checker took d as a constant int ≥ 1; n,
+// known only now when it is a data size, must exceed it.
+func (l *lowerer) diff(e *ast.CallExpr, pos ast.Pos) value {
+	d := 1
+	if len(e.Args) == 2 {
+		if d = l.knownSize(e.Args[1], "diff", "order"); d < 1 {
+			return value{}
+		}
+	}
+	x := l.node(l.expr(e.Args[0]), e.Args[0].Pos())
+	n := l.b.Shape(x).Rows
+	if d >= n {
+		l.errorf(e.Args[len(e.Args)-1].Pos(), "diff of order %d needs more than %d elements: `%s` has %d, so it has no differences of that order", d, d, ast.FormatExpr(e.Args[0]), n)
+		return value{}
+	}
+	for ; d > 0; d-- {
+		x = l.b.Sub(l.b.Slice(x, 1, n, pos), l.b.Slice(x, 0, n-1, pos), pos)
+		n--
+	}
+	return value{id: x, node: true}
 }
 
 // intsFrom is the int value whose element k is x's element src[k].
