@@ -1,6 +1,7 @@
 package data
 
 import (
+	"cmp"
 	"fmt"
 	"iter"
 	"math"
@@ -1158,11 +1159,16 @@ func (b *binder) check(d *check.DataVar, a *Array) {
 		hint := ""
 		if len(a.Shape) == 0 && len(d.Dims) == 1 && len(a.Values) == 1 && strings.HasSuffix(strings.ToLower(a.Pos.File), ".json") {
 			// cmdstanr writes an R vector of length one so
-			v := a.text(0, a.Values[0])
+			v, more := a.text(0, a.Values[0]), ""
 			if a.isMissing(0) {
-				v = "null"
+				// as the file wrote it: CmdStan's "NaN" is a missing
+				// value as null is, not a string where a number belongs
+				v = cmp.Or(a.missJSON, "null")
+				if v != "null" {
+					more = " (or [null]: either is a missing value)"
+				}
 			}
-			hint = fmt.Sprintf(" (a vector of one element is written [%s]; from R, pass array(x, dim = 1) to write_stan_json)", v)
+			hint = fmt.Sprintf(" (a vector of one element is written [%s]%s; from R, pass array(x, dim = 1) to write_stan_json)", v, more)
 		}
 		b.errs.Add(a.Pos, "%s has %s, but %s%s", a.Name, shapeWords(a.Shape), decl, hint)
 		b.skipSizes(d)

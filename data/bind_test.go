@@ -359,6 +359,14 @@ func TestBindErrors(t *testing.T) {
 		{"JSON null for a vector", "data y: real[N]\nparam m: real\ny ~ Normal(m, 1)\n", func(t *testing.T) []Input {
 			return []Input{jsonInput(t, "d.json", `{"y": null}`)}
 		}, nil, "d.json:1:7: y has a single value, but `y` is declared real[N] at m.gpp:1:6 (a vector of one element is written [null];"},
+		// CmdStan's "NaN" (or bare NaN) is quoted as written, a missing
+		// value as null is (the hint said [null] for either).
+		{"JSON \"NaN\" for a vector", "data y: real[N]\nparam m: real\ny ~ Normal(m, 1)\n", func(t *testing.T) []Input {
+			return []Input{jsonInput(t, "d.json", `{"y": "NaN"}`)}
+		}, nil, "d.json:1:7: y has a single value, but `y` is declared real[N] at m.gpp:1:6 (a vector of one element is written [\"NaN\"] (or [null]: either is a missing value); from R"},
+		{"JSON NaN for a vector", "data y: real[N]\nparam m: real\ny ~ Normal(m, 1)\n", func(t *testing.T) []Input {
+			return []Input{jsonInput(t, "d.json", `{"y": NaN}`)}
+		}, nil, "(a vector of one element is written [NaN] (or [null]: either is a missing value); from R"},
 		{"--set size disagrees", "data Y: real[N, D]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "a,b\n1,2\n")}
 		}, map[string]string{"D": "3"}, "d.csv:2:1: size D is 2 here (columns of Y), but --set D=3\x00"},
@@ -510,6 +518,66 @@ func TestUnused(t *testing.T) {
 	info = checked(t, "data X: real[N, D]\n")
 	if got := Unused(info, []Input{csvInput(t, "", "x.csv", "a,b\n1,2\n")}); len(got) != 0 {
 		t.Errorf("matrix file: %v", got)
+	}
+}
+
+// TestEmptyTables: a CSV file with a header and no rows whose column the
+// model reads binds N = 0 and is warned of, naming the file, the data and
+// the size (it fitted the prior in silence); one with rows, one whose
+// columns the model does not read, and a JSON file are not.
+func TestEmptyTables(t *testing.T) {
+	info := checked(t, "data y: real[N]\ndata x: real[M]\nparam m: real ~ Normal(0, 1)\ny ~ Normal(m, 1)\nx ~ Normal(m, 1)\n")
+	inputs := []Input{
+		csvInput(t, "", "y.csv", "y\n"),
+		csvInput(t, "", "other.csv", "note\n"),
+		jsonInput(t, "x.json", `{"x": [1, 2]}`),
+	}
+	bound, err := Bind(info, inputs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "y.csv has a header and no rows: y is empty (0 elements, N = 0), so the model observes nothing from this file"
+	if got := EmptyTables(info, inputs, bound); len(got) != 1 || !strings.HasPrefix(got[0], want) {
+		t.Errorf("got %q\nwant one warning starting %q", got, want)
+	}
+	inputs[0] = csvInput(t, "", "y.csv", "y\n1\n")
+	if bound, err = Bind(info, inputs, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := EmptyTables(info, inputs, bound); len(got) != 0 {
+		t.Errorf("a file with a row: %q", got)
+	}
+}
+
+// TestUnderflows: a data value written nonzero that reads as 0 (1e-400,
+// nearer 0 than any float64) is warned of at its cell, with a count of
+// the others of its value, in CSV, JSON and R dump files alike; values a
+// float64 holds (1e-300, the subnormal 1e-310) and zeros written with an
+// exponent are not. 1e-400 became 0 in silence, while 1e309 is an error.
+func TestUnderflows(t *testing.T) {
+	info := checked(t, "data y: real[N]\ndata x: real[M]\ndata z: real[K]\n")
+	rdump, err := ReadRDump("z.R", strings.NewReader("z <- c(2, 1e-400)\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := []Input{
+		csvInput(t, "", "y.csv", "y\n1e-300\n1e-310\n0e-500\n-1e-400\n2\n1e-999\n"),
+		jsonInput(t, "x.json", `{"x": [1e-300, 0.0]}`),
+		{File: "z.R", JSON: rdump},
+	}
+	bound, err := Bind(info, inputs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"y.csv:5:1: y[3] is written -1e-400, nearer 0 than the smallest float64 (about 4.9e-324), so it is read as 0 (2 values of y are, the first here): a typo, or a unit to change?",
+		"z.R:1:11: z[1] is written 1e-400, nearer 0 than the smallest float64 (about 4.9e-324), so it is read as 0: a typo, or a unit to change?",
+	}
+	if got := Underflows(bound); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if v := bound["y"].Values; v[0] != 1e-300 || v[1] != 1e-310 || v[3] != 0 {
+		t.Errorf("y = %v", v)
 	}
 }
 

@@ -56,6 +56,9 @@ type Array struct {
 	// first is an error (missErr, with why).
 	Missing []int
 	missErr *ast.Error
+	// missJSON is how a JSON file wrote its first missing value (null,
+	// "NaN" or NaN), for the hint that quotes it in a vector.
+	missJSON string
 	// blankTail counts the missing elements that are blank lines at the
 	// end of a one-column CSV file (the last of Missing), for the note
 	// that fits them (MissingNotes).
@@ -632,7 +635,7 @@ func parseDelimited(file string, src []byte, f delimited, keep func(string) bool
 		return nil, ast.Errorf(ast.Pos{File: file, Line: 1, Col: 1}, "empty %s file: expected a header row of column names", f.kind)
 	}
 	if err != nil {
-		return nil, csvError(file, src, err)
+		return nil, csvError(file, src, err, f.sep, nil)
 	}
 	if err := f.otherSep(file, src, header, headerLine); err != nil {
 		return nil, err
@@ -755,7 +758,7 @@ func parseDelimited(file string, src []byte, f delimited, keep func(string) bool
 				}
 				return nil, ast.Errorf(pos, "this row has %d cell%s, the header %d%s", len(rec), plural(len(rec)), len(header), hint)
 			}
-			return nil, csvError(file, src, err)
+			return nil, csvError(file, src, err, f.sep, header)
 		}
 		line, _ := cr.FieldPos(0)
 		if len(header) == 1 {
@@ -1123,17 +1126,25 @@ func (f delimited) sepHint(header []string) string {
 }
 
 // csvError is the positioned error for an error of the CSV reader reading
-// src. A file that ends inside a quoted cell is an error at the end of its
-// last line that is not blank, naming the line where the cell's row
-// starts: the reader's position is past the text, after the last newline.
-func csvError(file string, src []byte, err error) error {
+// src, cells separated by sep. A file that ends inside a quoted cell is an
+// error at the end of its last line that is not blank, naming the line
+// where the cell's row starts: the reader's position is past the text,
+// after the last newline. A misplaced quote in a row of one line names
+// its column from header (nil while the header is read) and says how a
+// quote is written in a cell.
+func csvError(file string, src []byte, err error, sep rune, header []string) error {
 	var pe *csv.ParseError
 	if !errors.As(err, &pe) {
 		return ast.Errorf(ast.Pos{File: file}, "%v", err)
 	}
 	msg := pe.Err.Error()
-	if errors.Is(pe.Err, csv.ErrFieldCount) {
+	switch {
+	case errors.Is(pe.Err, csv.ErrFieldCount):
 		msg = "wrong number of cells in this row (the header has a different number of columns)"
+	case errors.Is(pe.Err, csv.ErrBareQuote):
+		msg = `a " inside a cell that does not start with one (` + msg + `): quote the whole cell and double each " in it (2"x is written "2""x"), or remove the "`
+	case errors.Is(pe.Err, csv.ErrQuote):
+		msg = `a quoted cell's closing " is followed by more text (` + msg + `): a " inside a quoted cell is written twice ("")`
 	}
 	pos := ast.Pos{File: file, Line: pe.Line, Col: pe.Column}
 	lines := bytes.Split(src, []byte("\n"))
@@ -1142,6 +1153,9 @@ func csvError(file string, src []byte, err error) error {
 	}
 	line := bytes.TrimRight(lines[pe.Line-1], "\r")
 	pos.Col = min(pos.Col, len(line)+1)
+	if j := cellIndex(line, pos.Col, sep); header != nil && pe.StartLine == pe.Line && j < len(header) {
+		msg = fmt.Sprintf("column %q: %s", strings.TrimSpace(header[j]), msg)
+	}
 	rest := append([][]byte{line[max(pos.Col-1, 0):]}, lines[pe.Line:]...)
 	if errors.Is(pe.Err, csv.ErrQuote) && len(bytes.TrimSpace(bytes.Join(rest, nil))) == 0 {
 		msg = fmt.Sprintf("the file ends inside a quoted cell of the row on line %d: a \" is never closed", pe.StartLine)
@@ -1151,6 +1165,22 @@ func csvError(file string, src []byte, err error) error {
 		pos.Col = len(bytes.TrimRight(lines[pos.Line-1], "\r")) + 1
 	}
 	return ast.Errorf(pos, "%s", msg)
+}
+
+// cellIndex returns the index of the cell of line (a row of one line)
+// that holds the byte at col (1-based): the separators sep before it that
+// are outside quotes.
+func cellIndex(line []byte, col int, sep rune) int {
+	j, quoted := 0, false
+	for _, r := range string(line[:min(max(col-1, 0), len(line))]) {
+		switch {
+		case r == '"':
+			quoted = !quoted
+		case r == sep && !quoted:
+			j++
+		}
+	}
+	return j
 }
 
 // parseNumber parses a numeric cell, rejecting empty cells, NaN and
@@ -1527,6 +1557,15 @@ func (p *jsonReader) value(name string) (*Array, error) {
 		}
 		if str, isStr := tok.(string); tok == nil || isStr && str == "NaN" {
 			// a missing value: null, or CmdStan's "NaN" or NaN
+			if a.missJSON == "" {
+				a.missJSON = "null"
+				if isStr {
+					a.missJSON = `"NaN"`
+					if _, bare := p.atoms[off]; bare {
+						a.missJSON = "NaN"
+					}
+				}
+			}
 			a.miss(len(a.Values), ast.Errorf(p.pos(off), "%q: %s, a missing value", name, what))
 			a.Values = append(a.Values, math.NaN())
 			offs = append(offs, off)

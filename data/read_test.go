@@ -231,7 +231,14 @@ func TestReadErrors(t *testing.T) {
 		{"csv trailing comma", "a.csv", "x,\n0,\n", "a.csv:1:3: column 2 has an empty name in the header (a comma at the end of the line, as spreadsheets write after the last column? remove it, or name the column)"},
 		{"csv trailing commas", "a.csv", "x, ,\n0,,\n", "a.csv:1:4: column 2 has an empty name in the header (a comma at the end of the line"},
 		{"csv Excel sep=;", "a.csv", "sep=;\r\nx;y\r\n1;2\r\n", `a.csv:1:1: the file says its cells are separated by ";" (Excel's sep= line); gpp reads comma-separated files: save it as CSV with commas`},
-		{"csv bad quote beside words", "a.csv", "x,name\n1,\"fo\"o\n", `a.csv:2:6: extraneous or missing " in quoted-field`},
+		{"csv bad quote beside words", "a.csv", "x,name\n1,\"fo\"o\n", `a.csv:2:6: column "name": a quoted cell's closing " is followed by more text (extraneous or missing " in quoted-field): a " inside a quoted cell is written twice ("")` + "\x00"},
+		// A misplaced quote names its cell's column (encoding/csv's
+		// error said only "bare \" in non-quoted-field"), counting the
+		// separators before it outside quotes; not in the header.
+		{"csv bare quote", "a.csv", "y\n1\n2\"x\"\n3\n", `a.csv:3:2: column "y": a " inside a cell that does not start with one (bare " in non-quoted-field): quote the whole cell and double each " in it (2"x is written "2""x"), or remove the "` + "\x00"},
+		{"csv bare quote after a quoted comma", "a.csv", "g,x,y\n\"a,b\",1,2\"\n", `a.csv:2:10: column "y": a " inside a cell`},
+		{"tsv bare quote", "a.tsv", "x\ty\n1\t2\"\n", `a.tsv:2:4: column "y": a " inside a cell`},
+		{"csv bare quote in the header", "a.csv", "x,y\"\n1,2\n", `a.csv:1:4: a " inside a cell that does not start with one`},
 		{"csv unclosed quote", "a.csv", "x,name\n1,\"foo\n", "a.csv:2:7: the file ends inside a quoted cell of the row on line 2: a \" is never closed\x00"},
 		{"csv unclosed quote over lines", "a.csv", "x,name\n1,\"foo\nbar\r\n\n", "a.csv:3:4: the file ends inside a quoted cell of the row on line 2: a \" is never closed\x00"},
 		{"tsv unclosed quote", "a.tsv", "x\tname\n1\t\"foo", "a.tsv:2:7: the file ends inside a quoted cell of the row on line 2: a \" is never closed\x00"},

@@ -2,6 +2,8 @@ package data
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -254,4 +256,85 @@ func MissingCells(info *check.Info, bound map[string]*Array) []Missing {
 		out = append(out, m)
 	}
 	return out
+}
+
+// EmptyTables returns a warning for each CSV or TSV file of a successful
+// Bind that has a header and no rows while the model reads one of its
+// columns: the data it gives are empty, their sizes 0, and a fit of a
+// model that observes only them is its prior's. Stan and PyMC accept
+// such data too (N = 0 is a valid size), so it is no error, but a file
+// cut short or saved empty is the likelier cause than a wish to fit the
+// prior, and nothing else would say so.
+func EmptyTables(info *check.Info, inputs []Input, bound map[string]*Array) []string {
+	var warns []string
+	for _, in := range inputs {
+		if in.Table == nil || in.Table.Rows > 0 {
+			continue
+		}
+		var read, sizes []string
+		seen := map[string]bool{}
+		for _, c := range in.Table.Columns {
+			name := c.Name
+			if in.Name != "" {
+				name = in.Name // NAME=FILE binds NAME
+			}
+			d := info.DataVar(name)
+			if d == nil || seen[name] {
+				continue
+			}
+			seen[name] = true
+			read = append(read, name)
+			for _, dim := range d.Dims {
+				if s := bound[dim.Name]; dim.Name != "" && !dim.Derived && s != nil && len(s.Shape) == 0 && len(s.Values) == 1 && s.Values[0] == 0 && !seen[dim.Name] {
+					seen[dim.Name] = true
+					sizes = append(sizes, dim.Name+" = 0")
+				}
+			}
+		}
+		if len(read) == 0 {
+			continue
+		}
+		size := ""
+		if len(sizes) > 0 {
+			size = ", " + strings.Join(sizes, ", ")
+		}
+		warns = append(warns, fmt.Sprintf("%s has a header and no rows: %s %s empty (0 elements%s), so the model observes nothing from this file, and where nothing else informs the params a fit gives their prior (a file cut short, or saved before its rows?)", in.File, listNames(read, 8), map[bool]string{true: "is", false: "are"}[len(read) == 1], size))
+	}
+	return warns
+}
+
+// Underflows returns a warning for each bound data value with a number
+// written nonzero that reads as 0, nearer 0 than the smallest float64
+// (about 4.9e-324: 1e-400), naming its first such element's cell and
+// counting the rest. A value above the largest is an error (out of
+// range); one below the smallest is read as 0, as C's strtod and Go's
+// strconv.ParseFloat read it, but a number that small in a data file is
+// likelier a typo or a unit gone wrong than meant, and nothing else
+// would say so. Tiny values that a float64
+// holds (1e-300, or the subnormal 1e-310) are read as written, in
+// silence.
+func Underflows(bound map[string]*Array) []string {
+	names := slices.Sorted(maps.Keys(bound))
+	var warns []string
+	for _, name := range names {
+		a := bound[name]
+		first, n := -1, 0
+		for i, text := range a.inexact {
+			if i < len(a.Values) && a.Values[i] == 0 && text != "" {
+				n++
+				if first < 0 || i < first {
+					first = i
+				}
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		more := ""
+		if n > 1 {
+			more = fmt.Sprintf(" (%d values of %s are, the first here)", n, name)
+		}
+		warns = append(warns, fmt.Sprintf("%s: %s is written %s, nearer 0 than the smallest float64 (about 4.9e-324), so it is read as 0%s: a typo, or a unit to change?", a.Locate(first), elemName(a.Name, a.Shape, first), a.inexact[first], more))
+	}
+	return warns
 }

@@ -115,3 +115,29 @@ func TestInitPathSmoothingNote(t *testing.T) {
 		t.Errorf("no note of the path's smoothing:\n%s", stderr)
 	}
 }
+
+// TestFitAtStartFails: a fit whose every step fails (--step-size 1e308:
+// each leaves where the log density is finite, and the guard goes back
+// to the start until its rollbacks run out) fails with exit 1, writes
+// nothing and says why and which flag to change. It exited 0 with the
+// start q as its answer (a mean of 0.0007 where the posterior's is 1.22).
+func TestFitAtStartFails(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := runSafe(t, "fit", poissonModel, poissonData, "--step-size", "1e308", "--quiet", "--out", out)
+	if code != exitError || stdout != "" {
+		t.Fatalf("exit %d, want %d; stdout:\n%s\nstderr:\n%s", code, exitError, stdout, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("--out %s exists (%v): a failed fit writes nothing", out, err)
+	}
+	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	if !strings.HasPrefix(lines[0], "gpp: no step of the fit moved q for good: after 300 iterations") || !strings.Contains(lines[0], "q is still its start") {
+		t.Errorf("the first line is %q, want the cause", lines[0])
+	}
+	if hint := lines[len(lines)-2]; !strings.HasPrefix(hint, "gpp: hint: --step-size 1e+308 is too large for this model") {
+		t.Errorf("hint %q: want --step-size named", hint)
+	}
+	if last := lines[len(lines)-1]; last != "gpp: the fit failed: no output written" {
+		t.Errorf("the last line is %q", last)
+	}
+}

@@ -332,7 +332,9 @@ interrupted (exit 130); after the steps it cuts the final estimate short
 draws to about 10 s, and stops --moment-match or --reloo, whose
 observations left keep their PSIS estimates in loo.csv, marked
 interrupted (exit 130). While the model and its data load, or before the
-first step, it writes nothing and leaves --out as it was (exit 130). A
+first step, it writes nothing and leaves --out as it was (exit 130). One
+that comes as the outputs are written leaves them complete, not marked
+interrupted, and still exits 130, saying so. A
 second one, half a second or more later, exits at
 once without writing. Exit 0: fitted (not converging is a warning);
 1: an error in the model, the data or the fit, or a flag that names what
@@ -893,6 +895,12 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		removeIfEmpty()
 		return exitInterrupted
 	}
+	if mix == nil && r.AtStart && !sgvb.Overflows(r.ELBO, r.ELBOSE) { // an overflow fails below, its outputs written for inspection
+		printAtStartFailure(con, r, cfg.settings)
+		con.note("the fit failed: no output written")
+		removeIfEmpty()
+		return exitError
+	}
 
 	var curv *curvCheck
 	if cfg.autoFullRank {
@@ -1026,7 +1034,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 			con.note("%s", n)
 			return exitInterrupted
 		}
-		return exitOK
+		return lateInterrupt(ctx, con, "fit")
 	}
 	con.info("%s", tookLine("fit", r.Seconds, time.Since(outStart)))
 	if r.Interrupted {
@@ -1037,7 +1045,21 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		con.note("%s", n)
 		return exitInterrupted
 	}
-	return exitOK
+	return lateInterrupt(ctx, con, "fit")
+}
+
+// lateInterrupt is the exit code of a run (gpp fit's or gpp sample's,
+// what) whose outputs are written whole: exitInterrupted, with a note, if
+// a signal came after the last point that marks them interrupted (while
+// they were committed or the summary printed), else exitOK. The note at
+// the signal said the run stops, so it does not exit 0 as if none came
+// (Unix: a handled SIGINT still exits 130), but nothing was cut short.
+func lateInterrupt(ctx context.Context, con *console, what string) int {
+	if ctx.Err() == nil {
+		return exitOK
+	}
+	con.note("interrupted after the %s ended: the outputs are complete (not marked interrupted)", what)
+	return exitInterrupted
 }
 
 // notStarted reports whether an interrupt came before the fit's (or
@@ -1234,6 +1256,22 @@ func printDomainFailure(con *console, ds *drawSet, warnings []string, printErr f
 		con.note("warning: %s", w)
 	}
 	con.note("%s", domainFailureHint)
+}
+
+// printAtStartFailure prints why a fit whose q is still its start
+// (sgvb.Result.AtStart) fails, its warnings (the failed steps and the
+// rollbacks) and what to change: a summary of that q would be the start's
+// means and scales, read as the posterior's.
+func printAtStartFailure(con *console, r *sgvb.Result, s sgvb.Settings) {
+	con.note("no step of the fit moved q for good: after %d iterations (%d steps with a non-finite log joint or gradient, %d rollbacks) q is still its start, whose means and sds are no estimate of the posterior", r.Iterations, r.BadSteps, r.Rollbacks)
+	for _, w := range r.Warnings {
+		con.note("warning: %s", w)
+	}
+	if s.StepSize > 0 {
+		con.note("hint: --step-size %g is too large for this model: its steps leave where the log density is finite, or make the ELBO diverge; give a smaller one, or leave it out for the optimizer's default", s.StepSize)
+		return
+	}
+	con.note("hint: the steps from the start leave where the log density is finite, or make the ELBO diverge: give a --step-size below the optimizer's default (gpp fit --help lists it), start elsewhere with --init (a .json of the params' values, or path), or bound or reparameterise the params whose draws leave the model's domain")
 }
 
 // domainFailureHint is printDomainFailure's advice.

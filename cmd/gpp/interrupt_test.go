@@ -47,6 +47,41 @@ func TestFitInterruptedAfterSteps(t *testing.T) {
 	}
 }
 
+// TestInterruptedAtCommit: Ctrl-C once the outputs are staged, after the
+// last point that marks them interrupted, leaves them whole and unmarked,
+// and the run says so and exits 130: it exited 0 after the note at the
+// signal had said it was stopping.
+func TestInterruptedAtCommit(t *testing.T) {
+	const want = "the outputs are complete (not marked interrupted)"
+	out := filepath.Join(t.TempDir(), "fit")
+	var stdout, stderr bytes.Buffer
+	cfg, code, ok := parseFitArgs([]string{poissonModel, poissonData, "--iter", "300", "--tol", "0", "--output-draws", "10", "--out", out}, &stdout, &stderr)
+	if !ok {
+		t.Fatalf("flags: exit %d: %s", code, &stderr)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg.beforeCommit = cancel
+	cfg.temps = &tempFiles{}
+	code = runFit(ctx, cfg, &stdout, newConsole(&stderr, false, false, false))
+	if code != exitInterrupted || !strings.Contains(stderr.String(), "interrupted after the fit ended: "+want) {
+		t.Errorf("fit: exit %d, want %d; stderr:\n%s", code, exitInterrupted, &stderr)
+	}
+	if ff := readFit(t, filepath.Join(out, "fit.json")); ff.Interrupted || ff.Iterations != 300 {
+		t.Errorf("fit.json: interrupted %v after %d iterations, want whole after 300", ff.Interrupted, ff.Iterations)
+	}
+
+	out = filepath.Join(t.TempDir(), "sample")
+	code, errs := sampleCancelled(t, func(sc *sampleConfig, cancel context.CancelFunc) { sc.cfg.beforeCommit = cancel },
+		"--chains", "1", "--warmup", "100", "--draws", "50", "--out", out)
+	if code != exitInterrupted || !strings.Contains(errs, "interrupted after the sample ended: "+want) {
+		t.Errorf("sample: exit %d, want %d; stderr:\n%s", code, exitInterrupted, errs)
+	}
+	if comments, _, rows := readStanCSV(t, filepath.Join(out, "draws.csv")); !containsLine(comments, "# interrupted = 0") || len(rows) != 50 {
+		t.Errorf("sample draws.csv: %d rows, comments %q; want 50, not marked interrupted", len(rows), comments)
+	}
+}
+
 // TestSampleInterruptedAfterChains: Ctrl-C after the chains ended, during
 // the summaries, writes every draw, marked interrupted, and exits 130
 // (it ran on to exit 0 with "interrupted = 0").

@@ -316,6 +316,7 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 	if !predictOutOK(cfg, l, con, "the fit's", filepath.Dir(path), inputFile{"the fit file", path}) {
 		return exitError
 	}
+	otherModel(con, l, ff.ModelSHA256, ff.Model, "the fit at "+path)
 	if ff.Interrupted {
 		con.note("warning: the fit at %s was interrupted: the draws are from the q it had reached", path)
 	}
@@ -767,4 +768,18 @@ func writeLPPDCSV(w io.Writer, h *heldOut) error {
 // gpp predict writes to lppd.csv (plannedOutputs).
 func hasHeldOutLogLik(m *compile.Model) bool {
 	return slices.ContainsFunc(m.Outputs, func(o compile.Output) bool { return o.Name == looOutput })
+}
+
+// otherModel warns when the model l is not the one whose run (whose: "the
+// fit at PATH") recorded hash, of the model file model: predict evaluates
+// l's outputs at that run's params, which is right only if they mean what
+// they meant there. gpp sensitivity refuses such a model, whose other
+// densities make another posterior; predict lets a model add or change
+// outputs, its usual change, but says so, as a changed likelihood, prior
+// or let goes unnoticed otherwise. No hash (an old run): nothing.
+func otherModel(con *console, l *pipeline.Loaded, hash, model, whose string) {
+	if hash == "" || hash == modelHash(l.Source) {
+		return
+	}
+	con.note("warning: %s is not the model of %s (%s; their sha256 differ): its outputs are evaluated at that run's params, right only if they mean what they meant there (new or changed outputs are fine; a changed prior, likelihood or let is not)", l.Path, whose, model)
 }

@@ -308,6 +308,7 @@ func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string
 		printError(con, err, srcs)
 		return exitError
 	}
+	otherModel(con, l, sc.hash, sc.model, "the sample in "+dir)
 	cfg.settings.Seed = seed
 	if set["seed"] {
 		cfg.settings.Seed = v.seed

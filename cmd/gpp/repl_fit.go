@@ -359,6 +359,11 @@ func (r *repl) fitCmd(args []string) {
 		con.note("the fit failed; the session keeps its previous fit, if any")
 		return
 	}
+	if res.AtStart && !sgvb.Overflows(res.ELBO, res.ELBOSE) {
+		printAtStartFailure(con, res, s)
+		con.note("the fit failed; the session keeps its previous fit, if any")
+		return
+	}
 	var curv *curvCheck
 	if cfg.autoFullRank {
 		res, s, curv = autoFullRankFit(ctx, cfg, l, res, s, con)

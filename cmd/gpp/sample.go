@@ -302,7 +302,9 @@ Ctrl-C (SIGINT) or SIGTERM stops the chains and writes the draws kept so far
 (exit 130), or nothing when a chain has fewer than 2 or the model and its
 data are still loading; after the chains, it writes all their draws,
 marked interrupted (exit 130), and stops --moment-match or --reloo, whose
-observations left keep their PSIS estimates in loo.csv. A second one exits at
+observations left keep their PSIS estimates in loo.csv; as the files are
+written, it leaves them complete, not marked interrupted (exit 130). A
+second one exits at
 once without writing. Exit 0: sampled (warnings do not change it); 1: an
 error in the model or the data, no finite start, or a flag that names what
 the model lacks (--draws-params nosuch); 2: a bad command line (an unknown
@@ -616,7 +618,7 @@ func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *con
 		con.note("%s", n)
 		return exitInterrupted
 	}
-	return exitOK
+	return lateInterrupt(ctx, con, "sample")
 }
 
 // sampleRun is what sampleLoaded made: the draws, their summary and

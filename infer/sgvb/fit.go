@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -1353,6 +1354,7 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 	}
 	r.StepSize = eta0
 	eta := eta0
+	start0 := append([]float64(nil), e.theta...) // the start q (AtStart)
 
 	var avg *averager // nil: the last iterate is q
 	if !s.LastIterate {
@@ -1379,7 +1381,8 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 	// traced: the last trace point is of the q the fit holds now, or
 	// (avgTraced) of the average of the iterates while it holds the iterate
 	traced, avgTraced := false, false
-	rolledAt := 0 // the iteration of the last rollback (Progress.RolledBack)
+	rolledAt := 0      // the iteration of the last rollback (Progress.RolledBack)
+	exhausted := false // the guard stopped the fit, its rollbacks spent (AtStart)
 	afterRollback := func(it int) {
 		if s.Rollback != nil && len(r.Warnings) > 0 {
 			s.Rollback(it, r.Warnings[len(r.Warnings)-1])
@@ -1511,6 +1514,7 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 			more := g.rollback(r, it, elbo, eta0/2)
 			afterRollback(it)
 			if !more {
+				exhausted = true
 				break
 			}
 			continue
@@ -1519,6 +1523,7 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 			more := g.driftBack(r, it, elbo, eta0/2)
 			afterRollback(it)
 			if !more {
+				exhausted = true
 				break
 			}
 			continue
@@ -1620,6 +1625,7 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 	if w := ParetoWarning(r.ParetoK, r.ParetoRelESS, "q"); w != "" && stopErr == nil && !Overflows(r.ELBO, r.ELBOSE) {
 		r.Warnings = append(r.Warnings, w)
 	}
+	r.AtStart = it > 0 && !r.Interrupted && e.dim > 0 && (exhausted || r.BadSteps == it) && slices.Equal(e.theta, start0)
 	fs := e.blockFactors()
 	r.Factors = e.merged(fs)
 	r.Groups = e.groups()

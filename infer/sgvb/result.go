@@ -36,6 +36,13 @@ type Result struct {
 	StepSize    float64 // η at the end (after the step-size search and rollbacks, if any)
 	BadSteps    int     // steps skipped for a non-finite log joint or gradient
 	Rollbacks   int     // returns to the best q after a divergence or a drift (Settings.MaxRollbacks)
+	// AtStart: an SGVB fit that ran its steps returns its start q
+	// unchanged because every step failed, or because the divergence
+	// guard went back to the start until its rollbacks ran out. Such a q
+	// is no fit: its scales are the start's, not the posterior's. (A fit
+	// that ends at the start after a rollback it had to spare, as with
+	// --iter 2, or whose steps left it unchanged, is not marked.)
+	AtStart bool
 	// Averaged is the number of iterates whose mean is q (Settings.
 	// LastIterate); 0: q is the last iterate (with LastIterate; or at
 	// MaxIter, when its ELBO estimate beat the average's from the same

@@ -299,7 +299,8 @@ func (l *Loaded) bindCoded(inputs []data.Input, sets map[string]string, levels m
 		return err
 	}
 	l.Data = bound
-	l.Warnings = data.Unused(l.Info, inputs)
+	l.Warnings = append(data.EmptyTables(l.Info, inputs, bound), data.Unused(l.Info, inputs)...)
+	l.Warnings = append(l.Warnings, data.Underflows(bound)...)
 	if levels == nil { // a run's coding was warned of when it ran
 		l.Warnings = append(l.Warnings, data.LevelOrderWarnings(l.File, l.Info, bound)...)
 	}
@@ -377,7 +378,7 @@ func (l *Loaded) BindPredict(inputs []data.Input, sets map[string]string, opt co
 		}
 	}
 	l.Data = bound
-	l.Warnings = data.Unused(l.Info, inputs)
+	l.Warnings = append(data.Unused(l.Info, inputs), data.Underflows(bound)...)
 	m, err := compile.CompilePredictOptions(l.File, l.Info, bound, opt)
 	if err != nil {
 		return err
