@@ -318,6 +318,35 @@ func TestTriesAll(t *testing.T) {
 	}
 }
 
+// TestTriesLowRank: --fullrank auto fits --fullrank all --rank
+// autoLowRank, and the hint names it, only where no full-rank group is
+// within the limits, --fullrank all passes sgvb.MaxFullRank (below, it is
+// fitted at full rank), and the low-rank factor holds some elements, at
+// most curvMaxGamma of gamma factors, within sgvb.MaxLowRank entries.
+func TestTriesLowRank(t *testing.T) {
+	big := sgvb.MaxLowRank/autoLowRank + 1
+	for _, c := range []struct {
+		all, low, gammas int
+		group            []string
+		want             bool
+	}{
+		{121, 121, 0, nil, true},                    // the level under 120 effects
+		{117, 117, 4, nil, true},                    // crossed effects, a few gamma scales
+		{121, 121, 0, []string{"a"}, false},         // a full-rank group repairs the sds
+		{sgvb.MaxFullRank, 100, 0, nil, false},      // --fullrank all at full rank instead
+		{121, 121, curvMaxGamma + 1, nil, false},    // too many gamma elements
+		{121, 121, curvMaxGamma, nil, true},         // at the gamma cap
+		{121, 0, 0, nil, false},                     // nothing a low-rank factor holds
+		{big, big, 0, nil, false},                   // past MaxLowRank's entries
+		{big - 1, big - 1, curvMaxGamma, nil, true}, // within them
+	} {
+		cc := &curvCheck{all: c.all, lowAll: c.low, lowGamma: c.gammas}
+		if got := cc.triesLowRank(c.group); got != c.want {
+			t.Errorf("all %d, low-rank %d (%d gamma), group %v: triesLowRank %v, want %v", c.all, c.low, c.gammas, c.group, got, c.want)
+		}
+	}
+}
+
 // ncFunnelModel is a non-centred hierarchy of 20 groups whose scale the
 // data (ncFunnelData) put near 0: the log density's −H at q's mode is not
 // positive definite (in log sd_g and z, the prior's curvature is small
@@ -518,4 +547,58 @@ func TestFullRankAutoBioassay(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestFullRankAutoLowRank: where no full-rank group is within the limits
+// and --fullrank all would pass sgvb.MaxFullRank (a level a under 120
+// effects z, 121 elements, a's mean-field sd about 100× too small), the
+// plain fit's hint names --fullrank all --rank autoLowRank and --fullrank
+// auto refits with it, keeps it by its higher ELBO, records the rank in
+// draws.csv's header and fit.json, and writes the outputs that --fullrank
+// all --rank R started from the plain fit (--init DIR) writes.
+func TestFullRankAutoLowRank(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits models")
+	}
+	dir := t.TempDir()
+	data, model := levelModel(t, dir)
+	mf, auto, low := filepath.Join(dir, "mf"), filepath.Join(dir, "auto"), filepath.Join(dir, "low")
+	code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--out", mf)
+	if want := fmt.Sprintf("is enough by that curvature; --fullrank all --rank %d (a low-rank joint factor over all 121 elements) may still fit better, and --fullrank auto tries it", autoLowRank); code != 0 || !strings.Contains(stderr, want) {
+		t.Errorf("mean-field: exit %d, want a hint %q; stderr\n%s", code, want, stderr)
+	}
+	code, _, stderr = runSafe(t, "fit", model, data, "--quiet", "--fullrank", "auto", "--out", auto)
+	for _, want := range []string{"ELBOs mean-field -", ", --fullrank " + lowRankFlag + " -", ": the fit with --fullrank " + lowRankFlag + " is kept"} {
+		if code != 0 || !strings.Contains(stderr, want) {
+			t.Fatalf("exit %d, want %q; stderr\n%s", code, want, stderr)
+		}
+	}
+	if h := readFile(t, filepath.Join(auto, "draws.csv")); !strings.Contains(h, "gpp_fullrank = all") || !strings.Contains(h, fmt.Sprintf("gpp_rank = %d", autoLowRank)) {
+		t.Errorf("draws.csv's header does not record the low-rank factor:\n%.1500s", h)
+	}
+	if j := readFile(t, filepath.Join(auto, "fit.json")); !regexp.MustCompile(fmt.Sprintf(`"rank": %d\b`, autoLowRank)).MatchString(j) {
+		t.Errorf("fit.json does not record rank %d:\n%.2000s", autoLowRank, j)
+	}
+	if code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--fullrank", "all", "--rank", fmt.Sprint(autoLowRank), "--init", mf, "--out", low); code != 0 {
+		t.Fatalf("--fullrank all --rank --init: exit %d\n%s", code, stderr)
+	}
+	if a, p := readFile(t, filepath.Join(auto, "summary.csv")), readFile(t, filepath.Join(low, "summary.csv")); a != p || !strings.Contains(a, "\na,lowrank") {
+		t.Errorf("summary.csv of --fullrank auto\n%.600s\nagainst --fullrank all --rank --init MF's\n%.600s", a, p)
+	}
+}
+
+// levelModel writes TestFitCurvatureNoGroup's model and data to dir: a
+// level a under 120 effects z, each observed with sd 0.005, so that only
+// the sum a + z_i is fixed and a's mean-field sd is about 100× too small.
+func levelModel(t *testing.T, dir string) (data, model string) {
+	const n, s, sa = 120, 0.005, 10.0
+	rng := rand.New(rand.NewPCG(3, 4))
+	var b strings.Builder
+	b.WriteString("y\n")
+	for range n {
+		fmt.Fprintf(&b, "%.6g\n", 1+rng.NormFloat64()+s*rng.NormFloat64())
+	}
+	data = writeFile(t, dir, "y.csv", b.String())
+	model = writeFile(t, dir, "m.gpp", fmt.Sprintf("data y: real[N]\nparam a: real ~ Normal(0, %g)\nparam z: real[N] ~ Normal(0, 1)\ny ~ Normal(a + z, %g)\n", sa, s))
+	return data, model
 }
