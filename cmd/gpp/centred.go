@@ -330,21 +330,22 @@ func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, pare
 	hints = append(hints, nonCentredHints(s, l.File, l.Info, paretoK, relESS)...)
 	if len(walks) > 0 {
 		for i := range hints {
-			hints[i] += walkFirst(walks)
+			hints[i] += walkFirst(walks, false)
 		}
 	}
 	h := ""
 	if curv != nil {
 		if u := unsettledHint(curv); u != "" {
-			hints = append(hints, u)
+			hints = append(hints, u+sumToZeroNote(u, curv.r))
 		}
 		h = curvatureHint(curv)
+		h += sumToZeroNote(h, curv.r)
 	} else if !flat { // no joint factor mends a flat direction (flatWarning)
 		h = meanFieldHint(s, l.Model, paretoK, relESS, autoLost)
 	}
 	if h != "" {
 		if len(walks) > 0 {
-			h += walkFirst(walks)
+			h += walkFirst(walks, true)
 		}
 		hints = append(hints, h)
 	}

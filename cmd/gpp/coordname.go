@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/infer/sgvb"
 )
 
 // transformCoord names coordinate k of a param of support s whose
@@ -74,4 +76,66 @@ func coordLabel(elem, scale string) string {
 		return scale + "(" + elem + ")"
 	}
 	return scale + " " + elem
+}
+
+// sumToZeroNote returns, for a message msg that names a coordinate of a
+// sum-to-zero param of r ("bz coordinate 7", as transformCoord names it),
+// a clause that says once what the first such coordinate is: one of the
+// param's free coordinates, not an element, and for a vector which
+// contrast of the elements it is, coordinate k being
+// √((k+1)/(k+2))·(mean(z[:k+1]) − z[k+1]) (dist.SumToZeroCoords); "" where
+// msg names none. A Lee–Carter trial's hint read "bz coordinate 7's …
+// sds are about 2.7× too small … bz coordinate 7 moves with a[8]", which
+// says nothing to a user who declared bz[0] … bz[19].
+func sumToZeroNote(msg string, r *sgvb.Result) string {
+	if r == nil {
+		return ""
+	}
+	at, note := -1, ""
+	for _, f := range r.Factors {
+		if !f.Support.IsSumToZero() {
+			continue
+		}
+		head := f.Name + " coordinate "
+		i := strings.Index(msg, head)
+		for i > 0 && !labelStart(msg, i) {
+			j := strings.Index(msg[i+1:], head)
+			if j < 0 {
+				i = -1
+				break
+			}
+			i += 1 + j
+		}
+		if i < 0 || at >= 0 && i > at {
+			continue
+		}
+		digits := msg[i+len(head):]
+		n := 0
+		for n < len(digits) && digits[n] >= '0' && digits[n] <= '9' {
+			n++
+		}
+		k, err := strconv.Atoi(digits[:n])
+		if err != nil || k >= f.Size {
+			continue
+		}
+		at = i
+		if f.Support == dist.SumToZero {
+			note = fmt.Sprintf("%s%d is one of the %d free coordinates of the sum_to_zero_vector %s, not its element %d: it moves as mean(%s[:%d]) − %s[%d] (docs/language.md, Sum-to-zero vectors)",
+				head, k, f.Size, f.Name, k, f.Name, k+1, f.Name, k+1)
+		} else {
+			note = fmt.Sprintf("%s%d is one of the %d free coordinates of the sum_to_zero_matrix %s, not an element (docs/language.md, Sum-to-zero vectors)",
+				head, k, f.Size, f.Name)
+		}
+	}
+	if note == "" {
+		return ""
+	}
+	return "; " + note
+}
+
+// labelStart reports whether msg[i:] starts a name: msg[i-1] is no part
+// of one ("xbz coordinate 1" names no coordinate of bz).
+func labelStart(msg string, i int) bool {
+	c := msg[i-1]
+	return !(c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z')
 }

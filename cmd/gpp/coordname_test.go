@@ -1,12 +1,14 @@
 package main
 
 import (
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/compile"
 )
@@ -180,4 +182,69 @@ func lineWith(out, prefix string) string {
 		}
 	}
 	return ""
+}
+
+// TestSumToZeroNote: a message naming a sum_to_zero_vector's coordinate
+// gets one clause on the first of them, the contrast it moves as, which
+// dist.SumToZeroCoords's coordinate k is (checked here at a random zero-sum
+// vector); a sum_to_zero_matrix's gets the clause without a contrast; a
+// message naming none, or a name that only ends in the param's, gets none.
+func TestSumToZeroNote(t *testing.T) {
+	r := &sgvb.Result{Factors: []sgvb.Factor{
+		{Name: "a", Support: dist.Real, Size: 20},
+		{Name: "bz", Support: dist.SumToZero, Size: 19},
+		{Name: "A", Support: dist.SumToZeroMatrix, Size: 6},
+	}}
+	for _, c := range []struct{ msg, want string }{
+		{"bz coordinate 7's, bz coordinate 8's sds are about 2.7×, 2.6× too small: bz coordinate 7 moves with a[8]",
+			"; bz coordinate 7 is one of the 19 free coordinates of the sum_to_zero_vector bz, not its element 7: it moves as mean(bz[:8]) − bz[8] (docs/language.md, Sum-to-zero vectors)"},
+		{"a[3] moves with bz coordinate 0", "; bz coordinate 0 is one of the 19 free coordinates of the sum_to_zero_vector bz, not its element 0: it moves as mean(bz[:1]) − bz[1] (docs/language.md, Sum-to-zero vectors)"},
+		{"A coordinate 4 moves with bz coordinate 2", "; A coordinate 4 is one of the 6 free coordinates of the sum_to_zero_matrix A, not an element (docs/language.md, Sum-to-zero vectors)"},
+		{"xbz coordinate 3 moves with bz coordinate 2", "; bz coordinate 2 is one of the 19 free coordinates of the sum_to_zero_vector bz, not its element 2: it moves as mean(bz[:3]) − bz[3] (docs/language.md, Sum-to-zero vectors)"},
+		{"xbz coordinate 3 moves with a[2]", ""},
+		{"a[1] moves with a[2]", ""},
+	} {
+		if got := sumToZeroNote(c.msg, r); got != c.want {
+			t.Errorf("%q: note %q, want %q", c.msg, got, c.want)
+		}
+	}
+	z := []float64{0.3, -1.2, 0.5, 2.0, -0.4, 0.9}
+	m := 0.0
+	for _, v := range z {
+		m += v / float64(len(z))
+	}
+	for i := range z {
+		z[i] -= m
+	}
+	y := make([]float64, len(z)-1)
+	dist.SumToZeroCoords(y, z)
+	for k := range y {
+		mean := 0.0
+		for _, v := range z[:k+1] {
+			mean += v / float64(k+1)
+		}
+		if want := math.Sqrt(float64(k+1)/float64(k+2)) * (mean - z[k+1]); math.Abs(y[k]-want) > 1e-12 {
+			t.Errorf("coordinate %d: %g, want √((k+1)/(k+2))·(mean(z[:k+1]) − z[k+1]) = %g", k, y[k], want)
+		}
+	}
+}
+
+// TestParameterisationHintsSumToZeroNote: the curvature hint that names
+// a sum_to_zero_vector's coordinate ends with the clause saying what it
+// is (sumToZeroNote), before the pointer to a chain's hint.
+func TestParameterisationHintsSumToZeroNote(t *testing.T) {
+	file, info := checkedSrc(t, "param a: real ~ Normal(0, 1)\nparam bz: sum_to_zero_vector[2] ~ Normal(0, 1)\n")
+	cc := &curvCheck{
+		c:     &sgvb.Curvature{Ratio: []float64{2.5, 1.2}, Partner: []int{1, 0}, Corr: []float64{0.9, 0.9}},
+		names: []string{"bz coordinate 0", "a"}, lats: []int{0, 1},
+		r:        &sgvb.Result{Factors: []sgvb.Factor{{Name: "bz", Support: dist.SumToZero, Size: 1, Shape: []int{1}}, {Name: "a", Support: dist.Real, Size: 1, Offset: 1}}},
+		autoLost: "bz+a", // the hint then needs no −H (curvGroup)
+	}
+	m := &compile.Model{Latents: []compile.Latent{{Name: "bz", Support: dist.SumToZero, Size: 1}, {Name: "a", Support: dist.Real, Size: 1}}}
+	l := &pipeline.Loaded{File: file, Info: info, Model: m}
+	hs := parameterisationHints(sgvb.Settings{}, l, "", 1.1, math.NaN(), cc, "", false)
+	want := "; bz coordinate 0 is one of the 1 free coordinates of the sum_to_zero_vector bz, not its element 0: it moves as mean(bz[:1]) − bz[1] (docs/language.md, Sum-to-zero vectors)"
+	if len(hs) != 1 || !strings.HasPrefix(hs[0], "bz coordinate 0's sd is about 2.5× too small") || !strings.HasSuffix(hs[0], want) {
+		t.Errorf("hints %q, want one ending %q", hs, want)
+	}
 }

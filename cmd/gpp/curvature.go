@@ -167,7 +167,7 @@ func meanFieldCurvature(ctx context.Context, s sgvb.Settings, l *pipeline.Loaded
 		}
 	}
 	if w := flatWarning(cc); w != "" {
-		r.Warnings = append(r.Warnings, w)
+		r.Warnings = append(r.Warnings, w+sumToZeroNote(w, r))
 	}
 	if err != nil { // −H not positive definite: Flat alone, or the partial check
 		if _, normal := meanFieldElems(s, m); normal >= 2 || !partialOK(c.Partial) {

@@ -28,6 +28,21 @@ type walkParam struct {
 	// (lat is then its NAME_missing latent, whose elements, the missing
 	// cells in order, a banded factor ties as it does a param's)
 	data string
+	// coords says that q's factor of the param is over coordinates that
+	// are not its elements (a sum_to_zero_vector's K − 1 isometric ones, a
+	// sum_to_zero_matrix's; a simplex or a matrix support such as
+	// cholesky_factor_corr has them too, but the checker refuses the ~ on
+	// its parts that a chain needs, no such distribution having its
+	// support, and an ordered param is left out above): the chain's
+	// precision is banded over the elements, not over those coordinates,
+	// so a banded factor does not hold it (a Lee–Carter k, a random walk
+	// of 30 as a sum_to_zero_vector: --fullrank k --band 1 ended at ELBO
+	// −2793.3 against the mean-field fit's −2792.2), while a full-rank one,
+	// which holds any linear map of the coordinates, does
+	coords bool
+	// step is the statement's step sd where it is a param (sigma_k in
+	// k[1:] ~ Normal(k[:T-1] + drift, sigma_k)), "" otherwise
+	step string
 }
 
 // walkParams returns the params of file that a ~ statement makes a
@@ -50,7 +65,7 @@ func walkParams(file *ast.File, info *check.Info, missing map[string]bool) []wal
 				continue
 			}
 			if p.stmt == nil {
-				p.stmt, p.walk = s, walk
+				p.stmt, p.walk, p.step = s, walk, stepParam(s, info)
 			}
 			p.band = max(p.band, lag)
 		}
@@ -61,6 +76,7 @@ func walkParams(file *ast.File, info *check.Info, missing map[string]bool) []wal
 			continue
 		}
 		if p, ok := chain(lat, lat.Tildes); ok {
+			p.coords = lat.Support.IsCoords()
 			out = append(out, p)
 		}
 	}
@@ -88,6 +104,24 @@ func walkParams(file *ast.File, info *check.Info, missing map[string]bool) []wal
 		}
 	}
 	return out
+}
+
+// stepParam returns the name of the param that is the step sd of chain
+// statement s (the sd of a Normal or LogNormal), "" where it is no param.
+func stepParam(s *ast.TildeStmt, info *check.Info) string {
+	if f := s.Dist.Fun.Name; (f != "Normal" && f != "LogNormal") || len(s.Dist.Args) != 2 {
+		return ""
+	}
+	id, ok := ast.Unparen(s.Dist.Args[1]).(*ast.Ident)
+	if !ok {
+		return ""
+	}
+	for _, l := range info.Latents {
+		if info.Uses[id] == l.Symbol {
+			return l.Name
+		}
+	}
+	return ""
 }
 
 // missingLatents returns the names of the data whose missing cells model
@@ -243,10 +277,14 @@ func sameIndices(a, b []ast.Expr) bool {
 
 // bandCovers reports whether fit settings s already give name a joint
 // factor that holds a chain of bandwidth band: a full-rank one (alone,
-// in a group or --fullrank all) or a banded one of that bandwidth or
-// more with name its chain. A low-rank factor cannot (a chain's
-// covariance is not low-rank).
-func bandCovers(s sgvb.Settings, name string, band int) bool {
+// in a group or --fullrank all) or, unless coords (the chain is over
+// elements that are not q's coordinates: walkParam), a banded one of that
+// bandwidth or more with name its chain. A low-rank factor cannot (a
+// chain's covariance is not low-rank).
+func bandCovers(s sgvb.Settings, name string, band int, coords bool) bool {
+	if coords && s.Band > 0 {
+		return false
+	}
 	if s.Families[name] == sgvb.FamilyFullRank || s.Families["all"] == sgvb.FamilyFullRank {
 		return s.Rank == 0
 	}
@@ -281,7 +319,7 @@ func hintedWalks(s sgvb.Settings, file *ast.File, info *check.Info, missing map[
 	}
 	var out []walkParam
 	for _, p := range walkParams(file, info, missing) {
-		if !bandCovers(s, p.lat.Name, p.band) {
+		if !bandCovers(s, p.lat.Name, p.band, p.coords) {
 			out = append(out, p)
 		}
 	}
@@ -289,7 +327,7 @@ func hintedWalks(s sgvb.Settings, file *ast.File, info *check.Info, missing map[
 }
 
 // walkHints returns one hint per chain of walks (hintedWalks), naming
-// its statement and --fullrank NAME --band K.
+// its statement and the factor that holds it (walkCure).
 func walkHints(walks []walkParam) []string {
 	var hints []string
 	for _, p := range walks {
@@ -299,31 +337,69 @@ func walkHints(walks []walkParam) []string {
 			kind = "a random walk"
 		}
 		pos := p.stmt.Pos()
-		if p.data != "" {
-			hints = append(hints, fmt.Sprintf("%s at %d:%d makes %s %s, whose missing cells (%s) this q cannot tie together where they neighbour one another (a gap) as the posterior does: "+
-				"their sds come out too small and other params may move; --fullrank %s --band %d holds them (a banded-precision normal): "+
+		where := fmt.Sprintf("%s at %d:%d makes", ast.FormatStmt(p.stmt), pos.Line, pos.Col)
+		switch {
+		case p.data != "":
+			hints = append(hints, fmt.Sprintf("%s %s %s, whose missing cells (%s) this q cannot tie together where they neighbour one another (a gap) as the posterior does: "+
+				"their sds come out too small and other params may move; %s holds them (a banded-precision normal): "+
 				"keep the fit with the higher ELBO (docs/inference.md, Banded-precision factors)",
-				ast.FormatStmt(p.stmt), pos.Line, pos.Col, p.data, kind, name, name, p.band))
-			continue
+				where, p.data, kind, name, walkCure(p)))
+		case p.coords:
+			hints = append(hints, fmt.Sprintf("%s %s %s, whose neighbouring elements this q cannot tie together as the posterior does: %s; "+
+				"%s's factor is over its free coordinates, not its elements (a %s), where a banded one does not hold the chain: a full-rank one does "+
+				"(it holds any linear map of the coordinates), best with the params %s moves with: --fullrank auto tries them jointly, each refit warm-started from a mean-field fit "+
+				"(or %s --init with this fit's --out directory): keep the fit with the higher ELBO (docs/inference.md, Banded-precision factors)",
+				where, name, kind, walkHarm(p), name, p.lat.Support, name, walkCure(p)))
+		default:
+			hints = append(hints, fmt.Sprintf("%s %s %s, whose neighbouring elements this q cannot tie together as the posterior does: %s; "+
+				"%s holds the chain (a banded-precision normal): keep the fit with the higher ELBO (docs/inference.md, Banded-precision factors)",
+				where, name, kind, walkHarm(p), walkCure(p)))
 		}
-		hints = append(hints, fmt.Sprintf("%s at %d:%d makes %s %s, whose neighbouring elements this q cannot tie together as the posterior does: "+
-			"it overstates the chain's sd and may misplace other params; --fullrank %s --band %d holds the chain (a banded-precision normal): "+
-			"keep the fit with the higher ELBO (docs/inference.md, Banded-precision factors)",
-			ast.FormatStmt(p.stmt), pos.Line, pos.Col, name, kind, name, p.band))
 	}
 	return hints
+}
+
+// walkHarm says what a q that does not hold chain p gets wrong: it
+// explains the data by independent states and a larger step sd (a
+// renewal model's log R_t walk: sigmaR 0.229 against NUTS's 0.052), while
+// the states' own sds may come out too small (a Lee–Carter k: q's sds
+// 0.62–0.98× NUTS's) and other params may move.
+func walkHarm(p walkParam) string {
+	step := "the step sd"
+	if p.step != "" {
+		step += " " + p.step
+	}
+	return "it may overstate " + step + ", understate the sds of " + p.lat.Name + "'s elements and misplace other params"
+}
+
+// walkCure returns the flags of the factor that holds chain p: a banded
+// one of its bandwidth, or a full-rank one where q's coordinates of the
+// param are not its elements (coords).
+func walkCure(p walkParam) string {
+	if p.coords {
+		return "--fullrank " + p.lat.Name
+	}
+	return fmt.Sprintf("--fullrank %s --band %d", p.lat.Name, p.band)
 }
 
 // walkFirst is added to a centred or non-centred hint when the model also
 // has a chain that walkHints names: there the banded factor is the larger
 // cure (the trial's 20 regions' random walks: 307 nats of ELBO against 3
-// between the centred and non-centred forms).
-func walkFirst(walks []walkParam) string {
+// between the centred and non-centred forms). joint says the hint is the
+// mean-field one, which names a joint factor: a chain whose factor must
+// be full rank (coords) joins it instead (a Lee–Carter model: --fullrank
+// a+bz+k reached NUTS's answer, ELBO −2776.0, where --fullrank k alone
+// reached −2788.8 and a+bz −2778.7).
+func walkFirst(walks []walkParam, joint bool) string {
 	p := walks[0]
 	over := p.lat.Name
 	if p.data != "" {
 		over = p.data + "'s missing cells"
 	}
-	return fmt.Sprintf("; but the chain over %s at %d:%d is the larger problem here: fit with --fullrank %s --band %d first (below)",
-		over, p.stmt.Pos().Line, p.stmt.Pos().Col, p.lat.Name, p.band)
+	if p.coords && joint {
+		return fmt.Sprintf("; the chain over %s at %d:%d (below) needs %s in a full-rank factor too: join it to that one (+%s)",
+			over, p.stmt.Pos().Line, p.stmt.Pos().Col, p.lat.Name, p.lat.Name)
+	}
+	return fmt.Sprintf("; but the chain over %s at %d:%d is the larger problem here: fit with %s first (below)",
+		over, p.stmt.Pos().Line, p.stmt.Pos().Col, walkCure(p))
 }

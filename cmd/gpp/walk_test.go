@@ -78,7 +78,7 @@ func TestWalkParamsMissing(t *testing.T) {
 	h := walkHints(hintedWalks(sgvb.Settings{}, file, info, map[string]bool{"z": true}, 1.1, math.NaN()))
 	wantHints(t, h, []string{"at 7:1 makes z an AR(1) chain, whose missing cells (z_missing) this q cannot tie together where they neighbour one another (a gap) as the posterior does: " +
 		"their sds come out too small and other params may move; --fullrank z_missing --band 1 holds them"})
-	if got, want := walkFirst(ps), "; but the chain over z's missing cells at 7:1 is the larger problem here: fit with --fullrank z_missing --band 1 first (below)"; got != want {
+	if got, want := walkFirst(ps, false), "; but the chain over z's missing cells at 7:1 is the larger problem here: fit with --fullrank z_missing --band 1 first (below)"; got != want {
 		t.Errorf("walkFirst %q, want %q", got, want)
 	}
 	if ps := walkParams(file, info, nil); len(ps) != 0 {
@@ -99,9 +99,9 @@ func TestWalkHints(t *testing.T) {
 	hints := walkHints(hintedWalks(sgvb.Settings{}, file, info, nil, 1.1, math.NaN()))
 	wantHints(t, hints, []string{
 		"x[1:] ~ Normal(x[:T - 1], s) at 8:1 makes x a random walk, whose neighbouring elements this q cannot tie together as the posterior does: " +
-			"it overstates the chain's sd and may misplace other params; --fullrank x --band 1 holds the chain (a banded-precision normal): " +
+			"it may overstate the step sd s, understate the sds of x's elements and misplace other params; --fullrank x --band 1 holds the chain (a banded-precision normal): " +
 			"keep the fit with the higher ELBO (docs/inference.md, Banded-precision factors)",
-		"at 11:3 makes z an AR(2) chain, whose neighbouring elements this q cannot tie together as the posterior does: it overstates the chain's sd and may misplace other params; --fullrank z --band 2 holds",
+		"at 11:3 makes z an AR(2) chain, whose neighbouring elements this q cannot tie together as the posterior does: it may overstate the step sd s, understate the sds of z's elements and misplace other params; --fullrank z --band 2 holds",
 	})
 	for _, c := range []struct {
 		name string
@@ -181,5 +181,80 @@ func TestFitWalkHint(t *testing.T) {
 	code, _, stderr = runSafe(t, "fit", "../../examples/sv.gpp", "../../examples/sv.csv", "--quiet", "--seed", "1", "--out", filepath.Join(dir, "sv"))
 	if code != 0 || !strings.Contains(stderr, "warning: Pareto k̂") || strings.Contains(stderr, "--band") {
 		t.Errorf("sv.gpp: exit %d, stderr\n%s", code, stderr)
+	}
+}
+
+// TestWalkHintStep: the hint names the step sd where it is a param, and
+// says "the step sd" alone where it is not (a constant, an expression).
+func TestWalkHintStep(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"x[1:] ~ Normal(x[:T-1], s)", "it may overstate the step sd s, understate the sds of x's elements"},
+		{"x[1:] ~ Normal(x[:T-1], 0.5)", "it may overstate the step sd, understate the sds of x's elements"},
+		{"x[1:] ~ Normal(x[:T-1], 2 * s)", "it may overstate the step sd, understate"},
+		{"x[1:] ~ Normal(x[:T-1], exp(rho))", "it may overstate the step sd, understate"},
+		{"x[1:] ~ LogNormal(log(x[:T-1]), s)", "it may overstate the step sd s, understate"},
+	} {
+		decl := "param x: real[T]\n"
+		if strings.Contains(c.src, "LogNormal") {
+			decl = "param x: positive[T]\n"
+		}
+		file, info := checkedSrc(t, walkHead+decl+c.src+"\n")
+		wantHints(t, walkHints(hintedWalks(sgvb.Settings{}, file, info, nil, 1.1, math.NaN())), []string{c.want})
+	}
+}
+
+// TestWalkHintsCoords: a chain over a param whose factor is over
+// coordinates that are not its elements (a sum_to_zero_vector, a
+// sum_to_zero_matrix's rows) gets a full-rank factor in its hint, not
+// --band (which bands the coordinates), and a banded factor of
+// it does not silence the hint; the mean-field hint is told to take the
+// param into its group, a centred one to fit with the full-rank factor
+// first.
+func TestWalkHintsCoords(t *testing.T) {
+	for _, c := range []struct{ sup, stmt, step, kind string }{
+		{"sum_to_zero_vector", "k[1:] ~ Normal(k[:T-1] + drift, s)", "step sd s", "an AR(1) chain"},
+		{"sum_to_zero_matrix", "k[:, 1:] ~ Normal(k[:, :T-1], 2 * s)", "step sd", "a random walk"},
+	} {
+		sup, dims := c.sup, "[T]"
+		if strings.HasSuffix(sup, "matrix") {
+			dims = "[R, T]"
+		}
+		file, info := checkedSrc(t, walkHead+"param drift: real\nparam k: "+sup+dims+"\n"+c.stmt+"\n")
+		ps := walkParams(file, info, nil)
+		if len(ps) != 1 || !ps[0].coords || ps[0].step != strings.TrimPrefix(c.step, "step sd ") && c.step != "step sd" {
+			t.Fatalf("%s: chains %+v, want k over coordinates, %s", sup, ps, c.step)
+		}
+		h := walkHints(hintedWalks(sgvb.Settings{}, file, info, nil, 1.1, math.NaN()))
+		wantHints(t, h, []string{"at 8:1 makes k " + c.kind + ", whose neighbouring elements this q cannot tie together as the posterior does: " +
+			"it may overstate the " + c.step + ", understate the sds of k's elements and misplace other params; k's factor is over its free coordinates, not its elements (a " + sup + "), " +
+			"where a banded one does not hold the chain: a full-rank one does (it holds any linear map of the coordinates), best with the params k moves with: " +
+			"--fullrank auto tries them jointly, each refit warm-started from a mean-field fit (or --fullrank k --init with this fit's --out directory)"})
+		if strings.Contains(h[0], "--band") {
+			t.Errorf("%s: hint names --band: %s", sup, h[0])
+		}
+		for _, c := range []struct {
+			name string
+			s    sgvb.Settings
+			want int
+		}{
+			{"--fullrank k --band 1", sgvb.Settings{FullRankGroups: [][]string{{"k"}}, Band: 1}, 1},
+			{"--fullrank k+drift --band 1", sgvb.Settings{FullRankGroups: [][]string{{"k", "drift"}}, Band: 1}, 1},
+			{"--fullrank k", sgvb.Settings{Families: map[string]sgvb.Family{"k": sgvb.FamilyFullRank}}, 0},
+			{"--fullrank drift+k", sgvb.Settings{FullRankGroups: [][]string{{"drift", "k"}}}, 0},
+		} {
+			if h := walkHints(hintedWalks(c.s, file, info, nil, 1.1, math.NaN())); len(h) != c.want {
+				t.Errorf("%s, %s: hints %q, want %d", sup, c.name, h, c.want)
+			}
+		}
+		if got, want := walkFirst(ps, true), "; the chain over k at 8:1 (below) needs k in a full-rank factor too: join it to that one (+k)"; got != want {
+			t.Errorf("%s: walkFirst(joint) %q, want %q", sup, got, want)
+		}
+		if got, want := walkFirst(ps, false), "; but the chain over k at 8:1 is the larger problem here: fit with --fullrank k first (below)"; got != want {
+			t.Errorf("%s: walkFirst %q, want %q", sup, got, want)
+		}
+	}
+	file, info := checkedSrc(t, walkHead+"param x: real[T]\nx[1:] ~ Normal(x[:T-1], s)\n")
+	if ps := walkParams(file, info, nil); len(ps) != 1 || ps[0].coords || walkFirst(ps, true) != "; but the chain over x at 7:1 is the larger problem here: fit with --fullrank x --band 1 first (below)" {
+		t.Errorf("real chain: %+v, walkFirst %q", ps, walkFirst(ps, true))
 	}
 }
