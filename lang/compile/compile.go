@@ -286,9 +286,10 @@ func (m *Model) NewEvaluator() (*Evaluator, error) {
 // Eval returns log p at x and the outputs' values (row-major, in the order
 // of Model.Outputs); the slices are reused by the next call. An error is
 // the log joint's (NaN, ±Inf, a failed op; in a ~ lowered by groups, the
-// per-row form's, as Model.LogJoint's); the outputs are still computed, NaN only where they read the part that failed. An output that
-// is not finite does not stop Eval either: its values are returned as they
-// are (NaN where an op failed) and OutputErr explains the first.
+// per-row form's, as Model.LogJoint's); the outputs are still computed,
+// NaN only where they read the part that failed. An output that is not
+// finite does not stop Eval either: its values are returned as they are
+// (NaN where an op failed) and OutputErr explains the first.
 func (e *Evaluator) Eval(x []float64) (float64, [][]float64, error) {
 	lp, err := e.prog.ForwardAll(x)
 	if err != nil && e.m.suffAt != nil {

@@ -36,14 +36,12 @@ func (l *lowerer) ordinalEmptyNote(call *ast.CallExpr, lhs ast.Node, v value, cu
 	}
 	c := sh.Rows
 	rows := make([]int, c+1)
-	lo, hi := c, 0
 	for _, y := range vals {
 		k := int(y)
 		if float64(k) != y || k < 0 || k > c {
 			return
 		}
 		rows[k]++
-		lo, hi = min(lo, k), max(hi, k)
 	}
 	var empty []string
 	n := 0
@@ -69,7 +67,7 @@ func (l *lowerer) ordinalEmptyNote(call *ast.CallExpr, lhs ast.Node, v value, cu
 	}
 	msg := fmt.Sprintf("%s: %s has no rows in %s %s of the %d (0 to %d) that %s's %d cutpoints make", call.Pos(), y, what, list, c+1, c, cs, c)
 	switch {
-	case n == 1 && rows[0] == 0 && lo == 1 && hi == c:
+	case n == 1 && rows[0] == 0: // every value in 1..C, each there
 		msg += fmt.Sprintf(": its values run 1 to %d; if they are 1-based (Stan's ordered_logistic counts categories from 1), write %s - 1 and give %s %d cutpoints", c, y, cs, c-1)
 	case rows[0] == 0 || rows[c] == 0:
 		msg += ", so the cutpoint beside an empty end category is bounded by the data on one side only and its prior alone sets how far out it goes"

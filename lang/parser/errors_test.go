@@ -259,6 +259,13 @@ var syntaxErrorTests = []struct {
 	{"let a = (" + strings.Repeat("1 +\n", maxChain+1) + "1)", []string{
 		strconv.Itoa(maxChain+1) + ":3: statement too long (more than 2000 operators); split it with let",
 	}},
+	// The elements of a list are siblings, not one chain: a vector literal
+	// of more negative numbers than maxChain is no error, but a chain
+	// inside an element adds to the chain around the list.
+	{"let a = [" + strings.Repeat("-1, ", maxChain+1) + "-1]", nil},
+	{"let a = f(" + strings.Repeat("1+", maxChain-1) + "1, -1) + 1 + 1", []string{
+		"1:" + strconv.Itoa(10+2*(maxChain-1)+6+6) + ": statement too long (more than 2000 operators); split it with let",
+	}},
 	// The count starts afresh in each statement of a body.
 	{"for i in 1:3 {\n  let a = " + strings.Repeat("1+", maxChain) + "1\n  let b = " + strings.Repeat("1+", maxChain) + "1\n}", nil},
 	{"if N > 1 { let a = " + strings.Repeat("1+", maxChain) + "1 } else { let b = " + strings.Repeat("1+", maxChain) + "1 }", nil},

@@ -14,7 +14,7 @@ import (
 // hostile input; no model comes near them.
 const (
 	maxNesting = 500  // open brackets and braces at once
-	maxChain   = 2000 // operators and indexes in one statement
+	maxChain   = 2000 // operators and indexes in a chain of one statement
 )
 
 // ParseFile parses the model in src. filename is recorded in every position.
@@ -280,13 +280,18 @@ func stanBlock(toks []lexer.Token) *ast.Error {
 // phase (lowering, the checker, the compiler, the printer) walks an operand
 // chain such as 1 + 1 + ... or x[1][1]... one call per operator, so maxChain
 // bounds the operators of each statement (counted afresh after a
-// terminator or a brace, as each statement of a body is separate); it
-// also bounds the work a single pasted line can cost.
+// terminator or a brace, as each statement of a body is separate). The
+// elements of a list (a vector literal's, a call's arguments) are
+// siblings, not one chain: after a comma the count goes back to where it
+// was at the list's bracket, and at its close it is the largest of its
+// elements', so [-1, -2, ...] of any length counts one.
 func tooDeep(toks []lexer.Token) *ast.Error {
 	depth, chain := 0, 0
+	type list struct{ open, widest int } // the count at "(" or "[", the largest element's
+	var lists []list
 	for i, t := range toks {
 		if t.Type == tokTerminator {
-			chain = 0
+			chain, lists = 0, lists[:0]
 		}
 		if t.Type != tokPunct {
 			continue
@@ -296,13 +301,24 @@ func tooDeep(toks []lexer.Token) *ast.Error {
 			return ast.Errorf(astPos(t.Pos), "brackets nested too deeply (more than %d)", maxNesting)
 		}
 		if t.Value == "{" || t.Value == "}" {
-			chain = 0
+			chain, lists = 0, lists[:0]
 		}
 		if isChainOp(t, toks[:i]) {
 			chain++
 			if chain > maxChain {
 				return ast.Errorf(astPos(t.Pos), "statement too long (more than %d operators); split it with let", maxChain)
 			}
+		}
+		n := len(lists)
+		switch {
+		case t.Value == "(" || t.Value == "[":
+			lists = append(lists, list{chain, chain})
+		case t.Value == "," && n > 0:
+			lists[n-1].widest = max(lists[n-1].widest, chain)
+			chain = lists[n-1].open
+		case (t.Value == ")" || t.Value == "]") && n > 0:
+			chain = max(chain, lists[n-1].widest)
+			lists = lists[:n-1]
 		}
 	}
 	return nil
