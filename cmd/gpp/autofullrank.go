@@ -134,8 +134,9 @@ func autoRefits(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb
 	var fitted []string // the groups whose fits ended, their ELBOs compared
 	var whys []string   // each comparison's verdict (autoPrefer)
 	elbos := []string{"mean-field " + autoELBOText(r)}
+	warm := refitSettings(s, r)
 	for _, flag := range cands {
-		s2 := refitSettings(s, r)
+		s2 := warm
 		s2.Families, s2.FullRankGroups = maps.Clone(s.Families), nil
 		if s2.Families == nil {
 			s2.Families = map[string]sgvb.Family{}

@@ -400,10 +400,7 @@ func readLOOFit(arg string, src sources) (*looFit, error) {
 		f.data = ff.Data
 		f.dataHash = ff.DataSHA256
 		f.nuts = ff.Method == "nuts"
-		f.joint = len(ff.Groups) > 0
-		for _, r := range ff.Restarts {
-			f.joint = f.joint || len(r.Groups) > 0
-		}
+		f.joint = ff.jointQ() || slices.ContainsFunc(ff.Restarts, fitQMeta.jointQ)
 	}
 	return f, nil
 }
@@ -503,12 +500,33 @@ type fitMeta struct {
 	Method     string            `json:"method"`
 	Files      []string          `json:"files"`
 	FileSHA256 map[string]string `json:"files_sha256"`
-	// Groups and the restarts' groups: whether q has a joint factor
-	// (their content is not read here).
-	Groups   []json.RawMessage `json:"groups"`
-	Restarts []struct {
-		Groups []json.RawMessage `json:"groups"`
-	} `json:"restarts"`
+	// fit.json's q and its restarts': whether q has a joint factor
+	// (jointQ; omitted from kfold.json, which has none of them).
+	fitQMeta
+	Restarts []fitQMeta `json:"restarts,omitempty"`
+}
+
+// fitQMeta is what gpp compare reads of a q in fit.json: its joint factors
+// (groups, whose content is not read) and its factors' families, where a
+// joint factor of one param (--fullrank beta, --fullrank h --band 1, or
+// --fullrank all over one param) is.
+type fitQMeta struct {
+	Groups  []json.RawMessage `json:"groups,omitempty"`
+	Factors []struct {
+		Family string `json:"family"`
+	} `json:"factors,omitempty"`
+}
+
+// jointQ reports whether q has a joint factor: a group, or a factor of
+// family fullrank, lowrank or banded.
+func (q fitQMeta) jointQ() bool {
+	for _, f := range q.Factors {
+		switch f.Family {
+		case sgvb.FamilyFullRank.String(), sgvb.FamilyLowRank.String(), sgvb.FamilyBanded.String():
+			return true
+		}
+	}
+	return len(q.Groups) > 0
 }
 
 // checkOwnOutput refuses the output at path (a loo.csv) when it is not

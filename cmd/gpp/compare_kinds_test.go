@@ -95,22 +95,30 @@ func TestCompareSampleAdvice(t *testing.T) {
 		t.Errorf("the fit's warning lost its variational advice: %q", fw)
 	}
 
-	// a fit whose q has a joint factor (fit.json's groups) is not told to
-	// try --fullrank all
-	j := looRows(t, filepath.Join(d, "j"), []float64{-1.2, -2, -1.5}, []float64{0.1, 0.1, 0.1}, k)
-	writeFile(t, j, fitFileName, `{"format": "gpp-fit/1", "model": "m.gpp", "method": "sgvb", "files": ["fit.json", "loo.csv"], "groups": [{"names": ["a", "b"], "rank": 2, "params": {}}]}`)
-	code, _, stderr = runSafe(t, "compare", f, j)
-	if code != 0 {
-		t.Fatalf("joint: exit %d: %s", code, stderr)
-	}
-	var jw string
-	for _, line := range strings.Split(stderr, "\n") {
-		if strings.Contains(line, "warning: "+j+":") {
-			jw = line
+	// a fit whose q has a joint factor (fit.json's groups, or a factor of
+	// one param: --fullrank all over one param, --fullrank h --band 1, in
+	// a restart too) is not told to try --fullrank all
+	for _, q := range []string{
+		`"groups": [{"names": ["a", "b"], "rank": 2, "params": {}}]`,
+		`"factors": [{"name": "a", "family": "normal"}, {"name": "b", "family": "fullrank"}]`,
+		`"factors": [{"name": "h", "family": "banded"}]`,
+		`"restarts": [{"factors": [{"name": "a", "family": "lowrank"}]}]`,
+	} {
+		j := looRows(t, filepath.Join(d, "j"), []float64{-1.2, -2, -1.5}, []float64{0.1, 0.1, 0.1}, k)
+		writeFile(t, j, fitFileName, `{"format": "gpp-fit/1", "model": "m.gpp", "method": "sgvb", "files": ["fit.json", "loo.csv"], `+q+`}`)
+		code, _, stderr = runSafe(t, "compare", f, j)
+		if code != 0 {
+			t.Fatalf("joint %s: exit %d: %s", q, code, stderr)
 		}
-	}
-	if !strings.Contains(jw, "its q already has a joint factor") || strings.Contains(jw, "mean-field") || strings.Contains(jw, "--fullrank all") {
-		t.Errorf("the joint fit's warning: %q\n%s", jw, stderr)
+		var jw string
+		for _, line := range strings.Split(stderr, "\n") {
+			if strings.Contains(line, "warning: "+j+":") {
+				jw = line
+			}
+		}
+		if !strings.Contains(jw, "its q already has a joint factor") || strings.Contains(jw, "mean-field") || strings.Contains(jw, "--fullrank all") {
+			t.Errorf("the joint fit's warning (%s): %q\n%s", q, jw, stderr)
+		}
 	}
 }
 

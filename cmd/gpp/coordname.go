@@ -136,6 +136,5 @@ func sumToZeroNote(msg string, r *sgvb.Result) string {
 // labelStart reports whether msg[i:] starts a name: msg[i-1] is no part
 // of one ("xbz coordinate 1" names no coordinate of bz).
 func labelStart(msg string, i int) bool {
-	c := msg[i-1]
-	return !(c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z')
+	return !isWordByte(msg[i-1])
 }

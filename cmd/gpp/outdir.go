@@ -82,6 +82,29 @@ func staleInDir(dir string, names []string) []string {
 // dir holds a gpp run's outputs (gppOutDir); a directory of other files
 // gives none.
 func runFiles(dir string) []string {
+	if names, ok := listedRunFiles(dir); ok {
+		return names
+	}
+	if !gppOutDir(dir) {
+		return nil
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, e := range ents {
+		if n := e.Name(); anyOutputName.MatchString(n) && e.Type().IsRegular() {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// listedRunFiles returns the files of the gpp run in dir that its
+// fit.json or kfold.json lists (runFiles), and whether dir has such a
+// list.
+func listedRunFiles(dir string) ([]string, bool) {
 	for _, m := range []struct{ name, format string }{{fitFileName, fitFormat}, {kfoldMetaFile, kfoldFormat}} {
 		b, err := os.ReadFile(filepath.Join(dir, m.name))
 		if err != nil {
@@ -100,22 +123,9 @@ func runFiles(dir string) []string {
 				names = append(names, n)
 			}
 		}
-		return names
+		return names, true
 	}
-	if !gppOutDir(dir) {
-		return nil
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var names []string
-	for _, e := range ents {
-		if n := e.Name(); anyOutputName.MatchString(n) && e.Type().IsRegular() {
-			names = append(names, n)
-		}
-	}
-	return names
+	return nil, false
 }
 
 // regularFile reports whether path is a regular file, not a link to one.

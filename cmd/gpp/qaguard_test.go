@@ -19,10 +19,7 @@ func TestPredictOtherModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	changed := filepath.Join(dir, "changed.gpp")
-	if err := os.WriteFile(changed, append(src, "output thrice = 3 * lambda\n"...), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	changed := writeFile(t, dir, "changed.gpp", string(src)+"output thrice = 3 * lambda\n")
 	const warn = "is not the model of the fit at"
 	for _, c := range []struct {
 		model string
@@ -45,10 +42,7 @@ func TestPredictOtherModel(t *testing.T) {
 // gpp check (as every command that loads data) warns of it, naming the
 // file; it fitted the prior in silence.
 func TestHeaderOnlyData(t *testing.T) {
-	csv := filepath.Join(t.TempDir(), "empty.csv")
-	if err := os.WriteFile(csv, []byte("y\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	csv := writeFile(t, t.TempDir(), "empty.csv", "y\n")
 	code, _, stderr := runSafe(t, "check", poissonModel, csv)
 	if code != exitOK || !strings.Contains(stderr, "gpp: warning: "+csv+" has a header and no rows: y is empty (0 elements, N = 0)") {
 		t.Errorf("exit %d; stderr:\n%s", code, stderr)
@@ -60,13 +54,8 @@ func TestHeaderOnlyData(t *testing.T) {
 // that loads data (it became 0 in silence); 1e-300 is read as written.
 func TestUnderflowData(t *testing.T) {
 	dir := t.TempDir()
-	csv, model := filepath.Join(dir, "tiny.csv"), filepath.Join(dir, "m.gpp")
-	if err := os.WriteFile(csv, []byte("y\n1e-300\n1e-400\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(model, []byte("data y: real[N]\nparam mu: real ~ Normal(0, 10)\ny ~ Normal(mu, 1)\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	csv := writeFile(t, dir, "tiny.csv", "y\n1e-300\n1e-400\n")
+	model := writeFile(t, dir, "m.gpp", "data y: real[N]\nparam mu: real ~ Normal(0, 10)\ny ~ Normal(mu, 1)\n")
 	code, _, stderr := runSafe(t, "check", model, csv)
 	if !strings.Contains(stderr, "gpp: warning: "+csv+":3:1: y[1] is written 1e-400, nearer 0 than the smallest float64") || strings.Contains(stderr, "1e-300") {
 		t.Errorf("exit %d; stderr:\n%s", code, stderr)

@@ -55,7 +55,8 @@ func risingHint(cfg *fitConfig, s sgvb.Settings, r *sgvb.Result, mix *sgvb.Mixtu
 		}
 		return moved + "; " + iter + ", or go on from this fit: --init " + cfg.out
 	}
-	advice := "gpp fit " + cmdArgs(cfg) + " --out MF, then gpp fit " + cmdArgs(cfg) + " " + jointFlags(cfg) + " --init MF, each with this fit's other flags"
+	args := cmdArgs(cfg.model, cfg.data)
+	advice := "gpp fit " + args + " --out MF, then gpp fit " + args + " " + jointFlags(cfg) + " --init MF, each with this fit's other flags"
 	if repl {
 		advice = ":fit, then :fit " + jointFlags(cfg) + " --init last"
 	}
@@ -90,7 +91,7 @@ func jointFlags(cfg *fitConfig) string {
 	return f
 }
 
-// cmdArgs gives the model and data arguments of gpp fit as given.
-func cmdArgs(cfg *fitConfig) string {
-	return strings.Join(append([]string{cfg.model}, cfg.data...), " ")
+// cmdArgs gives the model and data arguments of a command as given.
+func cmdArgs(model string, data []string) string {
+	return strings.Join(append([]string{model}, data...), " ")
 }

@@ -17,9 +17,8 @@ func TestRisingHintCLI(t *testing.T) {
 		t.Skip("fits a model")
 	}
 	dir := t.TempDir()
-	ex := func(name string) string { return filepath.Join("..", "..", "examples", name) }
 	fit := func(out string, flags ...string) string {
-		args := append([]string{"fit", ex("regression.gpp"), ex("wine_std.csv"), "--quiet", "--seed", "1", "--out", filepath.Join(dir, out)}, flags...)
+		args := append([]string{"fit", regressionModel, regressionData, "--quiet", "--seed", "1", "--out", filepath.Join(dir, out)}, flags...)
 		code, _, stderr := runSafe(t, args...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d\n%s", flags, code, stderr)
@@ -33,7 +32,7 @@ func TestRisingHintCLI(t *testing.T) {
 	if w < 0 || h < w {
 		t.Errorf("--iter 600: want the hint after the warning; stderr\n%s", stderr)
 	}
-	mf := ex("regression.gpp") + " " + ex("wine_std.csv")
+	mf := regressionModel + " " + regressionData
 	if want := "gpp fit " + mf + " --out MF, then gpp fit " + mf + " --fullrank all --init MF"; !strings.Contains(stderr, want) {
 		t.Errorf("--iter 600: want the commands %q; stderr\n%s", want, stderr)
 	}

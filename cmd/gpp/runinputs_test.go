@@ -10,26 +10,13 @@ import (
 	"testing"
 )
 
-// logLikModel is a small model with an output log_lik, so that a fit of it
-// writes a loo.csv that gpp compare reads.
-const logLikModel = `data y: real[N]
-param mu: real ~ Normal(0, 10)
-param sigma: positive ~ HalfNormal(1)
-y ~ Normal(mu, sigma)
-output log_lik = logpdf(y, Normal(mu, sigma))
-`
-
-// fitLOO fits logLikModel to a few numbers into dir/name and returns that
-// directory.
+// fitLOO fits looModel to a few numbers into dir/name (fitInto), a fit
+// that writes a loo.csv, and returns that directory.
 func fitLOO(t *testing.T, dir, name string) string {
 	t.Helper()
-	model := writeFile(t, dir, "loo.gpp", logLikModel)
+	model := writeFile(t, dir, "loo.gpp", looModel)
 	data := writeFile(t, dir, "y.csv", "y\n1.2\n-0.3\n2.5\n0.7\n1.9\n-1.1\n0.4\n3.0\n")
-	out := filepath.Join(dir, name)
-	if code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--iter", "200", "--seed", "1", "--out", out); code != exitOK {
-		t.Fatalf("fit: exit %d:\n%s", code, stderr)
-	}
-	return out
+	return fitInto(t, dir, name, model, data, "--iter", "200", "--seed", "1")
 }
 
 // dirSums returns each file of dir with the sha256 of its contents.
@@ -140,5 +127,37 @@ func TestRefitKeepsUserFiles(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, elboPlot)); err == nil {
 		t.Errorf("the first fit's %s is left: the second fit has no --plots", elboPlot)
+	}
+}
+
+// TestSummaryPlotsClash: gpp summary --plots refuses a plot that the fit
+// in its directory lists (fit.json holds its sha256), but writes into a
+// gpp sample's directory, which lists none, again and again: its plots
+// are no input (the second run was refused, "would overwrite an input").
+func TestSummaryPlotsClash(t *testing.T) {
+	dir := t.TempDir()
+	fit := fitInto(t, dir, "fit", poissonModel, poissonData, "--iter", "200", "--seed", "1", "--plots")
+	if _, err := os.Stat(filepath.Join(fit, intervalsPlot)); err != nil {
+		t.Fatalf("the fit wrote no %s: %v", intervalsPlot, err)
+	}
+	before := dirSums(t, fit)
+	code, _, stderr := runSafe(t, "summary", fit, "--plots", fit)
+	if want := "--plots " + filepath.Join(fit, intervalsPlot) + " would overwrite an input"; code != exitError || !strings.Contains(stderr, want) {
+		t.Errorf("summary --plots into the fit: exit %d, stderr:\n%s\nwant exit 1 and %q", code, stderr, want)
+	}
+	if after := dirSums(t, fit); !slices.Equal(after, before) {
+		t.Errorf("summary --plots changed the fit: %v, was %v", after, before)
+	}
+	s := filepath.Join(dir, "sample")
+	if code, _, stderr := runSafe(t, "sample", poissonModel, poissonData, "--quiet", "--chains", "2", "--warmup", "100", "--draws", "100", "--out", s); code != exitOK {
+		t.Fatalf("sample: exit %d:\n%s", code, stderr)
+	}
+	for i := range 2 {
+		if code, _, stderr := runSafe(t, "summary", s, "--plots", s); code != exitOK {
+			t.Errorf("summary --plots into the sample's directory, run %d: exit %d:\n%s", i+1, code, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(s, tracePlot)); err != nil {
+		t.Errorf("no %s: %v", tracePlot, err)
 	}
 }

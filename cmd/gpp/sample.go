@@ -104,10 +104,7 @@ func (sc *sampleConfig) randomStart(d *sgvb.Unconstrained, c int, u []float64) e
 // named only when zero, the centre of the random starts, is finite
 // (zeroOK), so that smaller starts can help.
 func noStartHint(model string, files []string, radius float64, zeroOK bool) string {
-	args := model
-	if len(files) > 0 {
-		args += " " + strings.Join(files, " ")
-	}
+	args := cmdArgs(model, files)
 	hint := "hint: a fit begins at its default start " + defaultStartRule + ", where this log density is finite: " +
 		"gpp fit " + args + " --out FIT, then gpp sample " + args + " --init FIT starts chain c from draw c of the fit's q, near the posterior (docs/inference.md, Chains started from a fit)"
 	if zeroOK {

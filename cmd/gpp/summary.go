@@ -284,25 +284,33 @@ var summaryPlotNames = []string{tracePlot, rankPlot, pairsPlot, intervalsPlot, e
 
 // summaryClash reports an input that --out or --plots would overwrite:
 // a draws file, the coords.csv and fit.json beside it that name its
-// elements, or any file of the gpp run whose directory holds it
+// elements, or for --out any file of the gpp run whose directory holds it
 // (runFiles: a fit's summary.csv that its fit.json lists with a sha256).
+// --plots is refused only the run's plots that a fit.json or kfold.json
+// lists (listedRunFiles: a fit's intervals.png, its sha256 recorded): a
+// gpp sample's directory has no such list, and writing its plots there,
+// as a repeated gpp summary DIR --plots DIR does, overwrites no input.
 func summaryClash(sc *summaryConfig) error {
-	var inputs []inputFile
+	var read, run, listed []inputFile
 	for _, path := range sc.files {
 		dir := filepath.Dir(path)
-		inputs = append(inputs, inputFile{"the draws file", path},
+		read = append(read, inputFile{"the draws file", path},
 			inputFile{"the file that names its elements", filepath.Join(dir, coordsFile)},
 			inputFile{"the file that names its elements", filepath.Join(dir, fitFileName)})
-		inputs = append(inputs, runInputs(dir)...)
+		run = append(run, runInputs(dir)...)
+		names, _ := listedRunFiles(dir)
+		for _, n := range names {
+			listed = append(listed, inputFile{"the gpp run's file", filepath.Join(dir, n)})
+		}
 	}
 	if sc.out != "" {
-		if err := fileClash("--out", sc.out, inputs); err != nil {
+		if err := fileClash("--out", sc.out, append(slices.Clip(read), run...)); err != nil {
 			return err
 		}
 	}
 	if sc.plots != "" {
 		for _, n := range summaryPlotNames {
-			if err := fileClash("--plots", filepath.Join(sc.plots, n), inputs); err != nil {
+			if err := fileClash("--plots", filepath.Join(sc.plots, n), append(slices.Clip(read), listed...)); err != nil {
 				return err
 			}
 		}
