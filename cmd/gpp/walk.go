@@ -347,7 +347,7 @@ func walkHints(walks []walkParam) []string {
 		case p.coords:
 			hints = append(hints, fmt.Sprintf("%s %s %s, whose neighbouring elements this q cannot tie together as the posterior does: %s; "+
 				"%s's factor is over its free coordinates, not its elements (a %s), where a banded one does not hold the chain: a full-rank one does "+
-				"(it holds any linear map of the coordinates), best with the params %s moves with: --fullrank auto tries them jointly, each refit warm-started from a mean-field fit "+
+				"(it holds any linear map of the coordinates), best with the params %s moves with: --fullrank auto refits with joint factors (the curvature's group, and all where it is within the limits), each warm-started from the mean-field fit "+
 				"(or %s --init with this fit's --out directory): keep the fit with the higher ELBO (docs/inference.md, Banded-precision factors)",
 				where, name, kind, walkHarm(p), name, p.lat.Support, name, walkCure(p)))
 		default:

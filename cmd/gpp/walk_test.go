@@ -228,7 +228,7 @@ func TestWalkHintsCoords(t *testing.T) {
 		wantHints(t, h, []string{"at 8:1 makes k " + c.kind + ", whose neighbouring elements this q cannot tie together as the posterior does: " +
 			"it may overstate the " + c.step + ", understate the sds of k's elements and misplace other params; k's factor is over its free coordinates, not its elements (a " + sup + "), " +
 			"where a banded one does not hold the chain: a full-rank one does (it holds any linear map of the coordinates), best with the params k moves with: " +
-			"--fullrank auto tries them jointly, each refit warm-started from a mean-field fit (or --fullrank k --init with this fit's --out directory)"})
+			"--fullrank auto refits with joint factors (the curvature's group, and all where it is within the limits), each warm-started from the mean-field fit (or --fullrank k --init with this fit's --out directory)"})
 		if strings.Contains(h[0], "--band") {
 			t.Errorf("%s: hint names --band: %s", sup, h[0])
 		}
