@@ -614,19 +614,13 @@ func TestFitInit(t *testing.T) {
 func fitCancelled(t *testing.T, before bool, args ...string) (out string, stdout, stderr *bytes.Buffer) {
 	t.Helper()
 	out = filepath.Join(t.TempDir(), "out")
-	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
-	cfg, code, ok := parseFitArgs(append(args, "--out", out), stdout, stderr)
-	if !ok {
-		t.Fatalf("flags: exit %d: %s", code, stderr)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	if before {
-		cancel()
-	}
-	cfg.afterEval = func(sgvb.Progress) { cancel() }
-	cfg.temps = &tempFiles{}
-	if code = runFit(ctx, cfg, stdout, newConsole(stderr, false, false, false)); code != exitInterrupted {
+	code, stdout, stderr := fitCancelledBy(t, func(cfg *fitConfig, cancel context.CancelFunc) {
+		if before {
+			cancel()
+		}
+		cfg.afterEval = func(sgvb.Progress) { cancel() }
+	}, append(args, "--out", out)...)
+	if code != exitInterrupted {
 		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, stderr)
 	}
 	return out, stdout, stderr

@@ -18,22 +18,15 @@ import (
 func TestFitInterruptedAfterSteps(t *testing.T) {
 	for _, at := range []string{"scoring", "after"} {
 		out := filepath.Join(t.TempDir(), "out")
-		var stdout, stderr bytes.Buffer
-		cfg, code, ok := parseFitArgs([]string{poissonModel, poissonData, "--iter", "300", "--tol", "0", "--output-draws", "10", "--out", out}, &stdout, &stderr)
-		if !ok {
-			t.Fatalf("flags: exit %d: %s", code, &stderr)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		if at == "scoring" {
-			cfg.afterScoring = func(bool) { cancel() }
-		} else {
-			cfg.afterFit = cancel
-		}
-		cfg.temps = &tempFiles{}
-		code = runFit(ctx, cfg, &stdout, newConsole(&stderr, false, false, false))
-		cancel()
+		code, _, stderr := fitCancelledBy(t, func(cfg *fitConfig, cancel context.CancelFunc) {
+			if at == "scoring" {
+				cfg.afterScoring = func(bool) { cancel() }
+			} else {
+				cfg.afterFit = cancel
+			}
+		}, poissonModel, poissonData, "--iter", "300", "--tol", "0", "--output-draws", "10", "--out", out)
 		if code != exitInterrupted || !strings.Contains(stderr.String(), "interrupted at iteration 300") {
-			t.Errorf("%s: exit %d, want %d; stderr:\n%s", at, code, exitInterrupted, &stderr)
+			t.Errorf("%s: exit %d, want %d; stderr:\n%s", at, code, exitInterrupted, stderr)
 			continue
 		}
 		ff := readFit(t, filepath.Join(out, "fit.json"))
@@ -54,18 +47,10 @@ func TestFitInterruptedAfterSteps(t *testing.T) {
 func TestInterruptedAtCommit(t *testing.T) {
 	const want = "the outputs are complete (not marked interrupted)"
 	out := filepath.Join(t.TempDir(), "fit")
-	var stdout, stderr bytes.Buffer
-	cfg, code, ok := parseFitArgs([]string{poissonModel, poissonData, "--iter", "300", "--tol", "0", "--output-draws", "10", "--out", out}, &stdout, &stderr)
-	if !ok {
-		t.Fatalf("flags: exit %d: %s", code, &stderr)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	cfg.beforeCommit = cancel
-	cfg.temps = &tempFiles{}
-	code = runFit(ctx, cfg, &stdout, newConsole(&stderr, false, false, false))
+	code, _, stderr := fitCancelledBy(t, func(cfg *fitConfig, cancel context.CancelFunc) { cfg.beforeCommit = cancel },
+		poissonModel, poissonData, "--iter", "300", "--tol", "0", "--output-draws", "10", "--out", out)
 	if code != exitInterrupted || !strings.Contains(stderr.String(), "interrupted after the fit ended: "+want) {
-		t.Errorf("fit: exit %d, want %d; stderr:\n%s", code, exitInterrupted, &stderr)
+		t.Errorf("fit: exit %d, want %d; stderr:\n%s", code, exitInterrupted, stderr)
 	}
 	if ff := readFit(t, filepath.Join(out, "fit.json")); ff.Interrupted || ff.Iterations != 300 {
 		t.Errorf("fit.json: interrupted %v after %d iterations, want whole after 300", ff.Interrupted, ff.Iterations)
@@ -132,6 +117,23 @@ func sampleCancelled(t *testing.T, set func(sc *sampleConfig, cancel context.Can
 	sc.cfg.temps = &tempFiles{}
 	code = runSample(ctx, sc, &stdout, newConsole(&stderr, false, false, false))
 	return code, stderr.String()
+}
+
+// fitCancelledBy runs gpp fit with args, set given the config and the
+// cancel of its context to hook where the run is interrupted, and returns
+// the exit code and the run's output.
+func fitCancelledBy(t *testing.T, set func(cfg *fitConfig, cancel context.CancelFunc), args ...string) (int, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	stdout, stderr := &bytes.Buffer{}, &bytes.Buffer{}
+	cfg, code, ok := parseFitArgs(args, stdout, stderr)
+	if !ok {
+		t.Fatalf("flags: exit %d: %s", code, stderr)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	set(cfg, cancel)
+	cfg.temps = &tempFiles{}
+	return runFit(ctx, cfg, stdout, newConsole(stderr, false, false, false)), stdout, stderr
 }
 
 // lineWriter passes each write to a channel, for a console written from

@@ -77,12 +77,7 @@ func (p *Program) gradARFilter(n *node, g []float64) {
 	cols := n.shape.Cols
 	gt := p.s(n)
 	arFilterReverse(gt, g, p.v(phi), cols)
-	if e.aoff >= 0 {
-		ae := p.a(e)
-		for i, v := range gt {
-			ae[i] += v
-		}
-	}
+	p.addAdjoint(e, gt)
 	if phi.aoff >= 0 && cols > 0 {
 		// φ̄_{k−1} = Σ_{t ≥ k} g̃_t · h_{t−k}: rows k.. of g̃ against rows
 		// ..T−k of h, contiguous in the row-major layout.

@@ -578,12 +578,7 @@ func (p *Program) gradCholSolve(n *node, g []float64) {
 	gb, t := scr[:d*m], scr[d*m:d*m+d*d]
 	copy(gb, g)
 	cholSolve(p.v(l), d, gb, m)
-	if rhs.aoff >= 0 {
-		ab := p.a(rhs)
-		for i, v := range gb {
-			ab[i] += v
-		}
-	}
+	p.addAdjoint(rhs, gb)
 	if l.aoff < 0 {
 		return
 	}
@@ -788,12 +783,7 @@ func (p *Program) gradTriSolve(n *node, g []float64) {
 	gb := p.s(n)[:d*m]
 	copy(gb, g)
 	trsm(right, true, p.v(l), d, gb, m)
-	if rhs.aoff >= 0 {
-		ab := p.a(rhs)
-		for i, v := range gb {
-			ab[i] += v
-		}
-	}
+	p.addAdjoint(rhs, gb)
 	if l.aoff < 0 {
 		return
 	}

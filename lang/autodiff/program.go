@@ -942,3 +942,15 @@ func (p *Program) s(n *node) []float64 { return p.scr[n.scr : n.scr+n.nscr] }
 func (p *Program) arg(n *node, k int) *node {
 	return &p.nodes[n.args[k]]
 }
+
+// addAdjoint adds d to x's adjoint, where x has one (a node that no
+// latent reaches has none).
+func (p *Program) addAdjoint(x *node, d []float64) {
+	if x.aoff < 0 {
+		return
+	}
+	ax := p.a(x)
+	for i, v := range d {
+		ax[i] += v
+	}
+}

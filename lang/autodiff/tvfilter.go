@@ -65,12 +65,7 @@ func (p *Program) gradTVFilter(n *node, g []float64) {
 	cols := n.shape.Cols
 	gt := p.s(n)
 	tvFilterReverse(gt, g, p.v(a), cols)
-	if e.aoff >= 0 {
-		ae := p.a(e)
-		for i, v := range gt {
-			ae[i] += v
-		}
-	}
+	p.addAdjoint(e, gt)
 	if a.aoff < 0 || cols == 0 {
 		return
 	}
