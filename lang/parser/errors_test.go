@@ -269,6 +269,19 @@ var syntaxErrorTests = []struct {
 	// The count starts afresh in each statement of a body.
 	{"for i in 1:3 {\n  let a = " + strings.Repeat("1+", maxChain) + "1\n  let b = " + strings.Repeat("1+", maxChain) + "1\n}", nil},
 	{"if N > 1 { let a = " + strings.Repeat("1+", maxChain) + "1 } else { let b = " + strings.Repeat("1+", maxChain) + "1 }", nil},
+	// Each else-if nests the rest of the if: a chain of them is bounded
+	// too, counted per if, so separate ifs (and those in bodies) each get
+	// maxChain. The error is at the first "else" past the limit.
+	{"if N > 1 {}" + strings.Repeat(" else if N > 1 {}", maxChain+1) + " else {}", []string{
+		"1:" + strconv.Itoa(11+17*maxChain+2) + ": if statement too long (more than 2000 else-ifs); look the value up by index in a data vector, or split the cases over several if statements",
+	}},
+	{"if N > 1 {}" + strings.Repeat(" else if N > 1 {}", maxChain) + "\nif N > 1 {}" + strings.Repeat(" else if N > 1 {}", maxChain) +
+		"\nfor i in 1:3 {\n  if N > 1 {}" + strings.Repeat(" else if N > 1 {}", maxChain) + "\n  if N > 1 {}" + strings.Repeat(" else if N > 1 {}", maxChain) + "\n}", nil},
+	{"if N > 1 {" + strings.Repeat("if N > 1 {} else if N > 1 {}\n", maxChain+1) + "}", nil},
+	// A body's statements end the body's count, not the chain's.
+	{"if N > 1 {\n  let a = 1\n}" + strings.Repeat(" else if N > 1 {\n  let a = 1\n}", maxChain+1), []string{
+		strconv.Itoa(1+2*(maxChain+1)) + ":3: if statement too long (more than 2000 else-ifs); look the value up by index in a data vector, or split the cases over several if statements",
+	}},
 }
 
 func TestSyntaxErrors(t *testing.T) {

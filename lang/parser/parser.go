@@ -284,17 +284,32 @@ func stanBlock(toks []lexer.Token) *ast.Error {
 // elements of a list (a vector literal's, a call's arguments) are
 // siblings, not one chain: after a comma the count goes back to where it
 // was at the list's bracket, and at its close it is the largest of its
-// elements', so [-1, -2, ...] of any length counts one.
+// elements', so [-1, -2, ...] of any length counts one. An else-if nests
+// the rest of its if one level deeper, so maxChain bounds those too.
 func tooDeep(toks []lexer.Token) *ast.Error {
 	depth, chain := 0, 0
 	type list struct{ open, widest int } // the count at "(" or "[", the largest element's
 	var lists []list
+	elifs := []int{0} // the else-ifs of the if at each brace depth
 	for i, t := range toks {
 		if t.Type == tokTerminator {
 			chain, lists = 0, lists[:0]
+			elifs[len(elifs)-1] = 0
+		}
+		if t.Type == tokKeyword && t.Value == "if" && i > 0 && toks[i-1].Value == "else" && toks[i-1].Type == tokKeyword {
+			// Each else-if nests the rest of the chain one level deeper.
+			if elifs[len(elifs)-1]++; elifs[len(elifs)-1] > maxChain {
+				return ast.Errorf(astPos(toks[i-1].Pos), "if statement too long (more than %d else-ifs); look the value up by index in a data vector, or split the cases over several if statements", maxChain)
+			}
 		}
 		if t.Type != tokPunct {
 			continue
+		}
+		switch {
+		case t.Value == "{":
+			elifs = append(elifs, 0)
+		case t.Value == "}" && len(elifs) > 1:
+			elifs = elifs[:len(elifs)-1]
 		}
 		depth = max(depth+nesting(t), 0)
 		if depth > maxNesting {
