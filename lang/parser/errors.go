@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/ebnf"
@@ -203,10 +204,15 @@ func syntaxError(err error, toks []lexer.Token, root string) *ast.Error {
 			msg += fmt.Sprintf(" after %q", toks[i-1].Value)
 		}
 		msg += ", found " + found
-		if h := stanSyntaxHint(toks, i); h != "" {
+		if j := unclosed(toks, i); j >= 0 && j < i-1 && strings.Contains(want, `"`+closer[toks[j].Value]+`"`) {
+			// The statement ended inside brackets: say which were left
+			// open, as the mend may belong far before the end.
+			at := astPos(toks[j].Pos)
+			msg += fmt.Sprintf("; the %q at %d:%d is not closed", toks[j].Value, at.Line, at.Col)
+		} else if h := stanSyntaxHint(toks, i); h != "" {
 			msg += "; " + h
 		}
-		return ast.Errorf(astPos(tok.Pos), "%s", msg)
+		return ast.Errorf(endPos(toks, i, found), "%s", msg)
 	}
 	var perr participle.Error
 	if errors.As(err, &perr) {
@@ -217,6 +223,44 @@ func syntaxError(err error, toks []lexer.Token, root string) *ast.Error {
 		pos = toks[0].Pos
 	}
 	return ast.Errorf(astPos(pos), "%s", err.Error())
+}
+
+// endPos is where the error at token i is shown: the token's position, or
+// at the end of input (often a line of its own after the last newline)
+// just after the token before it, where the missing text belongs.
+func endPos(toks []lexer.Token, i int, found string) ast.Pos {
+	pos := astPos(toks[max(i, 0)].Pos)
+	if found != "end of file" || i < 1 || toks[i-1].Type == tokTerminator || strings.Contains(toks[i-1].Value, "\n") {
+		return pos
+	}
+	prev := astPos(toks[i-1].Pos)
+	return prev.Add(utf8.RuneCountInString(toks[i-1].Value))
+}
+
+// closer is the bracket that closes each opening one.
+var closer = map[string]string{"(": ")", "[": "]"}
+
+// unclosed returns the index of the innermost "(" or "[" left open before
+// token i when i ends the statement (a terminator or the end of input),
+// and -1 otherwise.
+func unclosed(toks []lexer.Token, i int) int {
+	if i < 0 || toks[i].Type != tokTerminator && toks[i].Type != lexer.EOF {
+		return -1
+	}
+	var open []int
+	for j, t := range toks[:i] {
+		switch {
+		case t.Type != tokPunct:
+		case t.Value == "(" || t.Value == "[":
+			open = append(open, j)
+		case (t.Value == ")" || t.Value == "]") && len(open) > 0:
+			open = open[:len(open)-1]
+		}
+	}
+	if len(open) == 0 {
+		return -1
+	}
+	return open[len(open)-1]
 }
 
 // expectedEBNF recovers the EBNF of what participle expected, which it only

@@ -60,13 +60,13 @@ var syntaxErrorTests = []struct {
 	want []string
 }{
 	// Unterminated brackets.
-	{"y ~ Normal(0, 1", []string{`1:16: expected ")" after "1", found end of file`}},
-	{"y ~ Normal(0, 1\n", []string{`2:1: expected ")" after "1", found end of file`}},
-	{"y ~ Normal(0, 1\nparam s: real", []string{`1:16: expected ")" after "1", found newline`}},
-	{"let a = (1 + 2", []string{`1:15: expected ")" after "2", found end of file`}},
-	{"let a = x[0", []string{`1:12: expected "]" after "0", found end of file`}},
+	{"y ~ Normal(0, 1", []string{`1:16: expected ")" after "1", found end of file; the "(" at 1:11 is not closed`}},
+	{"y ~ Normal(0, 1\n", []string{`1:16: expected ")" after "1", found end of file; the "(" at 1:11 is not closed`}},
+	{"y ~ Normal(0, 1\nparam s: real", []string{`1:16: expected ")" after "1", found newline; the "(" at 1:11 is not closed`}},
+	{"let a = (1 + 2", []string{`1:15: expected ")" after "2", found end of file; the "(" at 1:9 is not closed`}},
+	{"let a = x[0", []string{`1:12: expected "]" after "0", found end of file; the "[" at 1:10 is not closed`}},
 	{"for i in 0:N { let a = 1", []string{`1:25: expected "}", found end of file`}},
-	{"for i in 0:N {\n", []string{`2:1: expected "}" after "{", found end of file`}},
+	{"for i in 0:N {\n", []string{`1:15: expected "}" after "{", found end of file`}},
 	// An lme4 formula: the name after ~ is not called, and its | is not gpp's.
 	{"rt ~ cond + (1|subj)", []string{
 		`1:11: expected "(" after "cond", found "+"; gpp has no model formulas: the right side of ~ is a distribution, e.g. rt ~ Normal(b0 + b1 * cond + u[subj], sigma), with b0, b1 and sigma declared as params with their priors, and lme4's (1 | subj) a varying intercept, param u: real[J] ~ Normal(0, tau) (examples/varying.gpp; docs/pymc.md, section 4)`,
@@ -80,7 +80,7 @@ var syntaxErrorTests = []struct {
 	{"x + 1", []string{`1:6: expected "~" after "1", found end of file`}},
 	// Declarations.
 	{"param x\n", []string{`1:8: expected ":" after "x", found newline`}},
-	{"param x:\n", []string{`2:1: expected a type after ":", found end of file`}}, // ":" cannot end a line
+	{"param x:\n", []string{`1:9: expected a type after ":", found end of file`}}, // ":" cannot end a line; shown where the type belongs
 	{"param x # no type\n", []string{`1:8: expected ":" after "x", found newline`}},
 	{"param x: foo", []string{`1:10: expected a type after ":", found "foo"; a type is one of int, real, positive, unit, simplex, ordered, positive_ordered, sum_to_zero_vector, sum_to_zero_matrix, cov_matrix, corr_matrix, cholesky_factor_cov or cholesky_factor_corr, with bounds <lower=L, upper=U> and a shape [N, ...] after it`}},
 	{"data x: int<size=3>", []string{`1:13: expected "lower" or "upper" after "<", found "size"`}},
@@ -204,7 +204,7 @@ var syntaxErrorTests = []struct {
 	{"let a = []", []string{`1:10: expected an expression after "[", found "]"`}},
 	{"let a = [1, 2,]", []string{`1:15: expected an expression after ",", found "]"`}},
 	{"let a = [1 2]", []string{`1:12: expected "]" after "1", found "2"`}},
-	{"let a = [1, 2", []string{`1:14: expected "]" after "2", found end of file`}},
+	{"let a = [1, 2", []string{`1:14: expected "]" after "2", found end of file; the "[" at 1:9 is not closed`}},
 	{"let a = [1,\nlet b = 2", []string{`1:12: expected an expression after ",", found newline`}},
 	{"let a = [1:2]", []string{`1:11: expected "]" after "1", found ":"`}},
 	{"let a = x;; let b = y +; let c = 1", []string{`1:24: expected an expression after "+", found ";"`}},

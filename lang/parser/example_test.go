@@ -38,7 +38,7 @@ output z
 	// Output:
 	// model.gpp:1:8: expected ":" after "x", found newline
 	// model.gpp:2:12: expected an expression after "+", found newline
-	// model.gpp:3:14: expected ")" after "x", found newline
+	// model.gpp:3:14: expected ")" after "x", found newline; the "(" at 3:12 is not closed
 }
 
 func ExampleParseExpr() {
