@@ -69,7 +69,9 @@ predictive distributions that scores best, maximising
 Σ_i log Σ_k w_k exp(elpd_loo of fit k at observation i) over weights
 that sum to 1: a fit gets weight 0 when it adds nothing to the mixture
 of the others, because it predicts worse or because another predicts as
-it does, so a fit of weight 0 need not be poor on its own.
+it does, so a fit of weight 0 need not be poor on its own. Where no
+elpd_diff is a clear preference yet one fit holds 0.9 of the weight or
+more, a note says to read that weight as "enough alone", not "best".
 pseudo-bma+ gives weights ∝ exp(elpd_loo) averaged over 1000
 Bayesian-bootstrap draws of the observations (seeded by --seed, which
 only it takes), which keeps weight on a fit not clearly worse;
@@ -904,6 +906,13 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 	fmt.Fprintf(w, "\nelpd_diff is a fit's %s less the best's, se_diff its standard error from the\n", elpdName)
 	fmt.Fprint(w, "paired per-observation differences; a difference smaller than about 2·se_diff (or\n"+
 		"than 4 nats) is not a clear preference.\n"+weightNote[method])
+	if method == weightsStacking && lopsidedWithoutPreference(ranks) {
+		// A meta-analyst read weight 1.000 against 0.000 for four priors
+		// whose elpd_loo differed by 0.0–0.2 ± 0.2–0.4 as a preference.
+		fmt.Fprint(w, "No difference here is a clear preference, yet one fit has nearly all the weight:\n"+
+			"stacking gives a fit all of it when mixing in the others adds nothing, however close\n"+
+			"their elpd, so read that weight as \"enough alone\", not \"best\".\n")
+	}
 	switch title {
 	case "K-fold":
 		fmt.Fprint(w, "k̂ is that of each held-out observation's estimate (kfold.csv's pareto_k).\n")
@@ -915,6 +924,23 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 		fmt.Fprint(w, "* log_lik reads a param with an element per observation (loo.csv's\n"+
 			"per_observation_params): elpd_loo unreliable, typically too optimistic.\n")
 	}
+}
+
+// lopsidedWithoutPreference reports whether no fit's elpd_diff is a clear
+// preference (each within 2·se_diff and 4 nats of the best) while one fit
+// holds at least 0.9 of the weight.
+func lopsidedWithoutPreference(ranks []looRank) bool {
+	if len(ranks) < 2 {
+		return false
+	}
+	top := 0.0
+	for i, r := range ranks {
+		if i > 0 && (-r.diff >= 4 || -r.diff >= 2*r.seDiff) {
+			return false
+		}
+		top = max(top, r.weight)
+	}
+	return top >= 0.9
 }
 
 // writeComparisonCSV writes the ranked table to path as CSV, atomically,
