@@ -1726,13 +1726,19 @@ func kText(k float64) string {
 // Stan's print does.
 func num3(v float64) string { return numSig(v, 3) }
 
-// numSig formats v to sig significant digits, a whole number in full.
+// numSig formats v to sig significant digits, a whole number in full, and
+// one below 10⁶ with more digits than sig rounded to a whole number.
 func numSig(v float64, sig int) string {
 	if math.IsNaN(v) {
 		return "NaN"
 	}
 	if s, ok := formatWhole(v); ok {
 		return s
+	}
+	if a := math.Abs(v); a >= math.Pow10(sig) && a < 1e6 {
+		// A year's mean reads 1891, not 1.89e+03 beside its draws'
+		// whole-number quantiles 1887 and 1895.
+		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	return strconv.FormatFloat(v, 'g', sig, 64)
 }
