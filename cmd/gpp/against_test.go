@@ -210,6 +210,18 @@ func TestAgainstSummary(t *testing.T) {
 	if want := "params: " + want + "; outputs: 40 of 40 elements within 0.1 sd of NUTS's mean, median sd ratio 1; no element's q differs beyond tolerance and Monte Carlo error"; got != want {
 		t.Errorf("params and outputs:\ngot  %s\nwant %s", got, want)
 	}
+
+	// Elements of negligible sd beside their variable's largest (a
+	// changepoint's far years, 1e-17 beside 0.3) leave the median ratio,
+	// though they are still counted; another variable's scale is its own.
+	var cp []againstRow
+	for i := range 9 {
+		cp = append(cp, againstRow{name: fmt.Sprintf("p_s[%d]", i), sd: 1e-17, ratio: 5, output: true})
+	}
+	cp = append(cp, againstRow{name: "p_s[9]", sd: 0.3, ratio: 1.05, output: true}, againstRow{name: "q", sd: 1e-9, ratio: 0.9, output: true})
+	if got := againstSummary(cp); !strings.HasPrefix(got, "11 of 11 elements within 0.1 sd of NUTS's mean, median sd ratio 0.975;") {
+		t.Errorf("negligible sds: %s", got)
+	}
 }
 
 // TestSampleAgainstCorrelated compares mean-field and full-rank fits of a

@@ -212,6 +212,7 @@ widened by the draws' kurtosis, the larger of the two sides'),
 1 (an indicator) is read by its mean alone ("0/1, by the mean alone: ..."),
 its sd being a function of its mean. A
 summary line counts the elements within 0.1 sd, gives the median sd ratio
+(of elements whose NUTS sd is at least 1e-4 of their variable's largest)
 and names the worst, the params' apart from the outputs'; an element whose
 chains disagree (R̂ above 1.05) is not compared, one above 1.01 is, as a
 rough reference; against.csv holds the table.
