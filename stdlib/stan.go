@@ -15,11 +15,13 @@ import (
 var (
 	nonNegRule = SupportRule{Kind: Fixed, Default: dist.NonNegative}
 	argAB      = []Arg{{Name: "a", Ranks: AnyRank}, {Name: "b", Ranks: AnyRank}}
-	// roundWhy says why the rounding functions take data only.
-	roundWhy = "rounding is a step function, whose derivative is 0 wherever it exists, so a param's gradient through it would be lost"
-	argRound = []Arg{{Name: "x", Ranks: AnyRank, Data: roundWhy}}
-	// sortIndexWhy says why the index functions take data only.
+	// roundWhy and sortIndexWhy say why the rounding and the index
+	// functions of params are for outputs only (their OutputOnly).
+	roundWhy     = "rounding is a step function, whose derivative is 0 wherever it exists, so a param's gradient through it would be lost"
+	argRound     = []Arg{{Name: "x", Ranks: AnyRank}}
 	sortIndexWhy = "an index or a rank is an int, a step function of x with no derivative"
+	// rankIndexWhy says why rank's s is known before the fit.
+	rankIndexWhy = "the element compared is fixed when the model compiles"
 	countRule    = SupportRule{Kind: Fixed, Default: dist.Count}
 	// csrWhy and csrExtractWhy say why a sparse matrix's pattern is data.
 	csrWhy        = "the sparsity pattern is fixed, and its indices checked, when the model compiles"
@@ -177,13 +179,13 @@ var stanFuncs = []*Func{
 			{If: dist.Unit, Then: dist.Unit}, {If: dist.Positive, Then: dist.Positive}, {If: dist.NonNegative, Then: dist.NonNegative}}},
 		Doc: "product of all elements (1 of none); its derivative is exact also where elements are 0", Example: "prod(1 - p)", Fold: fold1(identity)},
 	{Name: "floor", Args: argRound, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "floor",
-		Doc: "the largest integer ≤ x, elementwise; of data and constants only (a real result)", Example: "floor(age / 10)", Fold: fold1(math.Floor)},
+		Doc: "the largest integer ≤ x, elementwise (a real result); of a param only in an output, having no derivative", Example: "floor(age / 10)", Fold: fold1(math.Floor), OutputOnly: roundWhy},
 	{Name: "ceil", Args: argRound, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "ceil",
-		Doc: "the smallest integer ≥ x, elementwise; of data and constants only (a real result)", Example: "ceil(x)", Fold: fold1(math.Ceil)},
+		Doc: "the smallest integer ≥ x, elementwise (a real result); of a param only in an output, having no derivative", Example: "ceil(x)", Fold: fold1(math.Ceil), OutputOnly: roundWhy},
 	{Name: "round", Args: argRound, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "round",
-		Doc: "the nearest integer to x, halves away from zero, elementwise; of data and constants only (a real result)", Example: "round(x)", Fold: fold1(math.Round)},
+		Doc: "the nearest integer to x, halves away from zero, elementwise (a real result); of a param only in an output, having no derivative", Example: "round(x)", Fold: fold1(math.Round), OutputOnly: roundWhy},
 	{Name: "trunc", Args: argRound, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "trunc",
-		Doc: "x with its fraction dropped (toward zero), elementwise; of data and constants only (a real result)", Example: "trunc(x)", Fold: fold1(math.Trunc)},
+		Doc: "x with its fraction dropped (toward zero), elementwise (a real result); of a param only in an output, having no derivative", Example: "trunc(x)", Fold: fold1(math.Trunc), OutputOnly: roundWhy},
 	{Name: "rows_dot_product", Args: []Arg{{Name: "x", Ranks: Vector | Matrix}, {Name: "y", Ranks: Vector | Matrix}}, Shape: RowsDot, Support: SupportRule{Kind: SumsOfProducts, Default: dist.Real}, Elem: RealResult, Op: "rows_dot_product",
 		Doc: "the dot product of each row of x with the same row of y, rowsum(x .* y), for x and y of one shape", Example: "rows_dot_product(X, B)"},
 	{Name: "columns_dot_product", Args: []Arg{{Name: "x", Ranks: Vector | Matrix}, {Name: "y", Ranks: Vector | Matrix}}, Shape: ColsDot, Support: SupportRule{Kind: SumsOfProducts, Default: dist.Real}, Elem: RealResult, Op: "columns_dot_product",
@@ -246,12 +248,12 @@ var stanFuncs = []*Func{
 		Doc: "the elements of a vector in descending order, as sort_asc", Example: "sort_desc(x)"},
 	{Name: "reverse", Range: ElementRange, Args: argVec, Shape: Permute, Support: elementRule, Elem: IntIfAllInt, Op: "reverse",
 		Doc: "the elements of a vector in reverse order, x[n - 1], ..., x[0]", Example: "reverse(x)"},
-	{Name: "sort_indices_asc", Args: []Arg{{Name: "x", Ranks: Vector, Data: sortIndexWhy}}, Shape: Permute, Support: countRule, Elem: IntResult, Op: "sort_indices_asc",
-		Doc: "the 0-based indices that sort a vector ascending, x[sort_indices_asc(x)] = sort_asc(x), ties in index order (Stan's count from 1); of data and constants", Example: "x[sort_indices_asc(t)]"},
-	{Name: "sort_indices_desc", Args: []Arg{{Name: "x", Ranks: Vector, Data: sortIndexWhy}}, Shape: Permute, Support: countRule, Elem: IntResult, Op: "sort_indices_desc",
-		Doc: "the 0-based indices that sort a vector descending, ties in index order (Stan's count from 1); of data and constants", Example: "x[sort_indices_desc(w)]"},
-	{Name: "rank", Args: []Arg{{Name: "x", Ranks: Vector, Data: sortIndexWhy}, {Name: "s", Ranks: Scalar, Int: true, Data: sortIndexWhy}}, Shape: ReduceScalar, Support: countRule, Elem: IntResult, Op: "rank",
-		Doc: "the number of elements of x less than x[s], s 0-based (Stan's s counts from 1); of data and constants", Example: "rank(x, 0)"},
+	{Name: "sort_indices_asc", Args: argVec, OutputOnly: sortIndexWhy, Shape: Permute, Support: countRule, Elem: IntResult, Op: "sort_indices_asc",
+		Doc: "the 0-based indices that sort a vector ascending, x[sort_indices_asc(x)] = sort_asc(x), ties in index order (Stan's count from 1); of a param only in an output, having no derivative", Example: "x[sort_indices_asc(t)]"},
+	{Name: "sort_indices_desc", Args: argVec, OutputOnly: sortIndexWhy, Shape: Permute, Support: countRule, Elem: IntResult, Op: "sort_indices_desc",
+		Doc: "the 0-based indices that sort a vector descending, ties in index order (Stan's count from 1); of a param only in an output, having no derivative", Example: "x[sort_indices_desc(w)]"},
+	{Name: "rank", Args: []Arg{{Name: "x", Ranks: Vector}, {Name: "s", Ranks: Scalar, Int: true, Data: rankIndexWhy}}, OutputOnly: sortIndexWhy, Shape: ReduceScalar, Support: countRule, Elem: IntResult, Op: "rank",
+		Doc: "the number of elements of x less than x[s], s 0-based (Stan's s counts from 1) and known before the fit; of a param only in an output, having no derivative (a treatment's rank at each draw, in a network meta-analysis)", Example: "rank(x, 0)"},
 	{Name: "to_matrix", Args: []Arg{{Name: "x", Ranks: Vector | Matrix}, {Name: "m", Ranks: Scalar, Int: true}, {Name: "n", Ranks: Scalar, Int: true}}, Shape: ToMatrix, Support: elementRule, Elem: IntIfAllInt, Op: "to_matrix",
 		Doc: "the matrix [m, n] filled column by column (column-major, as Stan) with the elements of x, a vector or a matrix read column by column (as to_vector reads it); m and n are constants, sizes or int data", Example: "to_matrix(theta, K, K)"},
 	{Name: "csr_matrix_times_vector", Args: append(argCSR[:5:5], Arg{Name: "b", Ranks: Vector}), Shape: CSRTimes, Support: realRule, Elem: RealResult, Op: "csr_matrix_times_vector",

@@ -282,7 +282,10 @@ least 96 %: reweighting the draws by p/q moves no mean of q by more than
 0.2 sd) reads "heavy tail of negligible weight" instead, with neither:
 p/q then grows without bound only far out in q's tails (a log likelihood
 that turns linear, a Student-t), true of q as an importance-sampling
-proposal but no sign against q's estimates. fit.json holds both numbers
+proposal but no sign against q's estimates. A k̂ of 0.7 or less whose
+weights keep an ESS below the 10^(1/(1 − k̂)) draws that Pareto smoothing
+needs at that k̂ (Vehtari et al. 2024; 523 at 0.632) reads unreliable: q is
+far from the posterior whatever the tail. fit.json holds both numbers
 (pareto_k, pareto_rel_ess; docs/inference.md).
 
 With --minibatch N=B each step sees B rows, drawn anew, of the data whose
@@ -1685,14 +1688,17 @@ const outputsSaid = time.Second
 // tail is negligible (sgvb.TailNegligible) keeps its number, with the
 // relative ESS of the weights and the bound cv·sd on how far
 // reweighting the draws by p/q can move a mean (sgvb.NegligibleCV).
-// Weights of S draws that are degenerate (sgvb.Degenerate) are read
-// unreliable whatever k̂, and a k̂ of 0.7 or less says why (above, its
-// warning does).
+// Weights of S draws that are degenerate (sgvb.Degenerate), or whose ESS
+// is below the draws k̂ needs (sgvb.ESSBelowMin), are read unreliable
+// whatever k̂, and a k̂ of 0.7 or less says why (above, its warning does).
 func paretoLine(k float64, reading string, relESS float64, S int) string {
 	switch {
 	case sgvb.Degenerate(relESS, S) && k <= 0.7 && !math.IsInf(k, -1):
 		return fmt.Sprintf("%s (%s whatever k̂ says: the weights p/q of the %d draws of q have an ESS of %.2g, so one draw holds more than half of their weight and k̂ is fitted to the tail of the others; q is far from the posterior, or the fit stopped early)",
 			kText(k), reading, S, relESS*float64(S))
+	case sgvb.ESSBelowMin(k, relESS, S):
+		return fmt.Sprintf("%s (%s whatever k̂ says: the weights p/q of the %d draws of q keep an ESS of %s (%.2g %%), below the %.0f draws that Pareto smoothing needs at k̂ %s (10^(1/(1 − k̂)), Vehtari et al. 2024): q is far from the posterior, often too narrow; gpp sample --against compares it with NUTS)",
+			kText(k), reading, S, num3(relESS*float64(S)), 100*relESS, math.Ceil(sgvb.PSISMinSS(k)), kText(k))
 	case math.IsInf(k, -1):
 		return "-Inf (" + reading + ": the largest importance ratios are equal, so they have no tail)"
 	case sgvb.TailNegligible(k, relESS):

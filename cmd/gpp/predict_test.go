@@ -387,3 +387,35 @@ func TestPredictOverflowed(t *testing.T) {
 		t.Errorf("%s was written", out)
 	}
 }
+
+// TestStepOutputsPredictAndRepl: the step functions of params that only
+// outputs may call (rank, sort_indices_*, floor; language.md §3,
+// Conditions) are evaluated at each draw by gpp fit, again alike by gpp
+// predict on the fit, and as queries in gpp repl.
+func TestStepOutputsPredictAndRepl(t *testing.T) {
+	dir := t.TempDir()
+	model := writeFile(t, dir, "rk.gpp", `param dk: real[3] ~ Normal(0, 1)
+let d = append_row(0, dk)
+output rk = rank(d, 0)
+output ri = sort_indices_desc(d)
+output fl = floor(3 * dk)
+`)
+	fit := filepath.Join(dir, "fit")
+	if code, _, stderr := runSafe(t, "fit", model, "--output-draws", "200", "--quiet", "--out", fit); code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	out := filepath.Join(dir, "pred")
+	if code, _, stderr := runSafe(t, "predict", filepath.Join(fit, "fit.json"), model, "--quiet", "--out", out); code != 0 {
+		t.Fatalf("predict: exit %d: %s", code, stderr)
+	}
+	sameDraws(t, filepath.Join(fit, "draws.csv"), filepath.Join(out, "draws.csv"))
+	var b bytes.Buffer
+	if code := run([]string{"repl", model, "--history", "-"}, strings.NewReader(":fit --quiet\nrank(d, 0)\nsort_indices_asc(d)\nmean(floor(dk[0]) >= 0)\n"), &b, &b); code != 0 {
+		t.Fatalf("repl: exit %d:\n%s", code, b.String())
+	}
+	for _, want := range []string{"rank(d, 0)  ", "\n[3]  ", ">>> mean(floor(dk[0]) >= 0)\n0."} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("repl transcript lacks %q:\n%s", want, b.String())
+		}
+	}
+}

@@ -52,7 +52,10 @@ likelihood: (d(0.99) + d(1.01)) / (2 log₂ 1.01), as priorsense's. At or above
 --threshold (0.05) for both: "potential prior-data conflict"; above for the
 prior and below for the likelihood: "potential strong prior / weak
 likelihood"; else "-". A likelihood sensitivity alone is the usual case: the
-data inform the posterior.
+data inform the posterior. An element whose draws sit mostly on one value (a
+0/1 output like p = mu > 0 far in a tail) reads NaN and "too few draws with
+p = 1 to tell" where the few draws off that value could read the threshold by
+Monte Carlo error alone.
 
 The prior is every density of a param: a declaration's ~ D, a ~ whose left
 side is a param, an element or a slice of one (theta[i] ~ Normal(mu, tau) in a
@@ -690,6 +693,7 @@ func powerScale(b *sensBase, threshold float64, workers int) ([]sensRow, [4]floa
 			// would read its rounding as a distribution, so it is the
 			// constant it is, as draws all equal: 0.
 			row.prior, row.lik = 0, 0
+		case allFinite(e.col) && tooFewToTell(&row, e.col, base, b, threshold):
 		case allFinite(e.col):
 			d := sgvb.CJSDists(e.col, base, w[:])
 			row.prior = sgvb.PowerScaleSensitivity(d[0], d[1])
@@ -707,6 +711,65 @@ func powerScale(b *sensBase, threshold float64, workers int) ([]sensRow, [4]floa
 		rows[i] = row
 	})
 	return rows, ks
+}
+
+// tooFewToTell reports, and says in row's diagnosis, that the draws col
+// of an element that sits mostly on one value (a 0/1 output P(mu > 0) far
+// in a tail, an output nearly constant) are too few off that value for
+// its sensitivities to be told from Monte Carlo error: by
+// sgvb.PointMassNoise, the prior's or the likelihood's could read at
+// least threshold by chance. Its sensitivities are then NaN, not a
+// number that would read as a conflict (2 draws of 4000 off it read
+// 1.7).
+func tooFewToTell(row *sensRow, col, base []float64, b *sensBase, threshold float64) bool {
+	var k, S float64
+	noisy := false
+	for p, comp := range [][]float64{b.lprior, b.llik} {
+		if p == 0 && b.noPrior || p == 1 && b.noLL {
+			continue
+		}
+		var noise float64
+		noise, k, S = sgvb.PointMassNoise(col, base, comp)
+		noisy = noisy || noise >= threshold
+	}
+	if !noisy {
+		return false
+	}
+	row.prior, row.lik = math.NaN(), math.NaN()
+	row.diagnosis = fmt.Sprintf("too few draws with %s to tell (%s of %s)", offMode(row.name, col), effCount(k), effCount(S))
+	return true
+}
+
+// offMode names the draws of col off its most frequent value: `p_pos =
+// 1` when col takes two values, `x ≠ 0` otherwise.
+func offMode(name string, col []float64) string {
+	count := map[float64]int{}
+	for _, v := range col {
+		count[v]++
+	}
+	mode, most := col[0], 0
+	for v, c := range count {
+		if c > most || c == most && v < mode {
+			mode, most = v, c
+		}
+	}
+	if len(count) == 2 {
+		for v := range count {
+			if v != mode {
+				return name + " = " + formatNum(v)
+			}
+		}
+	}
+	return name + " ≠ " + formatNum(mode)
+}
+
+// effCount formats a weighted (Kish effective) count of draws: whole for
+// equal weights, to 3 digits otherwise.
+func effCount(n float64) string {
+	if n == math.Round(n) {
+		return strconv.FormatFloat(n, 'f', 0, 64)
+	}
+	return num3(n)
 }
 
 // roundingConstant reports whether the draws differ by no more than

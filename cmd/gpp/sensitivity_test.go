@@ -451,3 +451,44 @@ y ~ Normal(all, b)
 		t.Errorf("--prior all does not scale the param all's prior alone:\n%s", named)
 	}
 }
+
+// TestSensitivityTooFewToTell: a 0/1 output true at a few draws of 4000
+// (mu beyond 2.9 posterior sds) is too few draws off its usual value for
+// its sensitivities to be told from Monte Carlo error, and says so
+// (NaN, not a "prior-data conflict" read from the handful of draws'
+// weights), while an even one (mu above its mean) gets its numbers.
+func TestSensitivityTooFewToTell(t *testing.T) {
+	dir := t.TempDir()
+	const n = 100
+	var b strings.Builder
+	b.WriteString("y\n")
+	sum := 0.0
+	for i := range n {
+		y := 0.3 + math.Sin(float64(i)*1.7)
+		sum += y
+		fmt.Fprintf(&b, "%.6f\n", y)
+	}
+	mean := sum / n // the posterior mean under the flat-ish prior, sd 1/√n
+	model := writeFile(t, dir, "m.gpp", fmt.Sprintf(`data y: real[N]
+param mu: real ~ Normal(0, 10)
+y ~ Normal(mu, 1)
+output p_far = mu > %.6f
+output p_half = mu > %.6f
+`, mean+2.9/math.Sqrt(n), mean))
+	dat := writeFile(t, dir, "d.csv", b.String())
+	out := filepath.Join(dir, "s")
+	if code, _, stderr := runGpp("sample", model, dat, "--seed", "3", "--out", out, "--quiet"); code != 0 {
+		t.Fatalf("gpp sample: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := runGpp("sensitivity", out, model, dat)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	prior, lik, diag := sensRowOf(t, stdout, "p_far")
+	if !math.IsNaN(prior) || !math.IsNaN(lik) || !strings.HasPrefix(diag, "too few draws with p_far = 1 to tell (") || !strings.HasSuffix(diag, " of 4000)") {
+		t.Errorf("p_far: prior %g, likelihood %g, %q: want NaN, NaN, too few draws with p_far = 1 to tell", prior, lik, diag)
+	}
+	if prior, lik, diag := sensRowOf(t, stdout, "p_half"); math.IsNaN(prior) || math.IsNaN(lik) || strings.HasPrefix(diag, "too few") {
+		t.Errorf("p_half: prior %g, likelihood %g, %q: want its sensitivities", prior, lik, diag)
+	}
+}

@@ -199,3 +199,76 @@ func PowerScaleDiagnosis(prior, lik, threshold float64) string {
 	}
 	return "-"
 }
+
+// PointMassNoise is how far a variable whose draws x sit mostly on one
+// value (a 0/1 indicator P(mu > 0) near 0 or 1, an output nearly
+// constant) could read sensitive by Monte Carlo error alone, in the
+// units of PowerScaleSensitivity: power-scaling by α moves weight between
+// the k draws off the most frequent value and the rest in proportion to
+// the difference of comp's mean (the log prior or likelihood) between
+// them, which k draws estimate with standard error
+// sd(comp)·√(1/k − 1/S). It returns the sensitivity of a difference of
+// twice that, and the weighted counts k and S (Kish's effective sizes
+// under the weights w, nil for equal). Where the most frequent value
+// holds fewer than half of the draws, or all of them, there is no
+// point mass to read and it returns 0.
+func PointMassNoise(x, w, comp []float64) (noise, k, S float64) {
+	n := len(x)
+	if n < 2 {
+		return 0, 0, 0
+	}
+	count := map[float64]int{}
+	mode, most := x[0], 0
+	for _, v := range x {
+		count[v]++
+		if c := count[v]; c > most || c == most && v < mode {
+			mode, most = v, c
+		}
+	}
+	if most == n || 2*most <= n {
+		return 0, 0, 0
+	}
+	weight := func(i int) float64 {
+		if w == nil {
+			return 1
+		}
+		return w[i]
+	}
+	var sw, sw2, kw, kw2, mean float64
+	for i, v := range x {
+		wi := weight(i)
+		sw += wi
+		sw2 += wi * wi
+		mean += wi * comp[i]
+		if v != mode {
+			kw += wi
+			kw2 += wi * wi
+		}
+	}
+	if !(sw > 0) || !(kw > 0) {
+		return 0, 0, 0
+	}
+	mean /= sw
+	var ss float64
+	for i := range x {
+		d := comp[i] - mean
+		ss += weight(i) * d * d
+	}
+	k, S = kw*kw/kw2, sw*sw/sw2
+	sd := math.Sqrt(ss / sw)
+	// the relative change of the off-mode weight at α = 1.01 of a
+	// difference of twice the standard error
+	delta := 2 * math.Log(PowerScaleUpper) * sd * math.Sqrt(max(0, 1/k-1/S))
+	if !(delta > 0) {
+		return 0, k, S
+	}
+	wq := make([]float64, n)
+	for i, v := range x {
+		wq[i] = weight(i)
+		if v != mode {
+			wq[i] *= 1 + delta
+		}
+	}
+	d := CJSDists(x, w, [][]float64{wq})[0]
+	return PowerScaleSensitivity(d, d), k, S
+}

@@ -244,3 +244,81 @@ func TestCJSDistsDirect(t *testing.T) {
 		}
 	}
 }
+
+// TestPointMassNoise: for 0/1 draws unrelated to the power-scaled part
+// (its sensitivity truly 0), those that PointMassNoise does not judge too
+// few off the usual value read a sensitivity at or above 0.05 in at most
+// 5 % of cases, 2 draws of 4000 are always too few and 1600 never; and
+// draws that are continuous, constant or
+// even between two values have no point mass to read.
+func TestPointMassNoise(t *testing.T) {
+	const S, reps, threshold = 4000, 60, 0.05
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, d := range []int{1, 4, 16} {
+		for _, k := range []int{2, 20, 100, 400, 1600} {
+			flagged, falseAlarms, raw := 0, 0, 0
+			for range reps {
+				lp := make([]float64, S)
+				for i := range lp {
+					for range d {
+						z := rng.NormFloat64()
+						lp[i] -= z * z / 2
+					}
+				}
+				x := make([]float64, S)
+				for _, i := range rng.Perm(S)[:k] {
+					x[i] = 1
+				}
+				var w [2][]float64
+				for j, a := range []float64{PowerScaleLower, PowerScaleUpper} {
+					lr := make([]float64, S)
+					for i := range lr {
+						lr[i] = (a - 1) * lp[i]
+					}
+					lw, _ := PSIS(lr)
+					w[j] = make([]float64, S)
+					for i := range lw {
+						w[j][i] = math.Exp(lw[i])
+					}
+				}
+				dd := CJSDists(x, nil, w[:])
+				s := PowerScaleSensitivity(dd[0], dd[1])
+				noise, kk, SS := PointMassNoise(x, nil, lp)
+				if kk != float64(min(k, S-k)) || SS != S {
+					t.Fatalf("d %d, k %d: counts %g of %g, want %d of %d", d, k, kk, SS, min(k, S-k), S)
+				}
+				switch {
+				case noise >= threshold:
+					flagged++
+				case s >= threshold:
+					falseAlarms++
+				}
+				if s >= threshold {
+					raw++
+				}
+			}
+			if falseAlarms > reps/20 {
+				t.Errorf("d %d, k %d: %d of %d unrelated 0/1 draws not judged too few read ≥ %g (raw: %d)", d, k, falseAlarms, reps, threshold, raw)
+			}
+			if k == 1600 && flagged != 0 {
+				t.Errorf("d %d: %d draws of %d judged too few in %d of %d cases", d, k, S, flagged, reps)
+			}
+			if k == 2 && flagged != reps {
+				t.Errorf("d %d: 2 draws of %d judged enough in %d of %d cases", d, S, reps-flagged, reps)
+			}
+		}
+	}
+	even := make([]float64, 100)
+	cont := make([]float64, 100)
+	lp := make([]float64, 100)
+	for i := range even {
+		even[i] = float64(i % 2)
+		cont[i] = float64(i) * 0.1
+		lp[i] = -float64(i*i%7) / 2
+	}
+	for name, x := range map[string][]float64{"even": even, "continuous": cont, "constant": make([]float64, 100)} {
+		if noise, _, _ := PointMassNoise(x, nil, lp); noise != 0 {
+			t.Errorf("%s: noise %g, want 0", name, noise)
+		}
+	}
+}

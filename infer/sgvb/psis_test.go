@@ -129,7 +129,8 @@ func TestTailNegligible(t *testing.T) {
 		{3.7, ess(0.05), true, false, NegligibleReading},
 		{0.71, ess(0.21), false, true, "unreliable"},
 		{3.7, ess(3), false, true, "unreliable"},
-		{0.7, 1, false, false, "ok"},                  // not above 0.7: no alarm to soften
+		{0.66, 1, false, false, "ok"},                 // not above 0.7: no alarm to soften (ESS 1000 ≥ the 871 k̂ 0.66 needs)
+		{0.7, 1, false, false, "unreliable"},          // ESS 1000 < the 2155 k̂ 0.7 needs (ESSBelowMin); no alarm
 		{0.3, ess(5), false, false, "good"},           // k̂ alone decides below 0.7
 		{1.2, math.NaN(), false, true, "unreliable"},  // no ESS: the alarm stands
 		{1.2, 0, false, true, "unreliable"},           // a zero value

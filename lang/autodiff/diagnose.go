@@ -1252,6 +1252,9 @@ func (p *Program) label(n *node) string {
 	if n.op == OpSort {
 		return [...]string{"sort_asc", "sort_desc"}[n.i0]
 	}
+	if n.op == OpSortIndex {
+		return [...]string{"sort_indices_asc", "sort_indices_desc", "rank"}[n.i0]
+	}
 	if n.op == OpTriSolve && n.i0 == 1 {
 		return "mdivide_right_tri_low"
 	}

@@ -188,6 +188,72 @@ func (b *Builder) Sort(x ID, desc bool, pos ast.Pos) ID {
 	return b.push(node{op: OpSort, args: args, shape: s, pos: pos, i0: i0, nscr: 2 * s.Rows})
 }
 
+// SortIndices returns the 0-based indices that sort the vector x
+// ascending, or descending when desc is set, ties in index order (Stan's
+// sort_indices_asc and sort_indices_desc, counting from 0). The indices
+// are a step function of x: the node has no derivative, and the checker
+// lets it read params only in outputs.
+func (b *Builder) SortIndices(x ID, desc bool, pos ast.Pos) ID {
+	return b.sortIndex(x, sortIndexMode(desc), 0, pos)
+}
+
+// Rank returns the number of elements of the vector x less than x[s]
+// (Stan's rank, s counting from 0): a scalar step function of x, with no
+// derivative, as SortIndices.
+func (b *Builder) Rank(x ID, s int, pos ast.Pos) ID {
+	return b.sortIndex(x, rankMode, s, pos)
+}
+
+// The modes of OpSortIndex (its i0).
+const (
+	ascMode = iota
+	descMode
+	rankMode
+)
+
+func sortIndexMode(desc bool) int {
+	if desc {
+		return descMode
+	}
+	return ascMode
+}
+
+func (b *Builder) sortIndex(x ID, mode, s int, pos ast.Pos) ID {
+	args, ok := b.operands(x)
+	if !ok {
+		return b.invalid(pos)
+	}
+	xs := b.shapeOf(args[0])
+	name := [...]string{"sort_indices_asc", "sort_indices_desc", "rank"}[mode]
+	if xs.Rank != 1 {
+		return b.fail(pos, "%s: needs a vector, got %s", name, xs)
+	}
+	if mode != rankMode {
+		return b.push(node{op: OpSortIndex, args: args, shape: xs, pos: pos, i0: mode, nscr: xs.Rows})
+	}
+	if s < 0 || s >= xs.Rows {
+		return b.fail(pos, "rank: index %d is out of range for length %d (s counts from 0)", s, xs.Rows)
+	}
+	return b.push(node{op: OpSortIndex, args: args, shape: Scalar(), pos: pos, i0: rankMode, i1: s})
+}
+
+// evalSortIndex is OpSortIndex's forward rule: z gets the sorting
+// permutation of x (scr holds len(x) values for the merge), or the rank
+// of x[n.i1].
+func evalSortIndex(n *node, x, scr, z []float64) {
+	if n.i0 == rankMode {
+		r, xs := 0, x[n.i1]
+		for _, v := range x {
+			if v < xs {
+				r++
+			}
+		}
+		z[0] = float64(r)
+		return
+	}
+	sortPerm(z, scr, x, n.i0 == descMode)
+}
+
 // sortPerm sets perm to the stable ordering of x, ascending or descending:
 // x[perm[0]], x[perm[1]], … is sorted. The indices are held as float64s
 // (scratch is float64); tmp has len(x) values. A bottom-up merge sort, so

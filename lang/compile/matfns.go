@@ -59,20 +59,32 @@ func (l *lowerer) matCall(e *ast.CallExpr, name string, pos ast.Pos) (v value, o
 	case "quantile":
 		return l.quantile(e), true
 	case "sort_indices_asc", "sort_indices_desc", "rank":
-		vals, ok := l.knownValues(l.expr(e.Args[0]))
-		if !ok {
-			l.errorf(e.Args[0].Pos(), "%s needs values known when the model compiles (data and constants)", name)
-			return value{}, true
+		x := l.expr(e.Args[0])
+		vals, known := l.knownValues(x)
+		var xi autodiff.ID
+		n := len(vals)
+		if !known { // of params, in an output (the checker refuses it elsewhere)
+			xi = l.node(x, e.Args[0].Pos())
+			n = l.b.Shape(xi).Len()
+		}
+		s := 0
+		if name == "rank" {
+			var ok bool
+			if s, ok = l.constInt(e.Args[1], "rank's index"); !ok {
+				return value{}, true
+			}
+			if s >= n {
+				l.errorf(e.Args[1].Pos(), "rank: index %d is out of range for length %d (s counts from 0)", s, n)
+				return value{}, true
+			}
+		}
+		switch {
+		case !known && name == "rank":
+			return value{id: l.b.Rank(xi, s, pos), node: true}, true
+		case !known:
+			return value{id: l.b.SortIndices(xi, name == "sort_indices_desc", pos), node: true}, true
 		}
 		if name == "rank" {
-			s, ok := l.constInt(e.Args[1], "rank's index")
-			if !ok {
-				return value{}, true
-			}
-			if s >= len(vals) {
-				l.errorf(e.Args[1].Pos(), "rank: index %d is out of range for length %d (s counts from 0)", s, len(vals))
-				return value{}, true
-			}
 			r := 0
 			for _, x := range vals {
 				if x < vals[s] {

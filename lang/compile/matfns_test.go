@@ -2,6 +2,8 @@ package compile
 
 import (
 	"math"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -153,4 +155,74 @@ func TestMatrixFuncsCompileErrors(t *testing.T) {
 		{"data x: real[N]\nparam a: real\ntarget += a * sum(to_matrix(x, 2, 3))\n", "m.gpp:3:29: to_matrix: x has 5 elements but [2, 3] holds 6"},
 		{"data x: real[N]\nparam a: real\ntarget += a * rank(x, N)\n", "m.gpp:3:23: rank: index 5 is out of range for length 5 (s counts from 0)"},
 	})
+}
+
+// The step functions of params (rank, sort_indices_*, the rounding
+// functions) are evaluated in outputs at each point, as they are of data:
+// each against the definition computed here, at random points and at one
+// with ties (kept in index order), and with the log joint's gradient
+// untouched by them.
+func TestStepFunctionsOfParamsInOutputs(t *testing.T) {
+	const src = `param a: real[4] ~ Normal(0, 1)
+let d = append_row(0, a)
+output r0 = rank(d, 0)
+output r3 = rank(d, 3)
+output up = sort_indices_asc(d)
+output down = sort_indices_desc(d)
+output f = floor(3 * a)
+output c = ceil(3 * a)
+output n = round(3 * a)
+output z = trunc(3 * a)
+`
+	m := compileSrc(t, "steps.gpp", src, nil)
+	ev, err := m.NewEvaluator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	points := append(randomPoints(9, 6, m.Dim), []float64{0.5, 0, 0.5, -1})
+	for _, x := range points {
+		_, outs, err := ev.Eval(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := append([]float64{0}, x...)
+		rank := func(s int) float64 {
+			r := 0
+			for _, v := range d {
+				if v < d[s] {
+					r++
+				}
+			}
+			return float64(r)
+		}
+		order := func(desc bool) []float64 {
+			idx := []int{0, 1, 2, 3, 4}
+			sort.SliceStable(idx, func(i, j int) bool {
+				if desc {
+					return d[idx[i]] > d[idx[j]]
+				}
+				return d[idx[i]] < d[idx[j]]
+			})
+			out := make([]float64, len(idx))
+			for i, k := range idx {
+				out[i] = float64(k)
+			}
+			return out
+		}
+		elem := func(f func(float64) float64) []float64 {
+			out := make([]float64, len(x))
+			for i, v := range x {
+				out[i] = f(3 * v)
+			}
+			return out
+		}
+		want := [][]float64{{rank(0)}, {rank(3)}, order(false), order(true),
+			elem(math.Floor), elem(math.Ceil), elem(math.Round), elem(math.Trunc)}
+		for i, o := range m.Outputs {
+			if !slices.Equal(outs[i], want[i]) {
+				t.Errorf("at %v: %s = %v, want %v", x, o.Name, outs[i], want[i])
+			}
+		}
+	}
+	checkGradient(t, m, 5, 0.5)
 }
