@@ -1308,9 +1308,7 @@ func (b *binder) codeLabels(d *check.DataVar, a *Array) (*Array, *ast.Error) {
 				lv.With = append(lv.With, b.raw[e.Name].labelColumn)
 			}
 		}
-		if d.Lower != nil {
-			lv.First = int(math.Ceil(*d.Lower))
-		}
+		lv.First = groupFirst(d, group)
 	}
 	lv.Column, lv.File = a.labelColumn, a.Pos.File
 	code := make(map[string]int, len(lv.Labels))
@@ -1329,8 +1327,7 @@ func (b *binder) codeLabels(d *check.DataVar, a *Array) (*Array, *ast.Error) {
 		if !ok && lv.Given {
 			also := ""
 			if orderOf != d.Name {
-				size, _ := sizeBound(d)
-				also = fmt.Sprintf(", which codes `%s` too (both are bounded by %s)", d.Name, size)
+				also = fmt.Sprintf(", which codes `%s` too (both %s)", d.Name, groupWhyIn(b.info.DataVar(orderOf), d, group))
 			}
 			return nil, ast.Errorf(a.Locate(i), "column %q: label %q is not in the order --levels gives `%s`%s (its %d labels: %s)%s", a.labelColumn, s, orderOf, also, len(lv.Labels), listNames(lv.Labels, 20), labelSuggestion(s, lv.Labels))
 		}
@@ -1340,6 +1337,21 @@ func (b *binder) codeLabels(d *check.DataVar, a *Array) (*Array, *ast.Error) {
 		out.Values[i] = float64(k)
 	}
 	return &out, nil
+}
+
+// groupFirst is the first code of d's group: the largest of its lower
+// bounds (Stan's 1-based habit: int<lower=1> codes 1, 2, ...), which the
+// codes of each must respect, or 0.
+func groupFirst(d *check.DataVar, group []*check.DataVar) int {
+	first, any := 0, false
+	for _, e := range append(group, d) {
+		if e.Lower != nil {
+			if lo := int(math.Ceil(*e.Lower)); !any || lo > first {
+				first, any = lo, true
+			}
+		}
+	}
+	return first
 }
 
 // labelSet returns the distinct labels of column a, sorted in byte order.
@@ -1354,27 +1366,76 @@ func labelSet(a *Array) []string {
 	return slices.Compact(labels)
 }
 
-// labelGroup returns the int vector declarations bounded above by the
-// same size as d (home and away, both int<lower=0, upper=J-1>, or g and
-// g_new, int<lower=1, upper=J>), d among them, in declaration order:
-// their codes index one axis, so that their columns of labels are coded
-// together, each label with one code in all of them. Just d when its
-// upper bound is no size.
+// labelGroup returns the int vector declarations whose codes index one
+// axis with d's, d among them, in declaration order: those bounded above
+// by the same size (home and away, both int<lower=0, upper=J-1>, or g and
+// g_new, int<lower=1, upper=J>), and those that index the same axis of
+// the same value (d[t] and d[base]: check.DataVar.Indexes), and so on
+// through each of them. Their columns of labels are coded together, each
+// label with one code in all of them. Just d when it shares no axis.
 func (b *binder) labelGroup(d *check.DataVar) []*check.DataVar {
-	size, _ := sizeBound(d)
-	if size == "" {
+	if b.info == nil {
 		return []*check.DataVar{d}
+	}
+	in := map[*check.DataVar]bool{d: true}
+	for grown := true; grown; {
+		grown = false
+		for _, e := range b.info.Data {
+			if in[e] || e.Implicit || e.Elem != check.Int || len(e.Dims) != 1 {
+				continue
+			}
+			for o := range in {
+				if groupWhy(o, e) != "" {
+					in[e], grown = true, true
+					break
+				}
+			}
+		}
 	}
 	var group []*check.DataVar
 	for _, e := range b.info.Data {
-		if e.Implicit || e.Elem != check.Int || len(e.Dims) != 1 {
-			continue
-		}
-		if other, _ := sizeBound(e); other == size {
+		if in[e] {
 			group = append(group, e)
 		}
 	}
 	return group
+}
+
+// groupWhy says why int vector declarations d and e index one axis, for
+// messages ("are bounded by J", "index `d`"), or "" if they share none
+// directly.
+func groupWhy(d, e *check.DataVar) string {
+	if size, _ := sizeBound(d); size != "" {
+		if other, _ := sizeBound(e); other == size {
+			return "are bounded by " + size
+		}
+	}
+	for _, x := range d.Indexes {
+		for _, y := range e.Indexes {
+			if x.Of == y.Of && x.Axis == y.Axis {
+				if len(x.Of.Type.Shape) > 1 {
+					return fmt.Sprintf("index axis %d of `%s`", x.Axis+1, x.Of.Name)
+				}
+				return fmt.Sprintf("index `%s`", x.Of.Name)
+			}
+		}
+	}
+	return ""
+}
+
+// groupWhyIn is groupWhy for two declarations of one group (labelGroup),
+// which may share their axis through others of it.
+func groupWhyIn(d, e *check.DataVar, group []*check.DataVar) string {
+	if why := groupWhy(d, e); why != "" {
+		return why
+	}
+	var via []string
+	for _, o := range group {
+		if o != d && o != e {
+			via = append(via, "`"+o.Name+"`")
+		}
+	}
+	return "index one axis through " + strings.Join(via, ", ")
 }
 
 // groupColumns returns the columns of labels found for the declarations
@@ -1407,8 +1468,7 @@ func (b *binder) groupOrder(d *check.DataVar, group []*check.DataVar) (string, [
 			continue
 		}
 		if e == d && !slices.Equal(order, b.order[first]) {
-			size, _ := sizeBound(d)
-			return "", nil, ast.Errorf(ast.Pos{File: "--levels"}, "`%s` and `%s` are given different orders, but they index one axis (both are bounded by %s), so one order codes both: give it once, for either", first, e.Name, size)
+			return "", nil, ast.Errorf(ast.Pos{File: "--levels"}, "`%s` and `%s` are given different orders, but they index one axis (both %s), so one order codes both: give it once, for either", first, e.Name, groupWhyIn(b.info.DataVar(first), e, group))
 		}
 	}
 	if first == "" {
@@ -1422,14 +1482,13 @@ func (b *binder) groupOrder(d *check.DataVar, group []*check.DataVar) (string, [
 // those numbers would index one axis with no coding between them. It is
 // at a's first label, which it names.
 func (b *binder) mixedCoding(d *check.DataVar, a *Array, group []*check.DataVar) *ast.Error {
-	size, _ := sizeBound(d)
 	for _, e := range group {
 		o := b.raw[e.Name]
 		if e == d || o == nil || o.labels != nil || o.bad != nil {
 			continue
 		}
 		i := firstLabel(a)
-		return ast.Errorf(a.Locate(i), "column %q: label %q cannot be coded to index the axis that `%s` indexes too (both bounded by %s): `%s` is given as numbers (%s), and no coding makes labels and codes name the same elements; give both as labels, coded together (in the order --levels %s=LABEL,LABEL,... gives, if that matters), or both as codes", a.labelColumn, a.labels[i], e.Name, size, e.Name, o.Pos, d.Name)
+		return ast.Errorf(a.Locate(i), "column %q: label %q cannot be coded to index the axis that `%s` indexes too (both %s): `%s` is given as numbers (%s), and no coding makes labels and codes name the same elements; give both as labels, coded together (in the order --levels %s=LABEL,LABEL,... gives, if that matters), or both as codes", a.labelColumn, a.labels[i], e.Name, groupWhyIn(d, e, group), e.Name, o.Pos, d.Name)
 	}
 	return nil
 }

@@ -65,7 +65,7 @@ func TestBindLabelGroup(t *testing.T) {
 	// codes beside labels: no shared coding, the error names the label
 	mixed := "home,away,y\nArsenal,1,1\nLeeds,0,0\n"
 	_, err = Bind(info, []Input{csvInput(t, "", "m.csv", mixed)}, nil)
-	if err == nil || !strings.Contains(err.Error(), "m.csv:2:1: column \"home\": label \"Arsenal\" cannot be coded to index the axis that `away` indexes too (both bounded by J): `away` is given as numbers (m.csv:2:9)") || !strings.Contains(err.Error(), "--levels home=") {
+	if err == nil || !strings.Contains(err.Error(), "m.csv:2:1: column \"home\": label \"Arsenal\" cannot be coded to index the axis that `away` indexes too (both are bounded by J): `away` is given as numbers (m.csv:2:9)") || !strings.Contains(err.Error(), "--levels home=") {
 		t.Errorf("labels beside codes: %v", err)
 	}
 }
@@ -184,5 +184,98 @@ func TestBindLabelGroupForms(t *testing.T) {
 	_, err := Bind(info, []Input{csvInput(t, "", "m.csv", src)}, nil)
 	if err == nil || strings.Count(err.Error(), "two Unicode forms") != 1 || !strings.Contains(err.Error(), "a label of a column coded with it") {
 		t.Errorf("two forms in two columns: %v", err)
+	}
+}
+
+// TestBindLabelAxisGroup: columns of labels that index one axis of one
+// value (d[t] and d[base], bounds or none) are coded together, as columns
+// bounded by one size are: through a let, in a loop, through a column
+// that indexes two values, and from two files; columns that index two
+// values of one size are coded apart. --levels for one orders all.
+func TestBindLabelAxisGroup(t *testing.T) {
+	nma := "data t: int[N]\ndata base: int[N]\ndata y: real[N]\nparam d: real[4]\n"
+	src := "t,base,y\nPlacebo,Placebo,1\nDrugA,Placebo,2\nDrugC,DrugA,3\nDrugB,DrugA,4\n"
+	all := []string{"DrugA", "DrugB", "DrugC", "Placebo"}
+	for _, c := range []struct {
+		name, model string
+		shared      []string // the declarations coded with all four labels
+		apart       []string // coded from their own labels
+	}{
+		{"one vector", nma + "y ~ Normal(d[t] - d[base], 1)\n", []string{"t", "base"}, nil},
+		{"through a let", nma + "let dd = d[t]\ny ~ Normal(dd - d[base], 1)\n", []string{"t", "base"}, nil},
+		{"in a loop", nma + "for i in 0:N-1 {\n  y[i] ~ Normal(d[t[i]] - d[base[i]], 1)\n}\n", []string{"t", "base"}, nil},
+		{"two vectors of one size", nma + "param e: real[4]\ny ~ Normal(d[t] - e[base], 1)\n", nil, []string{"t", "base"}},
+		{"through a third column", nma + "data c: int[N]\nparam e: real[4]\ny ~ Normal(d[t] + d[c] - e[c] + e[base], 1)\n", []string{"t", "base", "c"}, nil},
+	} {
+		info := checked(t, c.model)
+		in := src
+		if strings.Contains(c.model, "data c:") {
+			in = "t,base,y,c\nPlacebo,Placebo,1,DrugA\nDrugA,Placebo,2,DrugA\nDrugC,DrugA,3,DrugA\nDrugB,DrugA,4,DrugA\n"
+		}
+		bound, err := Bind(info, []Input{csvInput(t, "", "m.csv", in)}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for _, name := range c.shared {
+			lv := bound[name].Levels
+			if !slices.Equal(lv.Labels, all) || len(lv.With) != len(c.shared)-1 {
+				t.Errorf("%s: %s coded %q with %q, want %q with the others", c.name, name, lv.Labels, lv.With, all)
+			}
+		}
+		if len(c.shared) > 0 {
+			if b := bound["base"].Values; !slices.Equal(b, []float64{3, 3, 0, 0}) {
+				t.Errorf("%s: base %v, want Placebo 3 as in t", c.name, b)
+			}
+			notes := LevelNotes(info, bound, false)
+			if !strings.Contains(notes[1], `column "base": 4 labels coded 0 to 3 in sorted order, shared with column`) {
+				t.Errorf("%s: notes %q", c.name, notes)
+			}
+		}
+		for _, name := range c.apart {
+			if lv := bound[name].Levels; len(lv.With) != 0 || len(lv.Labels) == 4 && name == "base" {
+				t.Errorf("%s: %s coded %q with %q, want apart", c.name, name, lv.Labels, lv.With)
+			}
+		}
+	}
+
+	// two files: t in one, base (of its own rows) in another
+	info := checked(t, "data t: int[N]\ndata base: int[M]\ndata y: real[N]\nparam d: real[4]\ny ~ Normal(d[t], 1)\nparam z: real[M] ~ Normal(d[base], 1)\n")
+	bound, err := Bind(info, []Input{csvInput(t, "", "a.csv", "t,y\nPlacebo,1\nDrugA,2\nDrugC,3\nDrugB,4\n"), csvInput(t, "", "b.csv", "base\nPlacebo\nDrugA\n")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lv := bound["base"].Levels; !slices.Equal(lv.Labels, all) || lv.File != "b.csv" || !slices.Equal(bound["base"].Values, []float64{3, 0}) {
+		t.Errorf("two files: base coded %q in %s: %v", lv.Labels, lv.File, bound["base"].Values)
+	}
+
+	// --levels for base orders t too; a label of t it leaves out is an
+	// error that says why the order codes t
+	info = checked(t, nma+"y ~ Normal(d[t] - d[base], 1)\n")
+	order := map[string][]string{"base": {"Placebo", "DrugA", "DrugB", "DrugC"}}
+	bound, err = BindOrdered(info, []Input{csvInput(t, "", "m.csv", src)}, nil, order)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tv := bound["t"]; !tv.Levels.Given || !slices.Equal(tv.Values, []float64{0, 1, 3, 2}) {
+		t.Errorf("t under base's order: %v", tv.Values)
+	}
+	order = map[string][]string{"base": {"Placebo", "DrugA", "DrugB"}}
+	_, err = BindOrdered(info, []Input{csvInput(t, "", "m.csv", src)}, nil, order)
+	if err == nil || !strings.Contains(err.Error(), "m.csv:4:1: column \"t\": label \"DrugC\" is not in the order --levels gives `base`, which codes `t` too (both index `d`)") {
+		t.Errorf("a label base's order leaves out: %v", err)
+	}
+	// one lower bound codes both from it: their codes name one element
+	info1 := checked(t, "data t: int<lower=1>[N]\ndata base: int[N]\ndata y: real[N]\nparam d: real[5]\ny ~ Normal(d[t] - d[base], 1)\n")
+	bound, err = Bind(info1, []Input{csvInput(t, "", "m.csv", src)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tl, bl := bound["t"].Levels, bound["base"].Levels; tl.First != 1 || bl.First != 1 || !slices.Equal(bound["base"].Values, []float64{4, 4, 1, 1}) {
+		t.Errorf("lower bound 1 on t: t from %d, base from %d: %v", tl.First, bl.First, bound["base"].Values)
+	}
+	// labels beside codes on one axis
+	_, err = Bind(info, []Input{csvInput(t, "", "m.csv", "t,base,y\nPlacebo,0,1\n")}, nil)
+	if err == nil || !strings.Contains(err.Error(), "m.csv:2:1: column \"t\": label \"Placebo\" cannot be coded to index the axis that `base` indexes too (both index `d`)") {
+		t.Errorf("labels beside codes: %v", err)
 	}
 }

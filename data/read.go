@@ -1718,6 +1718,44 @@ func (a *Array) WithoutMissing(cells []int, v float64) *Array {
 	return &c
 }
 
+// Rows returns the rows rows of a along its first axis (a row may come
+// twice), each element still located at its cell in the file (Locate),
+// so that errors in a subset (gpp kfold's folds) name the right cell.
+func (a *Array) Rows(rows []int) *Array {
+	if len(a.Shape) == 0 {
+		return a
+	}
+	w := 1
+	for _, d := range a.Shape[1:] {
+		w *= d
+	}
+	c := *a
+	c.Shape = slices.Clone(a.Shape)
+	c.Shape[0] = len(rows)
+	c.Values = make([]float64, 0, len(rows)*w)
+	c.Missing, c.blankTail, c.inexact, c.labels = nil, 0, nil, nil
+	missing := map[int]bool{}
+	for _, i := range a.Missing {
+		missing[i] = true
+	}
+	for k, r := range rows {
+		c.Values = append(c.Values, a.Values[r*w:(r+1)*w]...)
+		for j := range w {
+			if missing[r*w+j] {
+				c.Missing = append(c.Missing, k*w+j)
+			}
+			if t, ok := a.inexact[r*w+j]; ok {
+				c.noteInexact(k*w+j, t)
+			}
+			if a.labels != nil {
+				c.labels = append(c.labels, a.labels[r*w+j])
+			}
+		}
+	}
+	c.loc = func(i int) ast.Pos { return a.Locate(rows[i/w]*w + i%w) }
+	return &c
+}
+
 // WithoutMissingCells returns bound with each datum named in cells
 // replaced by its WithoutMissing(cells[name], 0) copy: the data a model
 // whose unread missing cells are left out (compile.Model.Skipped) fits.

@@ -54,7 +54,11 @@ predicted for held-out rows, and is an error; so are a param bounded by
 the split data (real<lower=max(y)>), data sized by an expression of N
 (real[N - 1]) and missing values. A let computed from the split data (a
 mean to centre x) is computed on each fit's rows and on each fold's
-held-out rows: centre such data beforehand.
+held-out rows: centre such data beforehand. Int data that index the rows
+(x[base] with x: real[N], base the row of a trial's baseline arm) are
+row numbers, renumbered to each fit's rows; one that points at a row in
+another fold is an error at its cell: give --group so that the rows it
+points at stay together, or index within a group.
 
 Folds: observation i is in fold perm(i) mod K for a random permutation from
 --seed (balanced folds, loo's kfold_split_random); with --group NAME, the
@@ -443,7 +447,10 @@ func (su *kfoldSetup) rows(k int, heldOut bool) []int {
 	return rows
 }
 
-// model compiles the model on the observations rows (nil: all).
+// model compiles the model on the observations rows (nil: all). Each
+// split datum keeps its cells' places in the file, for errors; int data
+// that index the rows (rowIndexes) are renumbered to the rows kept, and
+// one that points at a row left out is an error at its cell.
 func (su *kfoldSetup) model(rows []int) (*compile.Model, error) {
 	if rows == nil {
 		return su.l.Model.Clone(), nil
@@ -454,22 +461,78 @@ func (su *kfoldSetup) model(rows []int) (*compile.Model, error) {
 	}
 	bound[su.size] = &data.Array{Name: su.size, Values: []float64{float64(len(rows))}, Int: true, Pos: su.l.Data[su.size].Pos}
 	for _, name := range su.split {
-		a := su.l.Data[name]
-		if name == su.size {
-			continue
+		if name != su.size {
+			bound[name] = su.l.Data[name].Rows(rows)
 		}
-		w := 1
-		for _, d := range a.Shape[1:] {
-			w *= d
-		}
-		sub := &data.Array{Name: a.Name, Shape: slices.Clone(a.Shape), Int: a.Int, Pos: a.Pos, Values: make([]float64, 0, len(rows)*w)}
-		sub.Shape[0] = len(rows)
-		for _, i := range rows {
-			sub.Values = append(sub.Values, a.Values[i*w:(i+1)*w]...)
-		}
-		bound[name] = sub
+	}
+	if err := su.renumberRows(bound, rows); err != nil {
+		return nil, err
 	}
 	return compile.Compile(su.l.File, su.l.Info, bound)
+}
+
+// rowIndexes returns the int data that index an axis of the observations'
+// count (u[bidx] with u: real[N], bidx holding the row of a trial's
+// baseline arm), each with that use: its values are row numbers.
+func (su *kfoldSetup) rowIndexes() map[*check.DataVar]check.AxisIndex {
+	var out map[*check.DataVar]check.AxisIndex
+	for _, d := range su.l.Info.Data {
+		for _, x := range d.Indexes {
+			if x.Dim.Name == su.size && !x.Dim.Derived {
+				if out == nil {
+					out = map[*check.DataVar]check.AxisIndex{}
+				}
+				out[d] = x
+				break
+			}
+		}
+	}
+	return out
+}
+
+// renumberRows renumbers the values of the int data that index the rows
+// (rowIndexes) in bound, the model's data on rows, to those rows' places
+// among them (a row given twice: its first). A value that points at a row
+// left out is an error at its cell: such an index cannot be split from
+// the rows it points at. Values out of the rows' range are left for the
+// compiler's check.
+func (su *kfoldSetup) renumberRows(bound map[string]*data.Array, rows []int) error {
+	at := make(map[int]int, len(rows))
+	for k, r := range rows {
+		if _, ok := at[r]; !ok {
+			at[r] = k
+		}
+	}
+	for d, x := range su.rowIndexes() {
+		a := bound[d.Name]
+		if a == nil {
+			continue
+		}
+		renum := *a
+		renum.Values = slices.Clone(a.Values)
+		for i, v := range a.Values {
+			r := int(v)
+			if v != math.Trunc(v) || r < 0 || r >= su.n {
+				continue
+			}
+			k, ok := at[r]
+			if !ok {
+				return ast.Errorf(a.Locate(i), "%s = %d points at row %d, which %s leaves in another fold: `%s` indexes %s at %s, an axis of the rows (%s), so its values are row numbers, and int data that point at rows cannot be split into folds apart from the rows they point at; %s", d.Name, r, r, su.by(), d.Name, x.Of.Name, x.Pos, su.size, su.rowIndexAdvice())
+			}
+			renum.Values[i] = float64(k)
+		}
+		bound[d.Name] = &renum
+	}
+	return nil
+}
+
+// rowIndexAdvice is how to split data whose int data index the rows.
+func (su *kfoldSetup) rowIndexAdvice() string {
+	relative := "or write the index relative to a group (an arm's place within its trial) so that it holds no row numbers"
+	if su.reloo {
+		return "refit with gpp kfold --group (a column such as trial) so that each row and the rows it points at are held out together, " + relative
+	}
+	return "give --group (a column such as trial) so that each row and the rows it points at fall in one fold, " + relative
 }
 
 // foldResult is one fit's outcome: fold k's (k < K) or the fit to all data
@@ -847,7 +910,8 @@ func sameParams(ma, mb *compile.Model, by, size, na, nb string) error {
 func perObservationParams(ma, mb *compile.Model) []int {
 	var out []int
 	for i, a := range ma.Latents {
-		if b := mb.Latents[i]; a.Size != b.Size || !slices.Equal(a.Shape, b.Shape) {
+		// NAME_missing, after the params, is absent where the rows hold no missing cell
+		if i >= len(mb.Latents) || a.Size != mb.Latents[i].Size || !slices.Equal(a.Shape, mb.Latents[i].Shape) {
 			out = append(out, i)
 		}
 	}

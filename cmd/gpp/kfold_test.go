@@ -13,6 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/internal/pipeline"
 )
 
 // kfoldNormal is a normal mean with a known scale: every fold's posterior
@@ -485,5 +488,47 @@ func TestKfoldMetaNotFinite(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("kfold.json %s: no %s", b, want)
 		}
+	}
+}
+
+// TestKfoldRowIndex: int data that index the rows (x[base], base the row
+// of a trial's baseline arm) are renumbered to each fold's rows when the
+// rows they point at are in the fold (grouped by trial), so that every
+// row reads the x it read on all rows; a row whose pointed-at row is in
+// another fold is an error at its cell that says to group the rows.
+func TestKfoldRowIndex(t *testing.T) {
+	l, err := pipeline.Load("testdata/kfold_rowindex.gpp", []string{"testdata/kfold_rowindex.csv"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	su := &kfoldSetup{l: l, ll: 0, n: 9, k: 2}
+	if err := su.findRows(); err != nil {
+		t.Fatal(err)
+	}
+	x, base := l.Data["x"].Values, l.Data["base"].Values
+	su.fold = []int{0, 0, 1, 1, 1, 0, 0, 1, 1} // by trial
+	for k := range 2 {
+		for _, heldOut := range []bool{false, true} {
+			rows := su.rows(k, heldOut)
+			if _, err := su.model(rows); err != nil {
+				t.Fatalf("fold %d (held out %v): %v", k, heldOut, err)
+			}
+			bound := map[string]*data.Array{"base": l.Data["base"].Rows(rows)}
+			if err := su.renumberRows(bound, rows); err != nil {
+				t.Fatal(err)
+			}
+			xs := l.Data["x"].Rows(rows).Values
+			for i, r := range rows {
+				if b := int(bound["base"].Values[i]); b < 0 || b >= len(rows) || xs[b] != x[int(base[r])] {
+					t.Errorf("fold %d (held out %v): row %d reads base %d of %d rows, want the x of row %g", k, heldOut, r, b, len(rows), base[r])
+				}
+			}
+		}
+	}
+	// trial 1 split: rows 3 and 4 trained on without row 2, their base
+	su.fold = []int{0, 0, 0, 1, 1, 0, 0, 0, 0}
+	_, err = su.model(su.rows(0, false))
+	if err == nil || !strings.Contains(err.Error(), "testdata/kfold_rowindex.csv:5:3: base = 2 points at row 2, which K-fold leaves in another fold") || !strings.Contains(err.Error(), "give --group") {
+		t.Errorf("a split trial: %v", err)
 	}
 }

@@ -68,6 +68,9 @@ func looConditional(l *pipeline.Loaded) []looCondParam {
 	}
 	var cond []looCondParam
 	for _, i := range perObservationParams(l.Model, sub) {
+		if i >= len(l.Info.Latents) {
+			break // the latents of missing cells (NAME_missing), which no param names
+		}
 		lat := l.Info.Latents[i]
 		reads := false
 		l.Info.VisitReads(out.Value, true, func(s *check.Symbol) bool {

@@ -88,6 +88,7 @@ func Check(f *ast.File, cfg *Config) (*Info, error) {
 		c.replicateShapes()
 		c.tinyScales()
 		c.softSums()
+		c.dataIndexes()
 		ast.ErrorList(c.info.Warnings).Sort()
 	}
 	return c.info, c.errs.Err()

@@ -472,6 +472,9 @@ type DataVar struct {
 	Implicit bool
 	SizeOf   *DataVar
 	Axis     int
+	// Indexes are the axes that int vector data index (`d[t]`, `d[t[i]]`),
+	// in source order.
+	Indexes []AxisIndex
 }
 
 // DataUse is a distribution that data must follow as a whole: `y ~ D(...)`
