@@ -308,13 +308,17 @@ func dropLoopIndex(e ast.Expr, loop *ast.ForStmt, info *check.Info) ast.Expr {
 
 // parameterisationHints returns the hints of gpp fit and the REPL's :fit
 // on the model's parameterisation and q's family, in the order printed:
-// centred hierarchies' (centredHints), the mirror case of non-centred
+// normal–normal hierarchies that integrate out (marginalHints), in place
+// of the centred or non-centred hint on their params, which neither form
+// mends (a meta-analysis: mu's sd and tau's upper tail short either way),
+// then centred hierarchies' (centredHints), the mirror case of non-centred
 // params the data may pin down, whose centred form is another model to
 // compare (nonCentredHints), then the mean-field hint, a cure of the
 // correlations that (non-)centring leaves: the curvature check's where it
 // ran (curv not nil: curvatureHint), else the one Pareto k̂ gates
 // (meanFieldHint, saying so where --fullrank auto's refit with all lost:
-// autoLost; docs/inference.md, The mean-field hint). None after a far start (far,
+// autoLost; docs/inference.md, The mean-field hint), which points back to
+// a marginal hint, the larger cure, where there is one (marginalFirst). None after a far start (far,
 // farStartHint, not ""): a q stopped on its way says nothing yet about
 // the parameterisation or the family (Rats in grams: non-centring, which
 // the centred hint suggested, fitted worse). Last come the hints on
@@ -326,8 +330,11 @@ func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, pare
 		return nil
 	}
 	walks := hintedWalks(s, l.File, l.Info, missingLatents(l.Model), paretoK, relESS)
-	hints := centredHints(l.File, l.Info, paretoK, relESS)
-	hints = append(hints, nonCentredHints(s, l.File, l.Info, paretoK, relESS)...)
+	hints, covered := marginalHints(l.File, l.Info, paretoK, relESS)
+	cs := slices.DeleteFunc(centredParams(l.File, l.Info), func(p centredParam) bool { return covered[p.lat] })
+	ncs := slices.DeleteFunc(nonCentredParams(l.File, l.Info), func(p nonCentredParam) bool { return covered[p.lat] })
+	hints = append(hints, centredHintsOf(cs, paretoK, relESS)...)
+	hints = append(hints, nonCentredHintsOf(s, ncs, paretoK, relESS)...)
 	if len(walks) > 0 {
 		for i := range hints {
 			hints[i] += walkFirst(walks, false)
@@ -346,6 +353,8 @@ func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, pare
 	if h != "" {
 		if len(walks) > 0 {
 			h += walkFirst(walks, true)
+		} else if len(covered) > 0 {
+			h += marginalFirst
 		}
 		hints = append(hints, h)
 	}
@@ -360,10 +369,14 @@ func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, pare
 // 3.2); one hint naming every such param in declaration order, with the
 // non-centred form of each, the explanation once; nil otherwise.
 func centredHints(file *ast.File, info *check.Info, paretoK, relESS float64) []string {
+	return centredHintsOf(centredParams(file, info), paretoK, relESS)
+}
+
+// centredHintsOf is centredHints on the params ps.
+func centredHintsOf(ps []centredParam, paretoK, relESS float64) []string {
 	if !sgvb.ParetoAlarm(paretoK, relESS) {
 		return nil
 	}
-	ps := centredParams(file, info)
 	switch len(ps) {
 	case 0:
 		return nil

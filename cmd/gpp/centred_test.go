@@ -242,10 +242,11 @@ func TestCentredStmtHints(t *testing.T) {
 }
 
 // TestFitCentredHint: gpp fit of eight schools, centred (posteriordb's
-// data, inline), prints the hint after its k̂ warning, and the mean-field
-// hint after it, also with theta's
+// data, inline) with a Student-t(30) likelihood, prints the hint after
+// its k̂ warning, and the mean-field hint after it, also with theta's
 // prior a ~ statement (named, at 7:1), and the non-centred form of the
-// same model gets none.
+// same model gets none. With the normal likelihood theta integrates out,
+// and the marginal hint takes the centred hint's place.
 func TestFitCentredHint(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits a model")
@@ -253,7 +254,7 @@ func TestFitCentredHint(t *testing.T) {
 	dir := t.TempDir()
 	data := writeFile(t, dir, "schools.json", `{"J": 8, "y": [28, 8, -3, 7, -1, 1, 18, 12], "sigma": [15, 10, 16, 11, 9, 11, 10, 18]}`)
 	head := "data J: int\ndata y: real[J]\ndata sigma: positive[J]\nparam mu: real ~ Normal(0, 5)\nparam tau: positive ~ Cauchy(0, 5)\n"
-	centred := writeFile(t, dir, "centred.gpp", head+"param theta: real[J] ~ Normal(mu, tau)\ny ~ Normal(theta, sigma)\n")
+	centred := writeFile(t, dir, "centred.gpp", head+"param theta: real[J] ~ Normal(mu, tau)\ny ~ StudentT(30, theta, sigma)\n")
 	noncentred := writeFile(t, dir, "noncentred.gpp", head+"param theta_z: real[J] ~ Normal(0, 1)\nlet theta = mu + tau * theta_z\ny ~ Normal(theta, sigma)\n")
 	code, _, stderr := runSafe(t, "fit", centred, data, "--quiet", "--seed", "2", "--out", filepath.Join(dir, "c"))
 	if code != 0 || !strings.Contains(stderr, "Pareto k̂") || !strings.Contains(stderr, "hint: theta's prior Normal(mu, tau) has a scale that depends on params") {
@@ -264,7 +265,7 @@ func TestFitCentredHint(t *testing.T) {
 	if c, m := strings.Index(stderr, "hint: theta's prior"), meanFieldHintAt(stderr); m < c {
 		t.Errorf("centred: the mean-field hint at %d, want it after the centred one at %d:\n%s", m, c, stderr)
 	}
-	stmt := writeFile(t, dir, "stmt.gpp", head+"param theta: real[J]\ntheta ~ Normal(mu, tau)\ny ~ Normal(theta, sigma)\n")
+	stmt := writeFile(t, dir, "stmt.gpp", head+"param theta: real[J]\ntheta ~ Normal(mu, tau)\ny ~ StudentT(30, theta, sigma)\n")
 	code, _, stderr = runSafe(t, "fit", stmt, data, "--quiet", "--seed", "2", "--out", filepath.Join(dir, "s"))
 	if code != 0 || !strings.Contains(stderr, "Pareto k̂") ||
 		!strings.Contains(stderr, "hint: theta's prior, the statement theta ~ Normal(mu, tau) at 7:1, has a scale that depends on params") ||
@@ -274,6 +275,13 @@ func TestFitCentredHint(t *testing.T) {
 	code, _, stderr = runSafe(t, "fit", noncentred, data, "--quiet", "--seed", "2", "--out", filepath.Join(dir, "n"))
 	if code != 0 || strings.Contains(stderr, "centred hierarchy") {
 		t.Errorf("non-centred: exit %d, stderr\n%s", code, stderr)
+	}
+	normal := writeFile(t, dir, "normal.gpp", head+"param theta: real[J] ~ Normal(mu, tau)\ny ~ Normal(theta, sigma)\n")
+	code, _, stderr = runSafe(t, "fit", normal, data, "--quiet", "--seed", "2", "--out", filepath.Join(dir, "m"))
+	if code != 0 || !strings.Contains(stderr, "Pareto k̂") || strings.Contains(stderr, "centred hierarchy") ||
+		!strings.Contains(stderr, "hint: theta's prior Normal(mu, tau) and y ~ Normal(theta, sigma) at 7:1, theta's only use in the log density, make a normal–normal hierarchy") ||
+		!strings.Contains(stderr, "the marginal (above) is the larger cure here") {
+		t.Errorf("normal likelihood: exit %d, stderr\n%s", code, stderr)
 	}
 }
 
@@ -391,7 +399,7 @@ func TestSampleCentredHint(t *testing.T) {
 	dir := t.TempDir()
 	const data = "testdata/laplace_eight_schools.json"
 	head := "data J: int\ndata y: real[J]\ndata sigma: positive[J]\nparam mu: real ~ Normal(0, 5)\nparam tau: positive ~ Cauchy(0, 5)\n"
-	centred := writeFile(t, dir, "centred.gpp", head+"param theta: real[J] ~ Normal(mu, tau)\ny ~ Normal(theta, sigma)\n")
+	centred := writeFile(t, dir, "centred.gpp", head+"param theta: real[J] ~ Normal(mu, tau)\ny ~ StudentT(30, theta, sigma)\n")
 	noncentred := writeFile(t, dir, "noncentred.gpp", head+"param theta_z: real[J] ~ Normal(0, 1)\nlet theta = mu + tau * theta_z\ny ~ Normal(theta, sigma)\n")
 	evidence := regexp.MustCompile(`The (\d+) divergent iterations have tau's median (\S+) against (\S+) in all draws \(`)
 	prior, place := "theta's prior Normal(mu, tau)", ""
@@ -432,7 +440,7 @@ func TestSampleCentredHint(t *testing.T) {
 	typeIn(r, ":load "+centred, ":data "+data, ":sample --quiet --seed 1")
 	check(":sample", errb.String())
 
-	stmt := writeFile(t, dir, "stmt.gpp", head+"param theta: real[J]\ntheta ~ Normal(mu, tau)\ny ~ Normal(theta, sigma)\n")
+	stmt := writeFile(t, dir, "stmt.gpp", head+"param theta: real[J]\ntheta ~ Normal(mu, tau)\ny ~ StudentT(30, theta, sigma)\n")
 	code, _, stderr = runGpp("sample", stmt, data, "--quiet", "--seed", "1", "--out", filepath.Join(dir, "s"))
 	if code != exitOK {
 		t.Fatalf("statement: exit %d:\n%s", code, stderr)

@@ -275,9 +275,10 @@ second fit into the same directory meanwhile fails before fitting.
 The summary ends with the Pareto k̂ of the importance ratios p/q over 1000
 draws of q (10 000 where those give 0.5–1): below 0.5 good, up to 0.7 ok,
 above it unreliable, with a warning and, for a mean-field q or a centred
-or non-centred hierarchy, a hint to change q or compare the other form
-(above 1, also the gpp sample --against command that checks q against
-NUTS). A k̂ above 0.7 whose weights are near-uniform (relative ESS of at
+or non-centred hierarchy, a hint to change q or compare the other form,
+or, for a normal–normal hierarchy (a random-effects meta-analysis), to
+integrate it out (above 1, also the gpp sample --against command that
+checks q against NUTS). A k̂ above 0.7 whose weights are near-uniform (relative ESS of at
 least 96 %: reweighting the draws by p/q moves no mean of q by more than
 0.2 sd) reads "heavy tail of negligible weight" instead, with neither:
 p/q then grows without bound only far out in q's tails (a log likelihood

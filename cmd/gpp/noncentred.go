@@ -247,11 +247,16 @@ func sameDims(a, b check.Shape) bool {
 // little about each element (eight schools) the non-centred form is the
 // better one.
 func nonCentredHints(s sgvb.Settings, file *ast.File, info *check.Info, paretoK, relESS float64) []string {
+	return nonCentredHintsOf(s, nonCentredParams(file, info), paretoK, relESS)
+}
+
+// nonCentredHintsOf is nonCentredHints on the params ps.
+func nonCentredHintsOf(s sgvb.Settings, ps []nonCentredParam, paretoK, relESS float64) []string {
 	if !meanField(s) || !sgvb.ParetoAlarm(paretoK, relESS) {
 		return nil
 	}
 	var hier, walks []nonCentredParam
-	for _, p := range nonCentredParams(file, info) {
+	for _, p := range ps {
 		if p.walk {
 			walks = append(walks, p)
 		} else {
