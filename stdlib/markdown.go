@@ -68,7 +68,7 @@ func (f *Func) SupportDoc() string {
 	if len(f.Args) == 0 { // a constant: its support is fixed
 		return f.Support.Describe("")
 	}
-	return f.Support.Describe(f.Args[0].Name)
+	return f.Support.Describe(f.Args[f.Support.Arg].Name)
 }
 
 // ValueDoc describes the value: its support and whether it must be int.

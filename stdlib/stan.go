@@ -47,6 +47,13 @@ func fold2(f func(x, y float64) float64) func([]float64) float64 {
 	return func(a []float64) float64 { return f(a[0], a[1]) }
 }
 
+// linspacedIntRule: linspaced_int_array's values are lo and above (hi ≥
+// lo), so they keep lo's sign.
+var linspacedIntRule = SupportRule{Kind: FromArg, Arg: 1, Default: dist.Real, Cases: []SupportCase{
+	{If: dist.Positive, Then: dist.Positive},
+	{If: dist.Count, Then: dist.Count},
+}}
+
 // The domains of the Increasing functions whose Fold is NaN beyond a
 // finite end (Func.Domain).
 var (
@@ -274,7 +281,7 @@ var stanFuncs = []*Func{
 		Doc: "linspaced_vector(n, lo, hi) under Stan's array name (gpp's real[n] is a vector)", Example: "linspaced_array(T, 0, 1)"},
 	{Name: "linspaced_row_vector", Args: argLinspaced, Shape: SizedRow, Support: realRule, Elem: RealResult, Op: "linspaced_vector",
 		Doc: "linspaced_vector(n, lo, hi)' as a row [1, n]", Example: "linspaced_row_vector(K, 0, 1)"},
-	{Name: "linspaced_int_array", Args: []Arg{{Name: "n", Ranks: Scalar, Int: true}, {Name: "lo", Ranks: Scalar, Int: true}, {Name: "hi", Ranks: Scalar, Int: true}}, Shape: Sized, Support: realRule, Elem: IntResult, Op: "linspaced_int_array",
+	{Name: "linspaced_int_array", Args: []Arg{{Name: "n", Ranks: Scalar, Int: true}, {Name: "lo", Ranks: Scalar, Int: true}, {Name: "hi", Ranks: Scalar, Int: true}}, Shape: Sized, Support: linspacedIntRule, Elem: IntResult, Op: "linspaced_int_array",
 		Doc: "the int [n] from lo to hi ≥ lo as Stan (Eigen's integer LinSpaced) spaces it: lo + i·⌊(hi − lo)/(n − 1)⌋ when hi − lo + 1 ≥ n (hi lowered to fit), else each value repeated, lo + ⌊i/d⌋ with d = ⌊(n + hi − lo)/(hi − lo + 1)⌋; hi alone for n = 1; all arguments known when the model compiles", Example: "linspaced_int_array(5, 0, 8)"},
 	{Name: "one_hot_array", Args: argNK, Shape: Sized, Support: nonNegRule, Elem: RealResult, Op: "one_hot_vector",
 		Doc: "one_hot_vector(n, k) under Stan's array name, k 0-based (Stan's counts from 1)", Example: "one_hot_array(K, 0)"},

@@ -265,6 +265,9 @@ type SupportRule struct {
 	Kind    SupportKind
 	Cases   []SupportCase // FromArg only, tried in order
 	Default dist.Support
+	// Arg is the argument FromArg's cases read (0 unless set):
+	// linspaced_int_array's values are at least lo, argument 1.
+	Arg int
 }
 
 // Result applies the rule to the arguments' supports. Int-valued supports
@@ -273,15 +276,15 @@ type SupportRule struct {
 func (r SupportRule) Result(args []dist.Support) dist.Support {
 	switch r.Kind {
 	case FromArg:
-		if len(args) > 0 {
+		if len(args) > r.Arg {
 			for _, c := range r.Cases {
-				if c.If.Contains(args[0]) {
+				if c.If.Contains(args[r.Arg]) {
 					return c.Then
 				}
 			}
-			if args[0] == dist.Simplex {
+			if args[r.Arg] == dist.Simplex {
 				// Simplex entries are non-negative.
-				return r.Result([]dist.Support{dist.NonNegative})
+				return SupportRule{Kind: FromArg, Cases: r.Cases, Default: r.Default}.Result([]dist.Support{dist.NonNegative})
 			}
 		}
 	case Product:
@@ -352,7 +355,7 @@ func nonNeg(s dist.Support) bool { return dist.NonNegative.Contains(s) || s == d
 // String describes the rule in words, naming argument 0 x.
 func (r SupportRule) String() string { return r.Describe("x") }
 
-// Describe describes the rule in words, naming argument 0 arg, e.g.
+// Describe describes the rule in words, naming the argument it reads arg, e.g.
 // "positive if x is positive or simplex; else real".
 func (r SupportRule) Describe(arg string) string {
 	switch r.Kind {

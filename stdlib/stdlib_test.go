@@ -246,6 +246,11 @@ func TestSupportRules(t *testing.T) {
 		{"log2", []dist.Support{dist.Positive}, dist.Real},
 		{"log_sum_exp", []dist.Support{dist.Positive}, dist.Positive},
 		{"log_sum_exp", []dist.Support{dist.Positive, dist.Positive}, dist.Real},
+		// linspaced_int_array(n, lo, hi) keeps lo's sign, not n's
+		{"linspaced_int_array", []dist.Support{dist.Count, dist.Count, dist.Count}, dist.Count},
+		{"linspaced_int_array", []dist.Support{dist.Count, dist.Binary, dist.Count}, dist.Count},
+		{"linspaced_int_array", []dist.Support{dist.Real, dist.Positive, dist.Positive}, dist.Positive},
+		{"linspaced_int_array", []dist.Support{dist.Positive, dist.Real, dist.Count}, dist.Real},
 	}
 	for _, tt := range tests {
 		if got := LookupFunc(tt.fn).Form(len(tt.args)).Support.Result(tt.args); got != tt.want {

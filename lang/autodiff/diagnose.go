@@ -838,6 +838,9 @@ func (p *Program) zeroOf(i int32) int32 {
 			}
 			continue
 		}
+		if p.dataLogZero(a) {
+			return a
+		}
 		if z := p.zeroOf(a); z >= 0 {
 			return z
 		}
@@ -872,7 +875,8 @@ func (p *Program) ownFailure(i int32) bool {
 // infIsValue reports whether the non-finite values of node i, whose op
 // succeeded, are values rather than failures (dist.Univariate.LogZero):
 // the −Inf of a log CDF at the end of the closed support where its
-// probability is 0 (ZeroAtEnd: logcdf(0, Weibull(k, λ))), the −Inf of
+// probability is 0 (ZeroAtEnd: logcdf(0, Weibull(k, λ))), log 0 of data
+// (dataLogZero: log1m(y) at y = 1), the −Inf of
 // logpdf at a value outside the support (Outside: logpdf(3, Uniform(0,
 // 2))), or infinities, never NaN, of a node that reads such a value (2 ·
 // logcdf(0, D), a sum of them). Stan computes such a log CDF or log
@@ -889,7 +893,30 @@ func (p *Program) infIsValue(i int32) bool {
 	if n.op == OpLogPDF && n.dist.HasLogZero() {
 		return p.logZeros(n)
 	}
+	if p.dataLogZero(i) {
+		return true
+	}
 	return p.zeroOf(i) >= 0
+}
+
+// dataLogZero reports whether n is log(x) or log1m(x) of the data alone
+// whose infinities are all −Inf, log 0 at an x of 0 (1 for log1m), that
+// reaches only hmm_marginal's (or hmm_hidden_state_prob's) log_omega,
+// through sums, slices and appends (hmmLogOmegaOnly): an emission of
+// probability 0, a value there as Stan's log(0) is −inf. Elsewhere
+// (exp(b * log(dose)) at dose 0) it stays an error at the log, as a
+// gradient through it would be NaN.
+func (p *Program) dataLogZero(i int32) bool {
+	if p.logZeroHMM == nil || !p.logZeroHMM[i] {
+		return false
+	}
+	n := &p.nodes[i]
+	for _, v := range p.val[n.off : n.off+n.n] {
+		if math.IsNaN(v) || math.IsInf(v, 1) {
+			return false
+		}
+	}
+	return true
 }
 
 // logZeros is infIsValue for n, a logpdf or log CDF node whose values
@@ -1376,4 +1403,51 @@ func (p *Program) rowScatterBad(n *node) (int, float64) {
 	z := p.v(n)
 	k0 := max(firstBad(z), 0)
 	return k0, z[k0]
+}
+
+// hmmLogOmegaOnly marks the live log and log1m nodes of the data alone
+// every path of whose users ends at argument 0 of an HMM node, through
+// nodes that keep a −Inf an emission's: + (either side), − (the left),
+// slices, gathers, appends and transposes.
+func (p *Program) hmmLogOmegaOnly() []bool {
+	users := make([][]int32, len(p.nodes))
+	for j := range p.nodes {
+		if m := &p.nodes[j]; m.live {
+			for _, a := range m.args {
+				users[a] = append(users[a], int32(j))
+			}
+		}
+	}
+	ok := make([]bool, len(p.nodes))
+	var reaches func(i int32, seen map[int32]bool) bool
+	reaches = func(i int32, seen map[int32]bool) bool {
+		if len(users[i]) == 0 {
+			return false
+		}
+		for _, j := range users[i] {
+			m := &p.nodes[j]
+			switch {
+			case (m.op == OpHMMMarginal || m.op == OpHMMStateProb) && m.args[0] == i && m.args[1] != i && m.args[2] != i:
+				continue
+			case m.op == OpAdd, m.op == OpSub && m.args[0] == i && m.args[1] != i,
+				m.op == OpSlice, m.op == OpCol, m.op == OpGather, m.op == OpConcat, m.op == OpStack, m.op == OpTranspose:
+			default:
+				return false
+			}
+			if seen[j] {
+				continue
+			}
+			seen[j] = true
+			if !reaches(j, seen) {
+				return false
+			}
+		}
+		return true
+	}
+	for i := range p.nodes {
+		if n := &p.nodes[i]; n.live && !n.dyn && (n.op == OpLog || n.op == OpLog1m) {
+			ok[i] = reaches(int32(i), map[int32]bool{})
+		}
+	}
+	return ok
 }

@@ -146,6 +146,9 @@ func (p *Program) profileForward(x []float64, fwd []time.Duration, runs []int64)
 				}
 				continue
 			}
+			if ok && i != p.root && p.infIsValue(i) {
+				continue // a log 0 a later node takes in, as Forward's
+			}
 			fwd[cur] += time.Since(t0)
 			runs[cur]++
 			err := p.loopError(k, ok)

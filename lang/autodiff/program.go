@@ -88,6 +88,9 @@ type Program struct {
 	// zpar is logZeros's argument list, kept for the same reason; a
 	// clone makes its own.
 	zpar []float64
+	// logZeroHMM marks the log and log1m nodes of data whose log 0 may be
+	// a value (dataLogZero), set by Finish.
+	logZeroHMM []bool
 }
 
 // SetTeam lets p run the rows of its larger matrix products on the
@@ -189,6 +192,7 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 	p.scr = make([]float64, nscr)
 	p.fillOnes()
 
+	p.logZeroHMM = p.hmmLogOmegaOnly()
 	// Hoist: evaluate the data-only part once.
 	var zeros []int32 // the log 0s of the data alone in the log joint
 	for i := range p.nodes {
@@ -208,7 +212,7 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 				continue
 			}
 			if ok && int32(i) != p.root && p.infIsValue(int32(i)) {
-				if n.op == OpLogPDF && n.dist.HasLogZero() {
+				if n.op == OpLogPDF && n.dist.HasLogZero() || p.dataLogZero(int32(i)) {
 					zeros = append(zeros, int32(i))
 				}
 				continue // a log 0 of the data that a later node may take in, as Forward's
@@ -574,7 +578,7 @@ func (p *Program) Clone() *Program {
 	c := &Program{
 		serial: p.serial, nodes: p.nodes, ctxOf: p.ctxOf, subjects: p.subjects, iters: p.iters, stmts: p.stmts, order: p.order, jorder: p.jorder, inputs: p.inputs,
 		fullOrder: p.fullOrder, fullJorder: p.fullJorder,
-		root: p.root, dim: p.dim, dataOutErr: p.dataOutErr,
+		root: p.root, dim: p.dim, dataOutErr: p.dataOutErr, logZeroHMM: p.logZeroHMM,
 		subConst: p.subConst, subOrder: p.subOrder, subGather: p.subGather,
 		val:    make([]float64, len(p.val)),
 		adj:    make([]float64, len(p.adj)),
