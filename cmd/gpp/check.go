@@ -19,6 +19,7 @@ import (
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/autodiff"
 	"github.com/gpplang/gpp/lang/check"
 	"github.com/gpplang/gpp/lang/compile"
 )
@@ -424,7 +425,7 @@ func bindAndStart(ctx context.Context, w io.Writer, l *pipeline.Loaded, inputs [
 			return false // the caller says it was interrupted
 		}
 		printError(w, err, srcs)
-		errorf(w, "%s", startNote)
+		errorf(w, "%s", startNoteFor(err))
 		return false
 	}
 	if err := fixedOutputError(l.Model, l.Model.Info()); err != nil { // its types: an output reading an imputed covariate changes
@@ -528,6 +529,20 @@ const defaultStartRule = "(each param at its prior mean, or at 0, 1, 1/2 or 1/K 
 
 // startNote follows startError's error.
 const startNote = "the log density fails at a fit's default start " + defaultStartRule + " and around it, where a fit begins"
+
+// dataOnlyNote follows startError's error where it is of the data and
+// constants alone (autodiff.DataOnly: a row of a log of a sum whose terms
+// are all −Inf for any params), where no start helps.
+const dataOnlyNote = "the log density fails for any values of the params, by the data and constants alone: no start (--init) helps"
+
+// startNoteFor is the note after startError's err: dataOnlyNote or
+// startNote.
+func startNoteFor(err error) string {
+	if autodiff.DataOnly(err) {
+		return dataOnlyNote
+	}
+	return startNote
+}
 
 // boundLine reports the data files bound and the sizes taken from them.
 func boundLine(files []string, info *check.Info, bound map[string]*data.Array) string {

@@ -169,6 +169,9 @@ func meanFieldCurvature(ctx context.Context, s sgvb.Settings, l *pipeline.Loaded
 	if w := flatWarning(cc); w != "" {
 		r.Warnings = append(r.Warnings, w+sumToZeroNote(w, r))
 	}
+	if w := ridgeWarning(cc, err); w != "" {
+		r.Warnings = append(r.Warnings, w+sumToZeroNote(w, r))
+	}
 	if err != nil { // −H not positive definite: Flat alone, or the partial check
 		if _, normal := meanFieldElems(s, m); normal >= 2 || !partialOK(c.Partial) {
 			return nil
@@ -231,36 +234,80 @@ func flatWarning(cc *curvCheck) string {
 	if f == nil || !f.IsFlat() {
 		return ""
 	}
-	big := 0.0
-	for _, v := range f.Vec {
-		big = math.Max(big, math.Abs(v))
-	}
-	var idx []int // the elements of the direction, in the fit's order
-	same := true
-	for i, v := range f.Vec {
-		if math.Abs(v) >= big/3 {
-			idx = append(idx, i)
-			same = same && (v > 0) == (f.Vec[idx[0]] > 0)
-		}
-	}
-	names := make([]string, 0, 4)
-	for _, i := range idx[:min(len(idx), 3)] {
-		names = append(names, cc.names[i])
-	}
-	list := strings.Join(names, ", ")
-	if len(idx) > 3 {
-		list += fmt.Sprintf(", … (%d elements)", len(idx))
-	}
-	what := "the sum of " + list
-	if !same {
-		what = "a combination of " + list
-	}
-	if len(idx) == 1 {
-		what = list
-	}
+	what, _ := directionText(f, cc.names)
 	return fmt.Sprintf(flatLead+": the log density at q's mode does not bend along %s (by its curvature the posterior's sd there is more than %.0f times q's), "+
 		"so the posterior may be improper or the model unidentified (a sum of parameters the data cannot fix: pin one, or use sum_to_zero_vector or a prior); "+
 		"q's means, sds and intervals of those elements say nothing of the posterior", what, 1/math.Sqrt(sgvb.FlatBend))
+}
+
+// directionText names direction f's elements (each of at least a third
+// of its largest entry), as the flat and ridge warnings do: "the sum of
+// a, b" where their signs agree, "a combination of a, b" where not, the
+// element alone where it is one; and how many there are.
+func directionText(f *sgvb.FlatDirection, names []string) (string, int) {
+	{
+		big := 0.0
+		for _, v := range f.Vec {
+			big = math.Max(big, math.Abs(v))
+		}
+		var idx []int // the elements of the direction, in the fit's order
+		same := true
+		for i, v := range f.Vec {
+			if math.Abs(v) >= big/3 {
+				idx = append(idx, i)
+				same = same && (v > 0) == (f.Vec[idx[0]] > 0)
+			}
+		}
+		shown := make([]string, 0, 4)
+		for _, i := range idx[:min(len(idx), 3)] {
+			shown = append(shown, names[i])
+		}
+		list := strings.Join(shown, ", ")
+		if len(idx) > 3 {
+			list += fmt.Sprintf(", … (%d elements)", len(idx))
+		}
+		switch {
+		case len(idx) == 1:
+			return list, 1
+		case same:
+			return "the sum of " + list, len(idx)
+		}
+		return "a combination of " + list, len(idx)
+	}
+}
+
+// ridgeBend is the largest |Bend| (sgvb.FlatDirection.Bend) of a
+// direction along which the log density at q's mode bends the wrong way
+// that ridgeWarning reads as a ridge, not a funnel: a Cormack–Jolly–Seber
+// model with time-varying phi and p, of which only the last phi times the
+// last p is identified (an ecologist's trial of 2026-12-01), bends
+// −0.014 along logit phi[6] against logit p[6] (mean-field sds 0.066 and
+// 0.052, NUTS's 0.167 and 0.169), where the bundled funnels and GPFA's
+// rotations bend −0.39 (seeds) to −1.5 (gpfa).
+const ridgeBend = 0.1
+
+// ridgeLead opens ridgeWarning's warning.
+const ridgeLead = "a direction is not identified"
+
+// ridgeWarning returns the warning of a ridge at q's mode: −H is not
+// positive definite (the check's error) and its least eigenvalue's
+// direction, of two or more elements, bends the wrong way by less than
+// ridgeBend against q's spread along it (a flat one is flatWarning's).
+// The data then fix a combination of those elements, not each, and
+// mean-field q, one narrow factor per element, sits somewhere on the
+// ridge. "" where there is none.
+func ridgeWarning(cc *curvCheck, err error) string {
+	f := cc.c.Flat
+	if err == nil || f == nil || f.IsFlat() || !(f.Bend() < 0) || f.Bend() <= -ridgeBend {
+		return ""
+	}
+	what, n := directionText(f, cc.names)
+	if n < 2 {
+		return ""
+	}
+	return fmt.Sprintf(ridgeLead+": the log density at q's mode bends the wrong way, and barely, along %s (−H there is not positive definite; bend %s against q's spread, where a funnel's is −0.4 or less), "+
+		"so the data fix only a combination of them, not each (a ridge): q's means of them are one point on the ridge and their mean-field sds far too small; "+
+		"fix or share one of them, report only the identified combination, or check with gpp sample (docs/inference.md, The mean-field hint)", what, strings.Replace(fmt.Sprintf("%.2g", f.Bend()), "-", "−", 1))
 }
 
 // flatLead opens flatWarning's warning, by which flatWarned finds it.

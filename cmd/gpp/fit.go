@@ -21,6 +21,7 @@ import (
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/autodiff"
 	"github.com/gpplang/gpp/lang/compile"
 )
 
@@ -870,8 +871,11 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 				con.note("warning: %s", w)
 			}
 		}
+		serr := startError(context.Background(), l.Model)
 		switch {
-		case startError(context.Background(), l.Model) == nil:
+		case autodiff.DataOnly(serr):
+			con.note("%s", dataOnlyNote)
+		case serr == nil:
 			if gammaBadSteps(r) {
 				con.note("%s", gammaBadNote)
 			}

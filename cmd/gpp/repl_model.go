@@ -328,7 +328,7 @@ func (r *repl) refuse(err error, atStart bool, srcs sources) {
 	}
 	r.printError(err, srcs)
 	if atStart {
-		errorf(r.err, "%s", startNote)
+		errorf(r.err, "%s", startNoteFor(err))
 	}
 }
 

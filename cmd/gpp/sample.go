@@ -34,6 +34,7 @@ import (
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/autodiff"
 	"github.com/gpplang/gpp/lang/compile"
 )
 
@@ -709,7 +710,9 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 				con.note("the last start's error:")
 				printError(con, last, srcs)
 			}
-			if startError(context.Background(), m) != nil {
+			if serr := startError(context.Background(), m); autodiff.DataOnly(serr) {
+				con.note("%s", dataOnlyNote)
+			} else if serr != nil {
 				con.note("%s; gpp check finds this before sampling", startNote)
 			} else {
 				con.note("%s", noStartHint(l.Path, cfg.data, r, r > 0 && finiteAtZero(d)))

@@ -951,7 +951,11 @@ func (p *Program) logZeros(n *node) bool {
 // explains it: an argument outside its support, a value outside the
 // support of the distribution, or a log CDF's log 0 at an end of the
 // support (ZeroAtEnd), which the log joint cannot take.
-func (p *Program) densityError(n *node) error {
+func (p *Program) densityError(n *node) error { return p.densityErrorAt(n, -1) }
+
+// densityErrorAt is densityError at element only of n (−1: its first
+// failing one).
+func (p *Program) densityErrorAt(n *node, only int) error {
 	d := n.dist
 	bc := n.bc
 	out := Shape{Rank: 2, Rows: n.gr, Cols: n.gc}
@@ -965,7 +969,7 @@ func (p *Program) densityError(n *node) error {
 	}
 	var err error
 	p.densityTerms(n, func(k int, x float64, par []float64, lp, _ float64, _ []float64) bool {
-		if !math.IsNaN(lp) && !math.IsInf(lp, 0) {
+		if !math.IsNaN(lp) && !math.IsInf(lp, 0) || only >= 0 && k != only {
 			return true
 		}
 		el := p.nodeElemPart(n, out, k)

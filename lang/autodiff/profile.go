@@ -147,10 +147,14 @@ func (p *Program) profileForward(x []float64, fwd []time.Duration, runs []int64)
 				continue
 			}
 			if ok && i != p.root && p.infIsValue(i) {
-				continue // a log 0 a later node takes in, as Forward's
+				continue // a log 0 that a later node may take in, as Forward's
 			}
 			fwd[cur] += time.Since(t0)
 			runs[cur]++
+			if z := p.zeroOf(i); z >= 0 { // the log 0 made this node fail, as Forward's
+				p.x = nil
+				return p.nodeError(z, true)
+			}
 			err := p.loopError(k, ok)
 			p.x = nil
 			return err

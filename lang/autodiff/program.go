@@ -710,7 +710,9 @@ func (p *Program) forward(x []float64, all bool) (float64, error) {
 				p.outputFailed(i, ok, &jointErr)
 				continue
 			}
+			var rowErr error
 			if z := p.zeroOf(i); z >= 0 { // the log 0 made this node fail
+				rowErr = p.zeroRowError(i) // a row of a log of a sum whose terms are all −Inf
 				i, ok = z, true
 				n, order = &p.nodes[i], p.evalOrder()
 				k = slices.Index(order, i)
@@ -724,6 +726,9 @@ func (p *Program) forward(x []float64, all bool) (float64, error) {
 			}
 			if e, isPos := err.(*ast.Error); !isPos || e.Pos != n.pos {
 				lp = math.NaN() // a later row's failure was blamed
+			}
+			if rowErr != nil {
+				err = rowErr
 			}
 			p.x = nil
 			return lp, err
@@ -799,13 +804,18 @@ func (p *Program) ForwardJoint(x []float64) (float64, error) {
 			if ok && i != p.root && p.infIsValue(i) {
 				continue // as Forward's
 			}
+			var rowErr error
 			if z := p.zeroOf(i); z >= 0 {
+				rowErr = p.zeroRowError(i) // as Forward's
 				i, ok, n = z, true, &p.nodes[z]
 			}
 			lp := p.failedJoint(n, ok) // Forward's, before the error's pass
 			err := p.nodeError(i, ok)
 			if e, isPos := err.(*ast.Error); !isPos || e.Pos != n.pos {
 				lp = math.NaN() // as Forward's where another node is blamed
+			}
+			if rowErr != nil {
+				err = rowErr
 			}
 			p.x = nil
 			return lp, err

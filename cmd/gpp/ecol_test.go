@@ -1,0 +1,111 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/infer/sgvb"
+)
+
+// TestRidgeWarning: a Cormack–Jolly–Seber model with time-varying phi and
+// p, of which only phi[6]·p[6] is identified (an ecologist's trial of
+// 2026-12-01), bends the wrong way, barely, along phi[6] against p[6] at
+// q's mode: the fit warns of the ridge, naming both, on the console and
+// in fit.json, where it had said nothing (k̂ 0.677 "ok").
+func TestRidgeWarning(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := runSafe(t, "fit", "testdata/ridge_cjs.gpp", "testdata/ridge_cjs.json", "--quiet", "--out", out)
+	const want = "a direction is not identified: the log density at q's mode bends the wrong way, and barely, along a combination of phi[6], p[6] ("
+	if code != 0 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "so the data fix only a combination of them, not each") ||
+		!strings.Contains(stderr, "mean-field sds far too small") {
+		t.Fatalf("exit %d, want the ridge warning; stderr\n%s", code, stderr)
+	}
+	raw, err := os.ReadFile(filepath.Join(out, fitFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct{ Warnings []string }
+	if err := json.Unmarshal(raw, &f); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(f.Warnings, "\n"), want) {
+		t.Errorf("fit.json's warnings %q lack the ridge", f.Warnings)
+	}
+}
+
+// TestRidgeWarningCases: the ridge warning needs −H not positive definite
+// (the check's error), a direction of two or more elements and a wrong-way
+// bend under ridgeBend in size; a funnel's bend (−0.39, seeds.gpp), a flat
+// direction (flatWarning's) and a positive definite −H are no ridge.
+func TestRidgeWarningCases(t *testing.T) {
+	names := []string{"phi[6]", "p[6]", "b"}
+	warn := func(vec []float64, bend float64, err error) string {
+		f := &sgvb.FlatDirection{Vec: vec, Lambda: bend, QVar: 1}
+		return ridgeWarning(&curvCheck{c: &sgvb.Curvature{Flat: f}, names: names}, err)
+	}
+	notPD := sgvb.ErrNotDefinite
+	if w := warn([]float64{-0.91, 0.41, 0}, -0.014, notPD); !strings.Contains(w, "along a combination of phi[6], p[6] (") || !strings.Contains(w, "bend −0.014") {
+		t.Errorf("CJS's ridge: %q", w)
+	}
+	for _, c := range []struct {
+		name string
+		vec  []float64
+		bend float64
+		err  error
+	}{
+		{"a funnel", []float64{-0.91, 0.41, 0}, -0.39, notPD},
+		{"flat", []float64{-0.91, 0.41, 0}, -1e-6, notPD},
+		{"positive definite", []float64{-0.91, 0.41, 0}, 0.014, nil},
+		{"bends right", []float64{-0.91, 0.41, 0}, 0.014, notPD},
+		{"one element", []float64{0, 0, 1}, -0.014, notPD},
+		{"no error", []float64{-0.91, 0.41, 0}, -0.014, nil},
+	} {
+		if w := warn(c.vec, c.bend, c.err); w != "" {
+			t.Errorf("%s: %q, want none", c.name, w)
+		}
+	}
+}
+
+// TestProfileLogZeroTakenIn: --profile applies the fit's rule to a −Inf
+// that rowlogsumexp takes in (an N-mixture's N below a count y, which
+// docs/language.md allows): gpp fit --profile writes profile.csv, where it
+// had said the log joint fails at every draw of q.
+func TestProfileLogZeroTakenIn(t *testing.T) {
+	dir := t.TempDir()
+	model := writeFile(t, dir, "m.gpp", `data y: int[N]
+param p: unit ~ Beta(1, 1)
+let Nv = abs(linspaced_int_array(11, 0, 10))
+let lp = logpdf(y, Binomial(Nv', p))
+target += sum(rowlogsumexp(lp))
+`)
+	dat := writeFile(t, dir, "d.json", `{"y": [3, 7, 0, 5, 9, 2]}`)
+	out := filepath.Join(dir, "out")
+	code, _, stderr := runSafe(t, "fit", model, dat, "--quiet", "--iter", "300", "--profile", "--out", out)
+	if code != 0 || strings.Contains(stderr, "fails at every draw") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, profileFile)); err != nil {
+		t.Errorf("no %s: %v; stderr\n%s", profileFile, err, stderr)
+	}
+}
+
+// TestAllTermsZeroRow: an N-mixture whose grid's bound K = 13 is below a
+// count (site 43's y 14) is an error at rowlogsumexp's row 43, the last
+// term's Binomial and its data cell, not at the first −Inf of the pass
+// (site 0's N = 0 below y 7, a value rowlogsumexp takes in), and gpp
+// check and gpp fit say no start helps, not --init.
+func TestAllTermsZeroRow(t *testing.T) {
+	const want = "nmix_k13.gpp:14:15: rowlogsumexp: every term of row 43 is -Inf, so its log of a sum is -Inf; its last term is Binomial: log density is -Inf at value 14 (n 13, p 0.5, element [43, 13]); the value is y's at testdata/nmix_k13.json:1:611; no value of the params makes a term of it finite"
+	code, _, stderr := runSafe(t, "check", "testdata/nmix_k13.gpp", "testdata/nmix_k13.json")
+	if code != exitError || !strings.Contains(stderr, want) || !strings.Contains(stderr, dataOnlyNote) || strings.Contains(stderr, startNote) {
+		t.Errorf("check: exit %d; stderr\n%s", code, stderr)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, stderr = runSafe(t, "fit", "testdata/nmix_k13.gpp", "testdata/nmix_k13.json", "--quiet", "--out", out)
+	if code != exitError || !strings.Contains(stderr, dataOnlyNote) || strings.Contains(stderr, "--init FILE") {
+		t.Errorf("fit: exit %d; stderr\n%s", code, stderr)
+	}
+}

@@ -1,0 +1,155 @@
+package autodiff
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// NoTermNote ends zeroRowError's message where the row's −Inf is of the
+// data and constants alone (a grid's bound K below a count y): no start
+// of a fit helps, so gpp check and gpp fit do not advise --init.
+const NoTermNote = "no value of the params makes a term of it finite (an abundance grid's bound K below a count y is such a case): mend the constants or the data, not the start"
+
+// DataOnly reports whether err is zeroRowError's for a row whose −Inf is
+// of the data and constants alone (NoTermNote).
+func DataOnly(err error) bool { return err != nil && strings.Contains(err.Error(), NoTermNote) }
+
+// zeroRowError is the error of a log joint that failed at node i (which
+// took in a log 0: zeroOf) because a rowlogsumexp or logsumexp of it has
+// a row whose terms are all −Inf: that row is named, with the log 0 of
+// its last term (the one at the top of a grid, as N = K of an abundance
+// sum) and that term's data cell, rather than the first log 0 of the
+// pass, which a row with a finite term takes in as a value (an
+// N-mixture's N = 0 below a count y). nil where no such row is found.
+func (p *Program) zeroRowError(i int32) error {
+	r, row := p.zeroRow(i, make(map[int32]bool))
+	if r < 0 {
+		return nil
+	}
+	rn := &p.nodes[r]
+	x := p.arg(rn, 0)
+	what, first, last := "every term", 0, x.n-1
+	if rn.op == OpRowLogSumExp {
+		cols := x.shape.Cols
+		what = fmt.Sprintf("every term of row %d", row)
+		first, last = row*cols, row*cols+cols-1
+	}
+	for k := first; k <= last; k++ {
+		if v := p.val[x.off+k]; !math.IsInf(v, -1) {
+			return nil // not all −Inf: the row's own failure is another's
+		}
+	}
+	z, kz := p.termZero(rn.args[0], last, make(map[int32]bool))
+	if z < 0 {
+		return ast.Errorf(rn.pos, "%s: %s is -Inf, so its log of a sum is -Inf", rn.op, what)
+	}
+	zn := &p.nodes[z]
+	why := "is -Inf"
+	if err, ok := p.densityErrorAt(zn, kz).(*ast.Error); ok && err != nil {
+		why = "is " + err.Msg
+	}
+	msg := fmt.Sprintf("%s: %s is -Inf, so its log of a sum is -Inf; its last term %s", rn.op, what, why)
+	if p.supportOfDataAlone(zn, kz) {
+		msg += "; " + NoTermNote
+	}
+	return ast.Errorf(rn.pos, "%s", msg)
+}
+
+// zeroRow returns, among node i and the nodes it reads whose values hold
+// −Inf and no NaN, the first rowlogsumexp or logsumexp with a −Inf
+// element, and that element's row; −1 where there is none.
+func (p *Program) zeroRow(i int32, seen map[int32]bool) (int32, int) {
+	if seen[i] {
+		return -1, 0
+	}
+	seen[i] = true
+	n := &p.nodes[i]
+	v := p.val[n.off : n.off+n.n]
+	neg := -1
+	for k, x := range v {
+		if math.IsNaN(x) {
+			return -1, 0
+		}
+		if math.IsInf(x, -1) && neg < 0 {
+			neg = k
+		}
+	}
+	if neg < 0 {
+		return -1, 0
+	}
+	if n.op == OpRowLogSumExp || n.op == OpLogSumExp {
+		return i, neg
+	}
+	for _, a := range n.args {
+		if r, row := p.zeroRow(a, seen); r >= 0 {
+			return r, row
+		}
+	}
+	return -1, 0
+}
+
+// termZero follows element k of node i, which is −Inf, back through the
+// elementwise nodes it is made of to the logpdf whose log 0 it is, and
+// returns that node and its element; −1 where none is found.
+func (p *Program) termZero(i int32, k int, seen map[int32]bool) (int32, int) {
+	n := &p.nodes[i]
+	if k < 0 || k >= n.n || !math.IsInf(p.val[n.off+k], -1) || seen[i] {
+		return -1, 0
+	}
+	seen[i] = true
+	if n.op == OpLogPDF && n.dist.HasLogZero() {
+		return i, k
+	}
+	for a, ai := range n.args {
+		an := &p.nodes[ai]
+		e := -1
+		switch {
+		case n.op.isBinary() && len(n.bc) >= 2*a+2:
+			gc := max(n.gc, 1)
+			e = k/gc*n.bc[2*a] + k%gc*n.bc[2*a+1]
+		case an.n == n.n && (n.op.isUnary() || n.op.isBinary()):
+			e = k
+		}
+		if z, kz := p.termZero(ai, e, seen); z >= 0 {
+			return z, kz
+		}
+	}
+	return -1, 0
+}
+
+// supportOfDataAlone reports whether element k of logpdf node n is −Inf
+// because its value, which no param reaches, is outside a support whose
+// ends no param moves (Binomial's n from a constant grid): the log 0 is
+// the data's and constants', wherever a fit starts.
+func (p *Program) supportOfDataAlone(n *node, k int) bool {
+	if p.arg(n, 0).aoff >= 0 {
+		return false
+	}
+	var x float64
+	var par []float64
+	p.densityTerms(n, func(e int, v float64, pr []float64, _, _ float64, _ []float64) bool {
+		if e != k {
+			return true
+		}
+		x, par = v, append([]float64(nil), pr...)
+		return false
+	})
+	if par == nil {
+		return false
+	}
+	lo, hi := n.dist.Ends(par)
+	if x >= lo && x <= hi {
+		return false
+	}
+	moved := append([]float64(nil), par...)
+	for a := range moved {
+		if p.arg(n, a+1).aoff >= 0 { // a param reaches it: move it
+			moved[a] = moved[a]*0.5 + 0.25
+		}
+	}
+	lo2, hi2 := n.dist.Ends(moved)
+	return lo2 == lo && hi2 == hi
+}
