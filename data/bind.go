@@ -52,7 +52,7 @@ func (in Input) from() string {
 // problem is an error naming the data file, line and column and the
 // declaration.
 func Bind(info *check.Info, inputs []Input, sets map[string]string) (map[string]*Array, error) {
-	b := bind(info, inputs, sets, false, nil, nil, nil, nil)
+	b := bind(info, inputs, sets, false, nil, nil, nil, nil, nil)
 	if err := b.errs.Err(); err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func Bind(info *check.Info, inputs []Input, sets map[string]string) (map[string]
 // --levels): a label the order does not list is an error at its cell, and
 // an order for a name that is no int vector coded from labels is an error.
 func BindOrdered(info *check.Info, inputs []Input, sets map[string]string, order map[string][]string) (map[string]*Array, error) {
-	b := bind(info, inputs, sets, false, nil, nil, order, nil)
+	b := bind(info, inputs, sets, false, nil, nil, order, nil, nil)
 	if err := b.errs.Err(); err != nil {
 		return nil, err
 	}
@@ -82,7 +82,7 @@ func BindOrdered(info *check.Info, inputs []Input, sets map[string]string, order
 // file, since a file still to come may give it; a size that no data bind
 // yet is missing. With missing empty, the data bound are Bind's.
 func BindPartial(info *check.Info, inputs []Input, sets map[string]string) (bound map[string]*Array, missing []string, err error) {
-	b := bind(info, inputs, sets, true, nil, nil, nil, nil)
+	b := bind(info, inputs, sets, true, nil, nil, nil, nil, nil)
 	if err := b.errs.Err(); err != nil {
 		return nil, b.missing, err
 	}
@@ -99,7 +99,7 @@ func BindPartial(info *check.Info, inputs []Input, sets map[string]string) (boun
 // file only when it is the one optional matrix left and nothing else was
 // bound from that file.
 func BindOptional(info *check.Info, inputs []Input, sets map[string]string, optional map[string]bool) (map[string]*Array, error) {
-	b := bind(info, inputs, sets, false, optional, nil, nil, nil)
+	b := bind(info, inputs, sets, false, optional, nil, nil, nil, nil)
 	if err := b.errs.Err(); err != nil {
 		return nil, err
 	}
@@ -123,10 +123,22 @@ func BindOptional(info *check.Info, inputs []Input, sets map[string]string, opti
 // holding a few of the groups do not make it smaller than the fit's
 // params. Numeric ids bind no other size here.
 func BindCoded(info *check.Info, inputs []Input, sets map[string]string, optional map[string]bool, fit map[string]Levels, sizes map[string]int) (map[string]*Array, error) {
+	return BindFitted(info, inputs, sets, optional, fit, sizes, nil)
+}
+
+// BindFitted binds as BindCoded does, and binds each matrix that the fit
+// bound from named CSV columns (columns, by declaration: MatrixColumns)
+// from the new table's columns of those names, in the fit's order, so
+// that a file whose columns are in another order is not bound by
+// position. A table that lacks some of them is an error at its header
+// naming the columns missing and extra and the fit's order, unless its
+// columns were selected by name (X=FILE.csv:a,b,c), which binds them by
+// position as the user ordered them (a note says so).
+func BindFitted(info *check.Info, inputs []Input, sets map[string]string, optional map[string]bool, fit map[string]Levels, sizes map[string]int, columns map[string][]string) (map[string]*Array, error) {
 	if fit == nil {
 		fit = map[string]Levels{}
 	}
-	b := bind(info, inputs, sets, false, optional, fit, nil, sizes)
+	b := bind(info, inputs, sets, false, optional, fit, nil, sizes, columns)
 	if err := b.errs.Err(); err != nil {
 		return nil, err
 	}
@@ -134,11 +146,12 @@ func BindCoded(info *check.Info, inputs []Input, sets map[string]string, optiona
 }
 
 // bind runs Bind, or BindPartial with partial set, or BindOptional, or
-// BindCoded with fit and fitSizes set, or BindOrdered with order set.
-func bind(info *check.Info, inputs []Input, sets map[string]string, partial bool, optional map[string]bool, fit map[string]Levels, order map[string][]string, fitSizes map[string]int) *binder {
+// BindCoded with fit and fitSizes set (BindFitted: fitColumns too), or
+// BindOrdered with order set.
+func bind(info *check.Info, inputs []Input, sets map[string]string, partial bool, optional map[string]bool, fit map[string]Levels, order map[string][]string, fitSizes map[string]int, fitColumns map[string][]string) *binder {
 	b := &binder{info: info, inputs: inputs, sets: sets, out: map[string]*Array{}, sizes: map[string]sizeBinding{},
 		whole: map[*Table][]*check.DataVar{}, named: map[*Table][]string{}, unread: map[string]bool{}, partial: partial,
-		optional: optional, fitLevels: fit, order: order, raw: map[string]*Array{}, fitSizes: fitSizes}
+		optional: optional, fitLevels: fit, order: order, raw: map[string]*Array{}, fitSizes: fitSizes, fitColumns: fitColumns}
 	for _, in := range inputs {
 		if in.Name != "" && info.DataVar(in.Name) == nil {
 			b.errs.Add(ast.Pos{File: in.File}, "%s", b.noDataNamed(in.Name))
@@ -148,13 +161,16 @@ func bind(info *check.Info, inputs []Input, sets map[string]string, partial bool
 	// Every value is found before any is checked: the columns of labels
 	// that index one axis are coded together (labelGroup).
 	found := make([]*Array, len(info.Data))
+	failed := make([]bool, len(info.Data)) // find reported an error
 	for i, d := range info.Data {
 		if d.Implicit {
 			continue
 		}
+		n := len(b.errs)
 		if a, ok := b.find(d); ok {
 			found[i], b.raw[d.Name] = a, a
 		}
+		failed[i] = len(b.errs) > n
 	}
 	for i, d := range info.Data {
 		if d.Implicit {
@@ -164,6 +180,12 @@ func bind(info *check.Info, inputs []Input, sets map[string]string, partial bool
 		if a == nil {
 			if b.optional[d.Name] && len(d.Dims) == 2 && b.errs.Err() == nil {
 				leftOut = append(leftOut, d)
+			}
+			if failed[i] {
+				// reported: its sizes are not also unbound
+				for _, dim := range d.Dims {
+					b.unread[dim.Name] = true
+				}
 			}
 			b.skipSizes(d)
 			continue
@@ -348,6 +370,10 @@ type binder struct {
 	// the columns of labels of a group (labelGroup) are coded from all of
 	// theirs.
 	raw map[string]*Array
+	// fitColumns holds the CSV columns each matrix was fitted on, in
+	// order, by declaration (BindFitted): a new table's columns bind by
+	// those names (fitTable).
+	fitColumns map[string][]string
 }
 
 // drawsMissing reports whether observed data may have missing cells that
@@ -392,12 +418,17 @@ func (b *binder) find(d *check.DataVar) (*Array, bool) {
 			b.errs.Add(ast.Pos{File: in.File, Line: in.Table.headerLine, Col: 1}, "%s=%s:%s selects %d column%s, but `%s` is declared %s at %s: select %d", d.Name, in.File, strings.Join(in.Columns, ","), len(in.Columns), plural(len(in.Columns)), d.Name, d.TypeString(), d.Pos, d.Dims[1].N)
 			return nil, false
 		case in.Name == d.Name && in.Table != nil:
-			a, err := tableFor(d, in.Table)
+			_, excluded := ExcludedColumns(in.Columns)
+			t, note, err := b.fitTable(d, in.Table, in.Columns != nil && !excluded)
+			var a *Array
+			if err == nil {
+				a, err = tableFor(d, t)
+			}
 			if err != nil {
 				b.errs = append(b.errs, err)
 				return nil, false
 			}
-			cands = append(cands, candidate{a, in.from()})
+			cands = append(cands, candidate{noteColumns(a, note), in.from()})
 		case in.Name == d.Name && in.JSON != nil:
 			b.errs.Add(ast.Pos{File: in.File}, "%s=%s: a JSON or R dump file is bound by its names; give it without the name", d.Name, in.File)
 			return nil, false
@@ -458,7 +489,12 @@ func (b *binder) find(d *check.DataVar) (*Array, bool) {
 	// A matrix declaration with no source of its own takes every column of
 	// the one positional CSV file.
 	if len(cands) == 0 && len(d.Dims) == 2 && len(positional) == 1 && !b.partial && !b.optional[d.Name] {
-		cands = append(cands, candidate{positional[0].Matrix(d.Name), "all columns of " + positional[0].File})
+		t, note, err := b.fitTable(d, positional[0], false)
+		if err != nil {
+			b.errs = append(b.errs, err)
+			return nil, false
+		}
+		cands = append(cands, candidate{noteColumns(t.Matrix(d.Name), note), "all columns of " + positional[0].File})
 		b.whole[positional[0]] = append(b.whole[positional[0]], d)
 	}
 	switch len(cands) {
@@ -858,7 +894,12 @@ func (b *binder) optionalWhole(leftOut []*check.DataVar) {
 		return
 	}
 	b.whole[t] = append(b.whole[t], d)
-	b.check(d, t.Matrix(d.Name))
+	ft, note, err := b.fitTable(d, t, false)
+	if err != nil {
+		b.errs = append(b.errs, err)
+		return
+	}
+	b.check(d, noteColumns(ft.Matrix(d.Name), note))
 }
 
 // checkWhole reports a positional CSV file whose every column a matrix

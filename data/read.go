@@ -87,6 +87,13 @@ type Array struct {
 	// numeric ids it bounds (boundByCodes), the note that says so; ""
 	// for any other value.
 	codesNote string
+	// Columns names the CSV columns of a matrix made from a table, in
+	// order (Table.Matrix), which a fit records (MatrixColumns); nil for
+	// any other value.
+	Columns []string
+	// columnsNote says how a fit's columns were matched by name
+	// (ColumnNotes); "" when they were not reordered.
+	columnsNote string
 }
 
 // Levels is the coding of a column of labels as ints: Labels[k] is the
@@ -462,6 +469,7 @@ func (t *Table) Matrix(name string) *Array {
 		if !t.kept(j) {
 			panic(errNotKept)
 		}
+		m.Columns = append(m.Columns, c.Name)
 		m.Int = m.Int && c.Int
 		for i, v := range c.Values {
 			m.Values[i*len(t.Columns)+j] = v

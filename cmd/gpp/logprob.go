@@ -91,12 +91,12 @@ func cmdLogprob(args []string, stdout, stderr io.Writer) int {
 		return usageErr("--params %s: give a .json file of the params' values or a .csv file of draws", *params)
 	}
 	runSrcs := sources{}
-	levels, sizes, err := drawsRunLevels(*params, runSrcs)
+	levels, sizes, columns, err := drawsRunLevels(*params, runSrcs)
 	if err != nil {
 		printError(stderr, err, runSrcs)
 		return exitError
 	}
-	l, err := pipeline.LoadCoded(pos[0], pos[1:], sets, levels, sizes)
+	l, err := pipeline.LoadCoded(pos[0], pos[1:], sets, levels, sizes, columns)
 	if err != nil {
 		printError(stderr, err, sourcesOf(l))
 		return exitError
@@ -146,25 +146,26 @@ func cmdLogprob(args []string, stdout, stderr io.Writer) int {
 // are the run's codes, so data holding a few of its labels in another
 // order must get them, not codes of their own; and a fit's sizes bound
 // from numeric ids (fitFile.Sizes), which data holding a few of the groups
-// must not make smaller than the draws' params. It returns nil (code
+// must not make smaller than the draws' params, and the CSV columns of its
+// matrices (fitFile.DataColumns), bound by name. It returns nil (code
 // afresh) for another file: a JSON point, a CSV of draws from elsewhere.
 // The run's file read is added to srcs.
-func drawsRunLevels(file string, srcs sources) (map[string]data.Levels, map[string]int, error) {
+func drawsRunLevels(file string, srcs sources) (map[string]data.Levels, map[string]int, map[string][]string, error) {
 	if filepath.Base(file) != drawsFile {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	dir := filepath.Dir(file)
 	if path := filepath.Join(dir, fitFileName); isRegular(path) {
 		src, err := os.ReadFile(path)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--params: cannot read the fit of %s: %v", file, err)
+			return nil, nil, nil, fmt.Errorf("--params: cannot read the fit of %s: %v", file, err)
 		}
 		srcs[path] = src
 		ff, err := readFitJSON(path, src)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		return dataLevels(ff.Levels), ff.Sizes, nil
+		return dataLevels(ff.Levels), ff.Sizes, ff.DataColumns, nil
 	}
 	if path := filepath.Join(dir, coordsFile); isRegular(path) {
 		sc, err := readCoordsHeader(path)
@@ -172,11 +173,11 @@ func drawsRunLevels(file string, srcs sources) (map[string]data.Levels, map[stri
 			srcs[path] = sc.src
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		return dataLevels(sc.levels), sc.sizes, nil
+		return dataLevels(sc.levels), sc.sizes, sc.columns, nil
 	}
-	return nil, nil, nil
+	return nil, nil, nil, nil
 }
 
 // isRegular reports whether path is a regular file.

@@ -1403,6 +1403,9 @@ type drawsHeader struct {
 	// numeric ids they bound (data.CodeSizes), which gpp predict binds
 	// new data's to.
 	sizes map[string]int
+	// columns are the CSV columns each matrix was bound from, in order
+	// (data.MatrixColumns), which gpp predict binds new data's by name.
+	columns map[string][]string
 	// resample is what --psis-resample did (nil: not asked for, or the
 	// fit was interrupted).
 	resample *resampleOutcome
@@ -1782,6 +1785,10 @@ type fitFile struct {
 	// int<lower=0, upper=S-1> subj, data.CodeSizes): gpp predict binds
 	// it so, where new data holding a few groups would bind a smaller S.
 	Sizes map[string]int `json:"sizes,omitempty"`
+	// DataColumns records, by matrix data declaration, the CSV columns it
+	// was bound from, in order (X=train.csv:-y): gpp predict binds a new
+	// file's columns by these names, not by position. Older fits lack it.
+	DataColumns map[string][]string `json:"data_columns,omitempty"`
 	// Labels holds, by variable, the labels that named the elements of its
 	// axes sized by a column of labels (null for an axis named by number;
 	// savedAxes): gpp summary of draws.csv names them so.
@@ -2161,6 +2168,7 @@ func dataHashes(args []string, srcs sources) []string {
 // coords.csv record for gpp predict, logprob and sensitivity.
 func (h *drawsHeader) recordData(l *pipeline.Loaded) {
 	h.missing, h.levels, h.sizes = data.MissingCells(l.Info, l.Data), data.Coded(l.Info, l.Data), data.CodeSizes(l.Info, l.Data)
+	h.columns = data.MatrixColumns(l.Info, l.Data)
 }
 
 // newFitFile describes a fit for fit.json, with the warnings and hints
@@ -2201,6 +2209,7 @@ func fitFileOf(h drawsHeader) *fitFile {
 	}
 	ff.Levels = fitLevelsOf(h.levels)
 	ff.Sizes = h.sizes
+	ff.DataColumns = h.columns
 	if h.curv != nil {
 		ff.MeanFieldSDRatio = h.curv.maxByLatent()
 	}

@@ -283,7 +283,7 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 		con.info("--set %s=%s from the fit (a const of the model; --set %s=... chooses another)", k, cfg.sets[k], k)
 	}
 	opt, _ := v.drawOptions(set["draw"]) // checked by cmdPredict
-	l, ok := loadPredictModel(con, cfg, opt, ff.Sets, growLevels(dataLevels(ff.Levels), v.newLevels), ff.Sizes, srcs)
+	l, ok := loadPredictModel(con, cfg, opt, ff.Sets, growLevels(dataLevels(ff.Levels), v.newLevels), ff.Sizes, ff.DataColumns, srcs)
 	if !ok {
 		return exitError
 	}
@@ -491,13 +491,14 @@ func inheritSets(cfg *fitConfig, ff *fitFile) []string {
 // loadPredictModel loads cfg's model in predict mode on the new data, as
 // gpp predict does from a fit or a sample whose --set consts were fitSets
 // and whose columns of labels were coded as levels says (its sizes bound
-// from the largest value of numeric ids: sizes),
+// from the largest value of numeric ids: sizes, its matrices from the CSV
+// columns of columns),
 // adding its sources to srcs; with --plots it finds the predictive checks,
 // or notes that there are none and why (--plots writes nothing else in
 // predict). It prints any error, and refuses a model with no params to
 // draw.
-func loadPredictModel(con *console, cfg *fitConfig, opt compile.PredictOptions, fitSets map[string]string, levels map[string]data.Levels, sizes map[string]int, srcs sources) (*pipeline.Loaded, bool) {
-	l, err := pipeline.LoadPredict(cfg.model, cfg.data, cfg.sets, opt, levels, sizes)
+func loadPredictModel(con *console, cfg *fitConfig, opt compile.PredictOptions, fitSets map[string]string, levels map[string]data.Levels, sizes map[string]int, columns map[string][]string, srcs sources) (*pipeline.Loaded, bool) {
+	l, err := pipeline.LoadPredict(cfg.model, cfg.data, cfg.sets, opt, levels, sizes, columns)
 	for k, b := range sourcesOf(l) {
 		srcs[k] = b
 	}

@@ -60,6 +60,7 @@ type sampleCoords struct {
 	types       map[string]string     // param name → type text (latentTypeText)
 	levels      map[string]fitLevels  // the sample's codings of columns of labels, by data declaration
 	sizes       map[string]int        // the sample's sizes bound from numeric ids (data.CodeSizes)
+	columns     map[string][]string   // the CSV columns of each matrix, in order (data.MatrixColumns)
 	axes        map[string][][]string // the labels that named its variables' elements (savedAxes)
 	params      []string              // in the file's order
 	cols        map[string][]int      // param name → its columns
@@ -199,6 +200,16 @@ func (sc *sampleCoords) readComments(lines []string) (int, error) {
 				sc.sizes = map[string]int{}
 			}
 			sc.sizes[name] = n
+		case strings.HasPrefix(l, "# columns "):
+			name, text, ok := strings.Cut(strings.TrimPrefix(l, "# columns "), " = ")
+			var cols []string
+			if !ok || json.Unmarshal([]byte(text), &cols) != nil {
+				return 0, at(i, "a columns line that is not NAME = a JSON array of column names")
+			}
+			if sc.columns == nil {
+				sc.columns = map[string][]string{}
+			}
+			sc.columns[name] = cols
 		case strings.HasPrefix(l, "# labels "):
 			name, text, ok := strings.Cut(strings.TrimPrefix(l, "# labels "), " = ")
 			var axes [][]string
@@ -298,7 +309,7 @@ func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string
 		con.info("--set %s=%s from the sample (a const of the model; --set %s=... chooses another)", k, cfg.sets[k], k)
 	}
 	opt, _ := v.drawOptions(set["draw"])
-	l, ok := loadPredictModel(con, cfg, opt, sets, growLevels(dataLevels(sc.levels), v.newLevels), sc.sizes, srcs)
+	l, ok := loadPredictModel(con, cfg, opt, sets, growLevels(dataLevels(sc.levels), v.newLevels), sc.sizes, sc.columns, srcs)
 	if !ok {
 		return exitError
 	}

@@ -67,7 +67,7 @@ func TestPredictSampleExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lp, err := pipeline.LoadPredict(model, []string{data}, nil, compile.PredictOptions{}, nil, nil)
+	lp, err := pipeline.LoadPredict(model, []string{data}, nil, compile.PredictOptions{}, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,6 +39,8 @@ type replFit struct {
 	levels map[string]data.Levels
 	// sizes are the fit's sizes bound from numeric ids (data.CodeSizes).
 	sizes map[string]int
+	// columns are the CSV columns of the fit's matrices (data.MatrixColumns).
+	columns map[string][]string
 	// axes are the labels that name the elements of params and outputs
 	// (savedAxes of the fit's draws), which :show names them by as the
 	// fit's table does.
@@ -432,7 +434,7 @@ func (r *repl) fitCmd(args []string) {
 		noteUnplotted(con, cfg)
 	}
 	r.fits++
-	r.fit = &replFit{res: res, n: r.fits, seed: s.Seed, draws: cfg.outputDraws, made: r.fitOf(sets), levels: h.levels, sizes: h.sizes, axes: savedAxes(ds.vars)}
+	r.fit = &replFit{res: res, n: r.fits, seed: s.Seed, draws: cfg.outputDraws, made: r.fitOf(sets), levels: h.levels, sizes: h.sizes, columns: h.columns, axes: savedAxes(ds.vars)}
 	r.sample = nil // the queries answer from this fit, not an earlier :sample
 	printReplFit(r.out, cfg, res, h.evidence, ds, st, written, r.fits, start, narrowSds(s, res, nil, curv))
 	if cfg.prof != nil {

@@ -60,7 +60,7 @@ func (r *repl) predict(args []string) {
 	}
 	if err == nil {
 		// a copy: growLevels marks the codings to take new labels
-		err = l.BindPredict(inputs, r.sets, compile.PredictOptions{}, growLevels(maps.Clone(r.fit.levels), grow), r.fit.sizes)
+		err = l.BindPredict(inputs, r.sets, compile.PredictOptions{}, growLevels(maps.Clone(r.fit.levels), grow), r.fit.sizes, r.fit.columns)
 	}
 	if err != nil {
 		if !grow {

@@ -1711,6 +1711,15 @@ func writeCoordsCSV(w io.Writer, h drawsHeader, sd *sampleDraws, m *compile.Mode
 	for _, name := range sortedKeys(h.sizes) {
 		fmt.Fprintf(bw, "# size %s = %d\n", name, h.sizes[name])
 	}
+	// the CSV columns of each matrix, which gpp predict binds new data's
+	// by name
+	for _, name := range sortedKeys(h.columns) {
+		text, err := json.Marshal(h.columns[name])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(bw, "# columns %s = %s\n", name, text)
+	}
 	// the labels that named the elements, which gpp summary names them by
 	axes := savedAxes(sd.ds.vars)
 	for _, name := range sortedKeys(axes) {

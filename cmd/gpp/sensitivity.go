@@ -332,9 +332,10 @@ func sensInputs(cfg *sensConfig, model string, data []string, sets map[string]st
 
 // sensLoad loads the model on the data, adding the files read to srcs.
 // Columns of labels are coded as the sample or fit coded them (levels,
-// pipeline.LoadCoded): the draws' groups are its codes.
-func sensLoad(cfg *sensConfig, levels map[string]data.Levels, sizes map[string]int, srcs sources, con *console) (*pipeline.Loaded, error) {
-	l, err := pipeline.LoadCoded(cfg.model, cfg.data, cfg.sets, levels, sizes)
+// pipeline.LoadCoded): the draws' groups are its codes; a matrix's CSV
+// columns bind by the run's names (columns).
+func sensLoad(cfg *sensConfig, levels map[string]data.Levels, sizes map[string]int, columns map[string][]string, srcs sources, con *console) (*pipeline.Loaded, error) {
+	l, err := pipeline.LoadCoded(cfg.model, cfg.data, cfg.sets, levels, sizes, columns)
 	for k, b := range sourcesOf(l) {
 		srcs[k] = b
 	}
@@ -381,7 +382,7 @@ func sensFromSample(cfg *sensConfig, dir string, srcs sources, con *console) (*s
 		return nil, fmt.Errorf("%s records no model: give the sampled model and its data after %s", path, dir)
 	}
 	sensInputs(cfg, sc.model, data, sets)
-	l, err := sensLoad(cfg, dataLevels(sc.levels), sc.sizes, srcs, con)
+	l, err := sensLoad(cfg, dataLevels(sc.levels), sc.sizes, sc.columns, srcs, con)
 	if err != nil {
 		return nil, err
 	}
@@ -548,7 +549,7 @@ func sensFromFit(cfg *sensConfig, arg string, srcs sources, con *console) (*sens
 		return nil, fmt.Errorf("%s records no model: give the fitted model and its data after %s", path, arg)
 	}
 	sensInputs(cfg, ff.Model, ff.Data, ff.Sets)
-	l, err := sensLoad(cfg, dataLevels(ff.Levels), ff.Sizes, srcs, con)
+	l, err := sensLoad(cfg, dataLevels(ff.Levels), ff.Sizes, ff.DataColumns, srcs, con)
 	if err != nil {
 		return nil, err
 	}

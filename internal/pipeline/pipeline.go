@@ -268,23 +268,26 @@ func LoadOrdered(path string, dataArgs []string, sets map[string]string, order m
 // binds), so that a data set holding a few of the labels gets the codes
 // the draws' groups had; a size that the run bound from the largest value
 // of numeric ids (sizes: the run's data.CodeSizes) is the run's, not
-// made smaller by data holding a few of the groups. With levels nil it is
+// made smaller by data holding a few of the groups; a matrix that the run
+// bound from named CSV columns (columns: its data.MatrixColumns) binds
+// the columns of those names in the run's order. With levels nil it is
 // Load.
-func LoadCoded(path string, dataArgs []string, sets map[string]string, levels map[string]data.Levels, sizes map[string]int) (*Loaded, error) {
+func LoadCoded(path string, dataArgs []string, sets map[string]string, levels map[string]data.Levels, sizes map[string]int, columns map[string][]string) (*Loaded, error) {
 	return load(path, dataArgs, sets, func(l *Loaded, inputs []data.Input, sets map[string]string) error {
-		return l.bindCoded(inputs, sets, levels, sizes)
+		return l.bindCoded(inputs, sets, levels, sizes, columns)
 	})
 }
 
 // Bind binds data inputs and compiles the model.
 func (l *Loaded) Bind(inputs []data.Input, sets map[string]string) error {
-	return l.bindCoded(inputs, sets, nil, nil)
+	return l.bindCoded(inputs, sets, nil, nil, nil)
 }
 
 // bindCoded binds data inputs, coding columns of labels as levels says
 // when it is not nil (data.BindCoded, with the run's sizes) and else by
-// their own labels, and compiles the model.
-func (l *Loaded) bindCoded(inputs []data.Input, sets map[string]string, levels map[string]data.Levels, sizes map[string]int) error {
+// their own labels (and matches a matrix's columns to the run's by name,
+// columns), and compiles the model.
+func (l *Loaded) bindCoded(inputs []data.Input, sets map[string]string, levels map[string]data.Levels, sizes map[string]int, columns map[string][]string) error {
 	if l.Info == nil {
 		return errors.New("pipeline: model not checked")
 	}
@@ -293,7 +296,7 @@ func (l *Loaded) bindCoded(inputs []data.Input, sets map[string]string, levels m
 	if levels == nil {
 		bound, err = data.BindOrdered(l.Info, inputs, sets, l.Order)
 	} else {
-		bound, err = data.BindCoded(l.Info, inputs, sets, nil, levels, sizes)
+		bound, err = data.BindFitted(l.Info, inputs, sets, nil, levels, sizes, columns)
 	}
 	if err != nil {
 		return err
@@ -306,6 +309,7 @@ func (l *Loaded) bindCoded(inputs []data.Input, sets map[string]string, levels m
 	}
 	l.Notes = append(data.MissingNotes(l.Info, bound), data.LeftOutNotes(l.Info, bound)...)
 	l.Notes = append(l.Notes, data.LevelNotes(l.Info, bound, levels != nil)...)
+	l.Notes = append(l.Notes, data.ColumnNotes(l.Info, bound)...)
 	m, err := compile.Compile(l.File, l.Info, bound)
 	if err != nil {
 		return err
@@ -317,6 +321,7 @@ func (l *Loaded) bindCoded(inputs []data.Input, sets map[string]string, levels m
 		l.Notes = append(data.MissingNotes(l.Info, fitted), data.LeftOutNotes(l.Info, bound)...)
 		l.Notes = append(l.Notes, data.SkippedNotes(l.Info, bound, skip)...)
 		l.Notes = append(l.Notes, data.LevelNotes(l.Info, bound, levels != nil)...)
+		l.Notes = append(l.Notes, data.ColumnNotes(l.Info, bound)...)
 	}
 	l.Notes = append(l.Notes, m.Notes...)
 	l.Model = m
@@ -332,10 +337,12 @@ func (l *Loaded) bindCoded(inputs []data.Input, sets map[string]string, levels m
 // labels is coded as the fit coded it (levels, by declaration: the fit's
 // data.Coded; data.BindCoded), and a size that the fit bound from the
 // largest value of numeric ids is no smaller than the fit's (sizes: the
-// fit's data.CodeSizes).
-func LoadPredict(path string, dataArgs []string, sets map[string]string, opt compile.PredictOptions, levels map[string]data.Levels, sizes map[string]int) (*Loaded, error) {
+// fit's data.CodeSizes). A matrix that the fit bound from named CSV
+// columns (columns: the fit's data.MatrixColumns) binds the new table's
+// columns of those names in the fit's order (data.BindFitted).
+func LoadPredict(path string, dataArgs []string, sets map[string]string, opt compile.PredictOptions, levels map[string]data.Levels, sizes map[string]int, columns map[string][]string) (*Loaded, error) {
 	return load(path, dataArgs, sets, func(l *Loaded, inputs []data.Input, sets map[string]string) error {
-		return l.BindPredict(inputs, sets, opt, levels, sizes)
+		return l.BindPredict(inputs, sets, opt, levels, sizes, columns)
 	})
 }
 
@@ -343,8 +350,9 @@ func LoadPredict(path string, dataArgs []string, sets map[string]string, opt com
 // mode, as LoadPredict does: data that only the log density reads may be
 // absent, those left out that a ~ observes are drawn as opt chooses, and
 // a column of labels is coded as the fit coded it (levels), a size bound
-// from numeric ids no smaller than the fit's (sizes).
-func (l *Loaded) BindPredict(inputs []data.Input, sets map[string]string, opt compile.PredictOptions, levels map[string]data.Levels, sizes map[string]int) error {
+// from numeric ids no smaller than the fit's (sizes), a matrix's columns
+// matched by name to the fit's (columns).
+func (l *Loaded) BindPredict(inputs []data.Input, sets map[string]string, opt compile.PredictOptions, levels map[string]data.Levels, sizes map[string]int, columns map[string][]string) error {
 	if l.Info == nil {
 		return errors.New("pipeline: model not checked")
 	}
@@ -364,14 +372,14 @@ func (l *Loaded) BindPredict(inputs []data.Input, sets map[string]string, opt co
 	// out what it observes (log_lik without y). The rest is then bound
 	// again, strictly, if something kept needs what the data do not give.
 	reads := compile.PredictReadsGiven(l.File, l.Info, nil)
-	bound, err := data.BindCoded(l.Info, inputs, sets, optional(reads), levels, sizes)
+	bound, err := data.BindFitted(l.Info, inputs, sets, optional(reads), levels, sizes, columns)
 	if err != nil {
 		return predictNeeds(err, l.Info, reads)
 	}
 	reads = compile.PredictReadsGiven(l.File, l.Info, bound)
 	for name := range reads {
 		if bound[name] == nil {
-			if bound, err = data.BindCoded(l.Info, inputs, sets, optional(reads), levels, sizes); err != nil {
+			if bound, err = data.BindFitted(l.Info, inputs, sets, optional(reads), levels, sizes, columns); err != nil {
 				return predictNeeds(err, l.Info, reads)
 			}
 			break
@@ -384,7 +392,8 @@ func (l *Loaded) BindPredict(inputs []data.Input, sets map[string]string, opt co
 		return err
 	}
 	l.Model = m
-	l.Notes = append(data.LevelNotes(l.Info, bound, true), m.Notes...)
+	l.Notes = append(data.ColumnNotes(l.Info, bound), data.LevelNotes(l.Info, bound, true)...)
+	l.Notes = append(l.Notes, m.Notes...)
 	return nil
 }
 
