@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/reftest"
+	"github.com/gpplang/gpp/lang/compile"
 )
 
 // looModel is a normal mean with a known sd: its q is the exact posterior
@@ -251,7 +253,7 @@ func TestLOOLineUnestimated(t *testing.T) {
 	if want := "; Pareto k̂ above 0.7 for 2 of 4 observations, not estimated for 1 (fewer than 21 draws with a finite weight)\n"; !strings.HasSuffix(b.String(), want) {
 		t.Errorf("console line %q, want it to end %q", b.String(), want)
 	}
-	w := looWarning(lo, 0.3, 0.9, true, false, "--output-draws")
+	w := looWarning(lo, 0.3, 0.9, true, false, "--output-draws", "--fullrank all")
 	if want := "LOO: Pareto k̂ above 0.7 for 2 of 4 observations and not estimated for 1 (fewer than 21 draws with a finite weight; the largest 1.4;"; !strings.HasPrefix(w, want) {
 		t.Errorf("warning %q, want it to start %q", w, want)
 	}
@@ -322,26 +324,44 @@ output log_lik = logpdf(Y, Normal(mu, 1))
 // to check the estimate across draws and seeds instead.
 func TestLOOWarningJoint(t *testing.T) {
 	lo := &sgvb.LOO{QK: 1.3, Points: []sgvb.LOOPoint{{K: 1.1}, {K: 0.9}, {K: 0.2}}}
-	mf := looWarning(lo, 1.2, 0.5, true, false, "--output-draws")
+	mf := looWarning(lo, 1.2, 0.5, true, false, "--output-draws", "--fullrank all")
 	if !strings.Contains(mf, "2 of 3 observations") || !strings.Contains(mf, "or with --fullrank all") {
 		t.Errorf("mean-field q: %q", mf)
 	}
-	joint := looWarning(lo, 1.2, 0.5, true, true, "--output-draws")
+	joint := looWarning(lo, 1.2, 0.5, true, true, "--output-draws", "--fullrank all")
 	if !strings.Contains(joint, "2 of 3 observations") || strings.Contains(joint, "--fullrank") || !strings.Contains(joint, "although it has joint factors") || !strings.Contains(joint, "--seed") {
 		t.Errorf("q with joint factors: %q", joint)
 	}
 	// observations flagged while q's own weights are fine: the advice does
 	// not depend on q's family
 	lo.QK = 0.3
-	if a, b := looWarning(lo, 0.4, 0.9, true, false, "--output-draws"), looWarning(lo, 0.4, 0.9, true, true, "--output-draws"); a != b || !strings.Contains(a, "K-fold") {
+	if a, b := looWarning(lo, 0.4, 0.9, true, false, "--output-draws", "--fullrank all"), looWarning(lo, 0.4, 0.9, true, true, "--output-draws", "--fullrank all"); a != b || !strings.Contains(a, "K-fold") {
 		t.Errorf("influential observations: %q, %q", a, b)
 	}
 	// q's k̂ above 0.7 blames q, unless its weights are near-uniform
 	// (relative ESS 0.998, cv 0.045: sgvb.TailNegligible)
-	if w := looWarning(lo, 1.2, 0.5, true, false, "--output-draws"); !strings.Contains(w, "or with --fullrank all") {
+	if w := looWarning(lo, 1.2, 0.5, true, false, "--output-draws", "--fullrank all"); !strings.Contains(w, "or with --fullrank all") {
 		t.Errorf("q's k̂ 1.2, relative ESS 0.5: %q", w)
 	}
-	if w := looWarning(lo, 1.2, 0.998, true, false, "--output-draws"); strings.Contains(w, "--fullrank") || !strings.Contains(w, "K-fold") {
+	if w := looWarning(lo, 1.2, 0.998, true, false, "--output-draws", "--fullrank all"); strings.Contains(w, "--fullrank") || !strings.Contains(w, "K-fold") {
 		t.Errorf("q's k̂ 1.2 of near-uniform weights: %q", w)
+	}
+}
+
+// TestLOOWarningLowRank: past sgvb.MaxFullRank elements (a BNN's 142 in a
+// user trial) the LOO warning advises the low-rank factor that --fullrank
+// auto and the curvature hint name, not --fullrank all, which a fit
+// refuses there; at or below the limit, --fullrank all.
+func TestLOOWarningLowRank(t *testing.T) {
+	lo := &sgvb.LOO{QK: 1.3, Points: []sgvb.LOOPoint{{K: 1.1}, {K: 0.2}}}
+	for _, c := range []struct {
+		size int
+		want string
+	}{{sgvb.MaxFullRank, "or with --fullrank all;"}, {sgvb.MaxFullRank + 1, "or with --fullrank " + lowRankFlag + " ("}} {
+		m := &compile.Model{Latents: []compile.Latent{{Name: "w", Support: dist.Real, Size: c.size}}}
+		w := looWarning(lo, 1.2, 0.5, true, false, "--output-draws", jointAllFlag(sgvb.Settings{}, m)) + ";"
+		if !strings.Contains(w, c.want) {
+			t.Errorf("%d elements: %q, want it to contain %q", c.size, w, c.want)
+		}
 	}
 }

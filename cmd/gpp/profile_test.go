@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -243,21 +244,39 @@ func TestReplProfile(t *testing.T) {
 
 // The run line sets the model's evaluations against the run's wall time:
 // as a share where they fit in it, and without a share where the workers'
-// evaluations side by side add up to more.
+// evaluations side by side add up to more; with one worker (--workers 1)
+// more says the profile's times overstate the run's, not side by side.
 func TestPrintProfileRunLine(t *testing.T) {
 	for _, c := range []struct {
 		run  float64
+		side bool
 		want string
 	}{
-		{1, "= 0.4 s in the model's statements,\n     of the fit's 1 s: the model 40 %, the engine (E) 60 %\n"},
-		{0.3, "= 0.4 s in the model's statements,\n     of the fit's 0.3 s: more than the wall time, as the workers evaluate the model side by side, so the engine (E) takes little of it\n"},
+		{1, true, "= 0.4 s in the model's statements,\n     of the fit's 1 s: the model 40 %, the engine (E) 60 %\n"},
+		{1, false, "= 0.4 s in the model's statements,\n     of the fit's 1 s: the model 40 %, the engine (E) 60 %\n"},
+		{0.3, true, "= 0.4 s in the model's statements,\n     of the fit's 0.3 s: more than the wall time, as the workers evaluate the model side by side, so the engine (E) takes little of it\n"},
+		{0.3, false, "= 0.4 s in the model's statements,\n     of the fit's 0.3 s: more than the wall time, though the model is evaluated one draw at a time, so the times per evaluation above, measured apart after the run (wall-clock: a busy machine moves them), overstate the run's; no share is given\n"},
 	} {
-		rp := &runProfile{forward: 1e-3, reverse: 1e-3, grads: 150, values: 100, runSeconds: c.run, runWhat: "the fit's", engine: "the engine (E)"}
+		rp := &runProfile{forward: 1e-3, reverse: 1e-3, grads: 150, values: 100, runSeconds: c.run, runWhat: "the fit's", engine: "the engine (E)", sideBySide: c.side}
 		var b strings.Builder
 		printProfile(&b, rp)
 		if !strings.HasSuffix(b.String(), c.want) {
 			t.Errorf("run %g s:\n%s\nwant it to end\n%s", c.run, b.String(), c.want)
 		}
+	}
+}
+
+// TestProfileWorkers: --workers 1 evaluates one draw at a time (the run
+// line then says no "side by side"); so does a default fit on one CPU.
+func TestProfileWorkers(t *testing.T) {
+	if w := profileWorkers(sgvb.Settings{Workers: 1}, nil); w != 1 {
+		t.Errorf("--workers 1: %d workers", w)
+	}
+	if w := profileWorkers(sgvb.Settings{Workers: 3}, nil); w != 3 {
+		t.Errorf("--workers 3: %d workers", w)
+	}
+	if w, want := profileWorkers(sgvb.Settings{}, nil), min(runtime.GOMAXPROCS(0), 4); w != want {
+		t.Errorf("default: %d workers, want %d", w, want)
 	}
 }
 

@@ -229,6 +229,7 @@ func (r *repl) fitCmd(args []string) {
 	for _, n := range notes {
 		errorf(r.err, "note: %s", n)
 	}
+	cfg.settings.ParetoKFree = khatFree(cfg.settings, l.Model)
 	mbNotes, err := setMinibatch(cfg, l.Model)
 	if err != nil {
 		r.printError(err, srcs)
@@ -1716,7 +1717,7 @@ func replFitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, res *sg
 	ns.fitHints(s, l, res, nil, ds, res.ParetoK, res.ParetoRelESS, curv, cfg.autoLost)
 	ns.warn(badDrawsWarning(ds, "draws had a non-finite log joint or output"))
 	ns.warn(nanWarnings(ds, st)...)
-	if w := drawsLOOWarning(ds, res.ParetoK, res.ParetoRelESS, looWritten, len(res.Groups) > 0, "--output-draws"); w != "" {
+	if w := drawsLOOWarning(ds, res.ParetoK, res.ParetoRelESS, looWritten, len(res.Groups) > 0, "--output-draws", jointAllFlag(s, l.Model)); w != "" {
 		ns.warn(w + momentMatchAdvice(cfg, ds))
 	}
 	ns.warn(momentMatchWarning(ds.mm))

@@ -562,6 +562,7 @@ func prepareSBC(cfg *fitConfig, rankOutputs bool, con *console) (*sbcSetup, sour
 		return nil, srcs, err
 	}
 	su.base = base
+	cfg.settings.ParetoKFree = khatFree(cfg.settings, base)
 	notes, err := checkFullRank(&cfg.settings, base)
 	if err != nil {
 		return nil, srcs, err

@@ -78,6 +78,13 @@ type MinibatchTarget interface {
 	SetBatch(hi, lo uint64)
 }
 
+// BatchShare is a MinibatchTarget that says what share B/N of the data
+// a batch is, so that its log joints count as that share of a full one
+// (Settings.ParetoKCost); a MinibatchTarget without it counts as 1.
+type BatchShare interface {
+	BatchShare() float64
+}
+
 // Latent is one latent variable of the model: a slice of the coordinate
 // vector with a support that picks its variational family.
 type Latent struct {
@@ -578,6 +585,17 @@ type Settings struct {
 	// Default 10 000; negative, or not above PSISDraws: never.
 	// Result.ParetoKDraws says which.
 	ParetoKDraws int
+	// ParetoKCost, when > 0, caps the draws of an SGVB fit's k̂ estimate
+	// again so that those beyond PSISDraws are at most ParetoKCost times
+	// the fit's gradient draws, each counted as one log joint of the whole
+	// data (a minibatch step's draw as B/N of one: BatchShare): where
+	// steps are cheap and the data large, 10 000 log joints of all of it
+	// can cost ten times the fit (paretoKCap). ParetoKFree extra draws are
+	// allowed whatever the fit's work (a model cheap to evaluate). 0: no
+	// cap. Counted in draws, not seconds, so results stay those of the
+	// seed. Result.ParetoKCapped says where it bit.
+	ParetoKCost float64
+	ParetoKFree int
 
 	// Init warm-starts from a previous result: factors are matched by
 	// latent name and size; a factor of the same family is copied, otherwise
@@ -682,13 +700,16 @@ const (
 	defaultWindow       = 5
 	defaultMaxBad       = 50
 	defaultPSISDraws    = 1000
-	defaultParetoKDraws = 10000
+	defaultParetoKDraws = DefaultParetoKDraws
 	defaultSearchIters  = 50
 	defaultMaxRollbacks = 5
 	guardDraws          = 20 // draws of the start's ELBO, the guard's first reference
 	defaultStepDecay    = 1000
 	maxDefaultWorkers   = 4
 )
+
+// DefaultParetoKDraws is Settings.ParetoKDraws's default.
+const DefaultParetoKDraws = 10000
 
 // Defaults of a minibatch fit: its annealing stages (Anneal) take some
 // 20 000 to 100 000 steps.

@@ -1129,7 +1129,7 @@ func (e *engine) finalEstimateCtx(ctx context.Context, r *Result, start time.Tim
 	}
 	r.Warnings = r.Warnings[:nw]
 	r.ELBO, r.ELBOSE = elbo, se
-	r.ParetoK, r.ParetoRelESS, r.ParetoKDraws = math.NaN(), math.NaN(), 0
+	r.ParetoK, r.ParetoRelESS, r.ParetoKDraws, r.ParetoKCapped = math.NaN(), math.NaN(), 0, 0
 	return false
 }
 
@@ -1163,7 +1163,14 @@ func (e *engine) finalEstimate(ctx context.Context, r *Result, start time.Time) 
 	if !math.IsNaN(r.ParetoK) {
 		r.ParetoKDraws = n
 	}
-	if N := s.ParetoKDraws; estimateKAgain(r.ParetoK, r.ParetoRelESS, n, N) {
+	r.ParetoKCapped = 0
+	N := s.ParetoKDraws
+	if estimateKAgain(r.ParetoK, r.ParetoRelESS, n, N) && s.Method == SGVB {
+		if c := paretoKCap(s, n, N, e.fitWork(r)); c < N {
+			r.ParetoKCapped, N = N, c
+		}
+	}
+	if estimateKAgain(r.ParetoK, r.ParetoRelESS, n, N) {
 		e.scored(start, N, false)
 		if ctx.Err() != nil {
 			r.warn("interrupted: Pareto k̂ %.2f is from the final estimate's %d draws; its estimate again from %d draws (k̂ near 0.7) was skipped", r.ParetoK, n, N)
@@ -1178,6 +1185,34 @@ func (e *engine) finalEstimate(ctx context.Context, r *Result, start time.Time) 
 		r.ParetoKDraws = N
 	}
 	return true
+}
+
+// fitWork is the fit's gradient draws so far (r.Iterations steps of
+// DrawsPerStep), each counted as one log joint of the whole data, a
+// minibatch draw as its share B/N (BatchShare) of one.
+func (e *engine) fitWork(r *Result) float64 {
+	share := 1.0
+	if b, ok := e.s.Minibatch.(BatchShare); ok {
+		share = b.BatchShare()
+	}
+	return float64(r.Iterations) * float64(e.s.DrawsPerStep) * share
+}
+
+// paretoKCap returns the draws (N at most) that k̂ of n draws is to be
+// estimated again from, given the fit's work (fitWork): the extra draws
+// at most Settings.ParetoKCost times work, or ParetoKFree where more,
+// rounded down to a multiple of n: so n (no estimate again) where that
+// allows fewer than n more, as a k̂ from so few more draws is hardly
+// less noisy. N where ParetoKCost is not set or does not bind.
+func paretoKCap(s *Settings, n, N int, work float64) int {
+	if s.ParetoKCost <= 0 || n <= 0 {
+		return N
+	}
+	extra := max(s.ParetoKCost*work, float64(s.ParetoKFree))
+	if float64(N-n) <= extra {
+		return N
+	}
+	return (n + int(extra)) / n * n // n where fewer than n more
 }
 
 // estimateKAgain reports whether k̂ of n draws, their weights' relative
@@ -1669,12 +1704,12 @@ func (e *engine) averageCheck(ctx context.Context, r *Result, last TracePoint, s
 	}
 	avgTheta := append([]float64(nil), e.theta...)
 	aELBO, aSE := r.ELBO, r.ELBOSE
-	aK, aESS, aKDraws, nw := r.ParetoK, r.ParetoRelESS, r.ParetoKDraws, len(r.Warnings)
+	aK, aESS, aKDraws, aCapped, nw := r.ParetoK, r.ParetoRelESS, r.ParetoKDraws, r.ParetoKCapped, len(r.Warnings)
 	copy(e.theta, e.iterate)
 	if !e.finalEstimateCtx(ctx, r, start) {
 		// interrupted (and so marked): the average stands, as estimated
 		copy(e.theta, avgTheta)
-		r.ELBO, r.ELBOSE, r.ParetoK, r.ParetoRelESS, r.ParetoKDraws = aELBO, aSE, aK, aESS, aKDraws
+		r.ELBO, r.ELBOSE, r.ParetoK, r.ParetoRelESS, r.ParetoKDraws, r.ParetoKCapped = aELBO, aSE, aK, aESS, aKDraws, aCapped
 		return
 	}
 	n := e.s.PSISDraws
@@ -1695,7 +1730,7 @@ func (e *engine) averageCheck(ctx context.Context, r *Result, last TracePoint, s
 	iELBO, iSE := r.ELBO, r.ELBOSE
 	copy(e.theta, avgTheta)
 	r.Warnings = r.Warnings[:nw]
-	r.ELBO, r.ELBOSE, r.ParetoK, r.ParetoRelESS, r.ParetoKDraws = aELBO, aSE, aK, aESS, aKDraws
+	r.ELBO, r.ELBOSE, r.ParetoK, r.ParetoRelESS, r.ParetoKDraws, r.ParetoKCapped = aELBO, aSE, aK, aESS, aKDraws, aCapped
 	r.warn("%s the last iterate's, from the same draws, is no higher (%.6g ± %.2g), so q stays the average", head, iELBO, iSE)
 }
 

@@ -65,6 +65,10 @@ type Result struct {
 	// Settings.ParetoKDraws where those gave a k̂ near 0.7 (KBandLow to
 	// KBandHigh); 0 if not computed.
 	ParetoKDraws int
+	// ParetoKCapped is the Settings.ParetoKDraws that k̂'s estimate again
+	// would have taken where Settings.ParetoKCost cut it to ParetoKDraws
+	// (PSISDraws: skipped); 0 where it did not.
+	ParetoKCapped int
 
 	// Path is the start taken from an optimisation path
 	// (Settings.InitPath); nil otherwise.

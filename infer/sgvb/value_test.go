@@ -252,3 +252,82 @@ func TestEstimateKAgain(t *testing.T) {
 		}
 	}
 }
+
+// TestParetoKCap: with Settings.ParetoKCost, k̂'s estimate again takes
+// at most that many times the fit's gradient draws beyond PSISDraws
+// (rounded down to a multiple of PSISDraws, none below 2·PSISDraws, at
+// least ParetoKFree), says so in ParetoKCapped, and is the uncapped k̂ of
+// as many draws: the same stream's first draws.
+func TestParetoKCap(t *testing.T) {
+	ctx := context.Background()
+	tg := studentTarget{8}
+	lat := []Latent{{Name: "x", Size: 3, Shape: []int{3}, Support: dist.Real}}
+	base := Settings{Seed: 1, Workers: 2}
+	r0, err := Fit(ctx, tg, lat, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r0.ParetoKDraws != 10000 || r0.ParetoKCapped != 0 {
+		t.Fatalf("uncapped: k̂ from %d draws, capped %d; the test wants a fit that estimates it again", r0.ParetoKDraws, r0.ParetoKCapped)
+	}
+	work := float64(r0.Iterations) // one draw a step
+	for _, c := range []struct {
+		cost float64
+		free int
+		want int
+	}{
+		{1e6, 0, 10000},                  // does not bind
+		{3500 / work, 0, 4000},           // 1000 + 3500 → 4000
+		{900 / work, 0, 1000},            // fewer than 1000 more: none
+		{900 / work, 5000, 6000},         // the free draws
+		{0, 0, 10000},                    // no cap
+		{float64(9000) / work, 0, 10000}, // exactly the extra draws
+		{float64(8999) / work, 0, 9000},  // one short
+	} {
+		s := base
+		s.ParetoKCost, s.ParetoKFree = c.cost, c.free
+		r, err := Fit(ctx, tg, lat, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantCapped := 0
+		if c.want < 10000 {
+			wantCapped = 10000
+		}
+		if r.ParetoKDraws != c.want || r.ParetoKCapped != wantCapped {
+			t.Errorf("cost %g, free %d: k̂ from %d draws, capped %d; want %d, %d", c.cost, c.free, r.ParetoKDraws, r.ParetoKCapped, c.want, wantCapped)
+			continue
+		}
+		u := base
+		u.ParetoKDraws = c.want
+		if c.want == 1000 {
+			u.ParetoKDraws = -1
+		}
+		ru, err := Fit(ctx, tg, lat, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sameBits(r.ParetoK, ru.ParetoK) || !sameBits(r.ELBO, r0.ELBO) {
+			t.Errorf("cost %g: k̂ %v, ParetoKDraws %d's %v; ELBO %v, uncapped %v", c.cost, r.ParetoK, c.want, ru.ParetoK, r.ELBO, r0.ELBO)
+		}
+	}
+}
+
+// A minibatch draw counts as its batch's share of a log joint.
+func TestParetoKCapShare(t *testing.T) {
+	e := &engine{s: &Settings{DrawsPerStep: 2, Minibatch: shareTarget{0.01}}}
+	if w := e.fitWork(&Result{Iterations: 5000}); w != 100 {
+		t.Errorf("5000 steps of 2 draws at 1 %%: %v log joints, want 100", w)
+	}
+	e.s.Minibatch = nil
+	if w := e.fitWork(&Result{Iterations: 5000}); w != 10000 {
+		t.Errorf("5000 steps of 2 draws: %v log joints, want 10000", w)
+	}
+}
+
+type shareTarget struct{ share float64 }
+
+func (shareTarget) LogJoint(x, grad []float64) (float64, error) { return 0, nil }
+func (t shareTarget) Clone() Target                             { return t }
+func (shareTarget) SetBatch(hi, lo uint64)                      {}
+func (t shareTarget) BatchShare() float64                       { return t.share }

@@ -471,6 +471,9 @@ func (t BatchTarget) LogJointValue(x []float64) (float64, error) { return t.B.Lo
 // SetBatch implements sgvb.MinibatchTarget.
 func (t BatchTarget) SetBatch(hi, lo uint64) { t.B.SetBatch(hi, lo) }
 
+// BatchShare implements sgvb.BatchShare: a batch's share B/N of the rows.
+func (t BatchTarget) BatchShare() float64 { return float64(t.B.B) / float64(t.B.N) }
+
 // Clone implements sgvb.Target.
 func (t BatchTarget) Clone() sgvb.Target { return BatchTarget{t.B.Clone()} }
 

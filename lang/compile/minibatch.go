@@ -262,6 +262,16 @@ func (m *Model) Minibatch(size string, b int) (*Batch, error) {
 	return bt, nil
 }
 
+// DataValues is the number of values in the model's data: a measure,
+// fixed for the data, of what one evaluation of its log joint reads.
+func (m *Model) DataValues() int {
+	n := 0
+	for _, a := range m.data {
+		n += len(a.Values)
+	}
+	return n
+}
+
 // Size returns the value of the model's size name (or int data scalar)
 // name, and whether there is one.
 func (m *Model) Size(name string) (int, bool) {
