@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,16 +22,8 @@ func TestRidgeWarning(t *testing.T) {
 		!strings.Contains(stderr, "mean-field sds far too small") {
 		t.Fatalf("exit %d, want the ridge warning; stderr\n%s", code, stderr)
 	}
-	raw, err := os.ReadFile(filepath.Join(out, fitFileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f struct{ Warnings []string }
-	if err := json.Unmarshal(raw, &f); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(strings.Join(f.Warnings, "\n"), want) {
-		t.Errorf("fit.json's warnings %q lack the ridge", f.Warnings)
+	if w := fitJSONWarnings(t, out); !strings.Contains(strings.Join(w, "\n"), want) {
+		t.Errorf("fit.json's warnings %q lack the ridge", w)
 	}
 }
 

@@ -46,16 +46,8 @@ func TestFlatDirectionWarning(t *testing.T) {
 		if c.flat && strings.Contains(stderr, "--fullrank") {
 			t.Errorf("%s: want no --fullrank advice; stderr\n%s", c.name, stderr)
 		}
-		raw, err := os.ReadFile(filepath.Join(out, fitFileName))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var f struct{ Warnings []string }
-		if err := json.Unmarshal(raw, &f); err != nil {
-			t.Fatal(err)
-		}
-		if got := strings.Contains(strings.Join(f.Warnings, "\n"), want); got != c.flat {
-			t.Errorf("%s: fit.json's warnings %q, want the flat one: %v", c.name, f.Warnings, c.flat)
+		if w := fitJSONWarnings(t, out); strings.Contains(strings.Join(w, "\n"), want) != c.flat {
+			t.Errorf("%s: fit.json's warnings %q, want the flat one: %v", c.name, w, c.flat)
 		}
 	}
 }
@@ -108,4 +100,18 @@ func TestImproperCurvatureHint(t *testing.T) {
 	if check(200).improper(0) || !check(2e5).improper(0) {
 		t.Errorf("improper at 200 or not at 2e5")
 	}
+}
+
+// fitJSONWarnings returns the warnings of the fit.json in dir.
+func fitJSONWarnings(t *testing.T, dir string) []string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, fitFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct{ Warnings []string }
+	if err := json.Unmarshal(raw, &f); err != nil {
+		t.Fatal(err)
+	}
+	return f.Warnings
 }
