@@ -644,6 +644,8 @@ func (p *Program) forwardError(i int32, ok bool) error {
 			return ast.Errorf(n.pos, "%s: matrix is singular (no pivot in column %d of its LU factorisation)", name, p.fail-1)
 		case OpGaussRowsLR:
 			return p.lrError(i, n)
+		case OpGatherAt:
+			return p.gatherAtError(n)
 		case OpCategorical:
 			return p.categoricalError(n, false)
 		case OpMultinomial:

@@ -205,6 +205,8 @@ func (p *Program) eval(n *node) bool {
 		for i, k := range perm {
 			z[i] = x[int(k)]
 		}
+	case op == OpGatherAt:
+		return p.evalGatherAt(n, z)
 	case op == OpSortIndex:
 		evalSortIndex(n, p.v(p.arg(n, 0)), p.s(n), z)
 	case op == OpEigvalsSym || op == OpEigvecsSym:

@@ -172,6 +172,9 @@ const (
 	OpSlice  // a contiguous range: x[i], A[i, j], x[lo:hi], A[i], A[lo:hi]
 	OpCol    // A[:, j]
 	OpGather // x[idx] or A[idx] for an int vector idx
+	// x[i] or A[i] for an int scalar or vector node i, picked at each
+	// evaluation; no derivative (outputs only, gatherat.go)
+	OpGatherAt
 
 	// Construction.
 	OpStack // n scalars as a vector: a vector literal [x0, ..., xn-1]
@@ -283,7 +286,7 @@ var opNames = [numOps]string{
 	OpMatMul: "matmul", OpTranspose: "transpose", OpOuter: "outer", OpRowScatter: "outer", OpDiagMatrix: "diag",
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
 	OpCholSolve: "solve", OpTriSolve: "mdivide_left_tri_low", OpInverse: "inverse", OpDeterminant: "determinant", OpLogAbsDet: "log_determinant", OpMatrixExp: "matrix_exp", OpSort: "sort", OpSortIndex: "sort_indices", OpEigvalsSym: "eigenvalues_sym", OpEigvecsSym: "eigenvectors_sym", OpSingularVal: "singular_values", OpCSRMatVec: "csr_matrix_times_vector", OpQR: "qr_thin_Q", OpSVDVec: "svd_U", OpChol2Inv: "chol2inv", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",
-	OpSlice: "index", OpCol: "index", OpGather: "gather", OpStack: "vector", OpConcat: "append_row", OpInside: "inside", OpOrdered: "ordered", OpCholCorr: "cholesky_factor_corr", OpCholCorrJac: "cholesky_factor_corr_jacobian", OpCorrFromChol: "corr_matrix", OpCholCov: "cholesky_factor_cov", OpCholCovJac: "cholesky_factor_cov_jacobian", OpCovFromChol: "cov_matrix", OpSumToZero: "sum_to_zero_vector", OpDensity: "density", OpLogPDF: "logpdf", OpRand: "rand",
+	OpSlice: "index", OpCol: "index", OpGather: "gather", OpGatherAt: "index", OpStack: "vector", OpConcat: "append_row", OpInside: "inside", OpOrdered: "ordered", OpCholCorr: "cholesky_factor_corr", OpCholCorrJac: "cholesky_factor_corr_jacobian", OpCorrFromChol: "corr_matrix", OpCholCov: "cholesky_factor_cov", OpCholCovJac: "cholesky_factor_cov_jacobian", OpCovFromChol: "cov_matrix", OpSumToZero: "sum_to_zero_vector", OpDensity: "density", OpLogPDF: "logpdf", OpRand: "rand",
 	OpCategorical: "categorical", OpOrderedLogistic: "ordered_logistic", OpLKJCorrChol: "LKJCorrCholesky", OpMvNormalChol: "MvNormalCholesky", OpWishart: "Wishart", OpMultinomial: "multinomial", OpPoissonBinomial: "PoissonBinomial", OpRowSumProd: "rowsum",
 	OpLt: "<", OpLe: "<=", OpGt: ">", OpGe: ">=", OpEq: "==", OpNe: "!=", OpAnd: "&&", OpOr: "||", OpNot: "!",
 }

@@ -1488,10 +1488,9 @@ func (c *checker) index(e *ast.IndexExpr) Type {
 			ok = false
 			continue
 		}
-		if !c.knownIndex(ix, it, "an index") {
-			ok = false
-			continue
-		}
+		// An index that changes with the draws is picked per draw
+		// (outputs only: refuseSteps reports it where the log joint or
+		// the compiler reads it, dynamicIndex).
 		// A constant index, alone or in a literal, is checked against a
 		// known size here.
 		inRange := func(ix ast.Expr, v *float64) {
@@ -1568,9 +1567,10 @@ func (c *checker) pairedLengths(e *ast.IndexExpr, r ast.Expr, rt Type, col ast.E
 }
 
 // knownIndex reports an index or a slice bound (what), of type t, that is
-// not known before the fit: the compiler picks the elements while it
-// builds the tape, so an int that changes with the draws (a comparison on
-// a param, a replicate) cannot be one.
+// not known before the fit: a slice bound fixes a shape, and the log joint
+// reads elements the compiler picks while it builds the tape, so an int
+// that changes with the draws (a comparison on a param, a replicate) cannot
+// be one there (an output's index may: stepError reports the others).
 func (c *checker) knownIndex(e ast.Expr, t Type, what string) bool {
 	if t.Valid() && !t.DataOnly {
 		c.errorf(e.Pos(), "%s must be known before the fit (data, constants, loop variables and lets of them); `%s` %s, whose value changes with the draws",

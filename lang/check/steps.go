@@ -59,6 +59,14 @@ func (c *checker) stepsOf(e ast.Expr) []stepUse {
 				found = append(found, stepUse{op: x})
 				return false
 			}
+		case *ast.IndexExpr:
+			ix := c.dynamicIndex(x)
+			if ix == nil {
+				return true
+			}
+			found = append(found, stepUse{op: x})
+			found = append(found, c.stepsOf(x.X)...)
+			return false
 		case *ast.Ident:
 			for _, s := range c.letSteps(c.info.Uses[x]) {
 				found = append(found, stepUse{op: s.op, via: x})
@@ -159,6 +167,16 @@ func (c *checker) stepError(s stepUse) {
 		c.outputOnlyError(call, s)
 		return
 	}
+	if e, ok := s.op.(*ast.IndexExpr); ok {
+		ix := c.dynamicIndex(e)
+		if t := c.info.Types[ix]; s.via != nil {
+			c.errorf(ix.Pos(), "an index must be known before the fit (data, constants, loop variables and lets of them); `%s` %s, whose value changes with the draws (the log joint reads it through the let `%s` at %s); an output may index by it",
+				exprString(ix), c.dependsOnParam(ix), s.via.Name, s.via.NamePos)
+		} else {
+			c.knownIndex(ix, t, "an index")
+		}
+		return
+	}
 	var opPos ast.Pos
 	var operands []ast.Expr
 	what := "a comparison"
@@ -223,4 +241,20 @@ func (c *checker) outputOnlyError(call *ast.CallExpr, s stepUse) {
 	}
 	c.errorf(call.Fun.NamePos, "%s has no derivative, so the log joint cannot read it%s where its arguments depend on params (`%s` %s): %s; an output may call it%s",
 		f.Name, through, exprString(culprit), c.dependsOnParam(culprit), f.OutputOnly, calls)
+}
+
+// dynamicIndex returns the first index of e that changes with the draws
+// (an output, a comparison on a param), nil if none: it is picked per draw,
+// which an output may do (Stan's generated quantities) and the log joint
+// may not, the compiler picking its elements while it builds the tape.
+func (c *checker) dynamicIndex(e *ast.IndexExpr) ast.Expr {
+	for _, ix := range e.Indices {
+		if _, isSlice := ix.(*ast.SliceExpr); isSlice {
+			continue
+		}
+		if t, ok := c.info.Types[ix]; ok && t.Valid() && t.Elem == Int && !t.DataOnly {
+			return ix
+		}
+	}
+	return nil
 }

@@ -474,15 +474,18 @@ type lowerer struct {
 	// watch, in an evaluator's build, records in watched the ~ statements
 	// on data, and the logpdf calls of a target += on data (inTarget),
 	// that Evaluator.Observed reports (watchTilde, watchLogPDF).
-	watch     bool
-	inTarget  bool
-	watched   []watchPiece
-	terms     []autodiff.ID
-	termPos   []ast.Pos
-	errs      ast.ErrorList
-	outIDs    []autodiff.ID
-	outs      []Output
-	dataNodes []autodiff.ID
+	watch    bool
+	inTarget bool
+	// outputName is the output statement being lowered ("" outside one),
+	// for the errors of its per-draw indices (indexat.go).
+	outputName string
+	watched    []watchPiece
+	terms      []autodiff.ID
+	termPos    []ast.Pos
+	errs       ast.ErrorList
+	outIDs     []autodiff.ID
+	outs       []Output
+	dataNodes  []autodiff.ID
 
 	lats []Latent
 	dim  int

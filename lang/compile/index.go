@@ -268,6 +268,9 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 		// stand-in scalar would only add an error about its shape
 		return value{}
 	}
+	if l.dynamicIndex(e) {
+		return l.indexAt(e, x)
+	}
 	sels := make([]sel, len(e.Indices))
 	for i, ix := range e.Indices {
 		s, ok := l.resolve(ix)

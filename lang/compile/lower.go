@@ -162,6 +162,7 @@ func (l *lowerer) stmt(s ast.Stmt) {
 			}
 		}
 		var v value
+		l.outputName = s.Name.Name
 		switch {
 		case s.Dist != nil:
 			v = l.predictive(s.Dist, ov != nil && len(ov.Dims) == 1, s.Tilde, nil, s.Trunc)
@@ -170,6 +171,7 @@ func (l *lowerer) stmt(s ast.Stmt) {
 		default:
 			v = l.expr(s.Value)
 		}
+		l.outputName = ""
 		if sym := l.info.Defs[s.Name]; sym != nil {
 			l.env[sym] = v // later outputs may use this one
 		}
