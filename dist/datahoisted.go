@@ -183,10 +183,21 @@ func (binomialData) EvalData(k float64, p, _, s, dp []float64) (float64, float64
 	if s[0] == dataFallback || !(pr >= 0 && pr <= 1) {
 		return Binomial{n, pr}.eval(k, dp)
 	}
-	if (k > 0 && pr == 0) || (k < n && pr == 1) {
-		return outside(dp)
+	lp, dlp := binomialDataLog(k, n, pr, s)
+	if dp != nil {
+		dp[0] = 0
+		dp[1] = dlp
 	}
-	var lp, dlp float64
+	return lp, 0
+}
+
+// binomialDataLog is the Binomial log mass of k successes in n trials and
+// its partial in pr, for a state s that is not dataFallback and a pr in
+// [0, 1]: −Inf and 0 outside the support.
+func binomialDataLog(k, n, pr float64, s []float64) (lp, dlp float64) {
+	if (k > 0 && pr == 0) || (k < n && pr == 1) {
+		return math.Inf(-1), 0
+	}
 	if s[0] == dataLarge {
 		lp = s[1] - bd0(k, n*pr) - bd0(n-k, n*(1-pr)) - s[2] // logBinomRaw
 		dlp = math.FMA(-n, pr, k) / (pr * (1 - pr))
@@ -201,11 +212,29 @@ func (binomialData) EvalData(k float64, p, _, s, dp []float64) (float64, float64
 			dlp -= (n - k) / (1 - pr)
 		}
 	}
-	if dp != nil {
-		dp[0] = 0
-		dp[1] = dlp
+	return lp, dlp
+}
+
+// EvalDataArgRun implements DataArgRun with EvalData's arithmetic.
+func (binomialData) EvalDataArgRun(sum float64, x []float64, xc int, d []float64, dc int, p []float64, pc int, s, lp, dx, dp []float64) float64 {
+	for j := range dx {
+		k, n, pr := x[j*xc], d[j*dc], p[j*pc]
+		st := s[j*binomialDataState : j*binomialDataState+binomialDataState]
+		var v, dv float64
+		if st[0] == dataFallback || !(pr >= 0 && pr <= 1) {
+			var two [2]float64
+			v, dv = Binomial{n, pr}.eval(k, two[:])
+			dp[j] = two[1]
+		} else {
+			v, dp[j] = binomialDataLog(k, n, pr, st)
+		}
+		dx[j] = dv
+		sum += v
+		if lp != nil {
+			lp[j] = v
+		}
 	}
-	return lp, 0
+	return sum
 }
 
 // binomialLogitData is BinomialLogit's kernel with the work in the count
@@ -230,6 +259,22 @@ func (binomialLogitData) EvalData(k float64, p, _, s, dp []float64) (float64, fl
 		lp = logitBinomialTerms(s[3], k, n, eta)
 	}
 	return binomialLogitEnd(lp, k, n, eta, pr, q, dp)
+}
+
+// EvalDataArgRun implements DataArgRun with EvalData's arithmetic.
+func (b binomialLogitData) EvalDataArgRun(sum float64, x []float64, xc int, d []float64, dc int, p []float64, pc int, s, lp, dx, dp []float64) float64 {
+	for j := range dx {
+		st := s[j*binomialDataState : j*binomialDataState+binomialDataState]
+		par := [2]float64{d[j*dc], p[j*pc]}
+		var two [2]float64
+		v, dv := b.EvalData(x[j*xc], par[:], nil, st, two[:])
+		dx[j], dp[j] = dv, two[1]
+		sum += v
+		if lp != nil {
+			lp[j] = v
+		}
+	}
+	return sum
 }
 
 // NegBinomial data state: [kind, stirlerr(k), log k, log k!] for a count

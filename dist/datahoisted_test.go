@@ -22,7 +22,7 @@ func TestDataHoistedKernels(t *testing.T) {
 		Count:    {0, 1, 5, 9, 10, 11, 16, 20, 1e6, 1e15, 2.5, -1, nan, inf},
 	}
 	same := func(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
-	var families []string
+	var families, argRuns []string
 	for _, u := range Univariates {
 		if LogScale(u).DataHoisted != nil {
 			t.Errorf("LogScale(%s) keeps the natural scale's data-hoisted kernel", u.Name)
@@ -92,8 +92,15 @@ func TestDataHoistedKernels(t *testing.T) {
 		if run, ok := dh.(DataRun); ok {
 			checkDataRun(t, u, run, grids[u.Params[0].Support], xs)
 		}
+		if run, ok := dh.(DataArgRun); ok {
+			argRuns = append(argRuns, u.Name)
+			checkDataArgRun(t, u, run, grids[u.Params[0].Support], grids[u.Params[1].Support], xs)
+		}
 	}
 	want := []string{"Poisson", "PoissonLog", "Binomial", "BinomialLogit", "NegBinomial", "NegBinomialLog"}
+	if want := []string{"Binomial", "BinomialLogit"}; !slices.Equal(argRuns, want) {
+		t.Errorf("families with a DataArgRun %v, want %v", argRuns, want)
+	}
 	if !slices.Equal(families, want) {
 		t.Errorf("families with data-hoisted kernels %v, want %v", families, want)
 	}
@@ -144,6 +151,63 @@ func checkDataRun(t *testing.T, u *Univariate, run DataRun, args, xs []float64) 
 	}
 	for _, xv := range xs {
 		check([]float64{xv}, 0, args, 1, len(args))
+	}
+}
+
+// checkDataArgRun is checkDataRun for a DataArgRun: every value against
+// every pair of data argument and argument (a run with both per element),
+// each value against one pair (dc, pc 0), and one value and data argument
+// against every argument (xc, dc 0).
+func checkDataArgRun(t *testing.T, u *Univariate, run DataArgRun, data, args, xs []float64) {
+	t.Helper()
+	same := func(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
+	sl := run.DataStateLen()
+	check := func(x []float64, xc int, d []float64, dc int, p []float64, pc, n int) {
+		s := make([]float64, n*sl)
+		for j := range n {
+			run.PrepareData(x[j*xc], []float64{d[j*dc], math.NaN()}, s[j*sl:j*sl+sl])
+		}
+		lp, dx, dp := make([]float64, n), make([]float64, n), make([]float64, n)
+		for i := range dx {
+			dx[i], dp[i] = 7, 7 // overwritten
+		}
+		sum := run.EvalDataArgRun(0.5, x, xc, d, dc, p, pc, s, lp, dx, dp)
+		want, g := 0.5, []float64{0, 0}
+		for j := range n {
+			l, dxj := u.Kernel(x[j*xc], []float64{d[j*dc], p[j*pc]}, g)
+			want += l
+			if !same(l, lp[j]) || !same(dxj, dx[j]) || !same(g[1], dp[j]) {
+				t.Errorf("%s run (%g | %g, %g): %v %v %v, kernel %v %v %v", u.Name, x[j*xc], d[j*dc], p[j*pc], lp[j], dx[j], dp[j], l, dxj, g[1])
+			}
+		}
+		if !same(sum, want) {
+			t.Errorf("%s run: sum %v, want %v", u.Name, sum, want)
+		}
+		if s2 := run.EvalDataArgRun(0.5, x, xc, d, dc, p, pc, s, nil, dx, dp); !same(s2, sum) {
+			t.Errorf("%s run without log densities: sum %v, want %v", u.Name, s2, sum)
+		}
+	}
+	var x, d, p []float64
+	for _, xv := range xs {
+		for _, dv := range data {
+			for _, pv := range args {
+				x, d, p = append(x, xv), append(d, dv), append(p, pv)
+			}
+		}
+	}
+	check(x, 1, d, 1, p, 1, len(x))
+	for _, dv := range data {
+		for _, pv := range args {
+			check(xs, 1, []float64{dv}, 0, []float64{pv}, 0, len(xs))
+		}
+	}
+	for _, xv := range xs {
+		for _, dv := range data {
+			check([]float64{xv}, 0, []float64{dv}, 0, args, 1, len(args))
+		}
+	}
+	if len(x) == 0 {
+		t.Errorf("%s: no run checked", u.Name)
 	}
 }
 

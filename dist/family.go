@@ -458,6 +458,16 @@ type DataRun interface {
 	EvalDataRun(sum float64, x []float64, xc int, p []float64, pc int, s, lp, dx, dp []float64) float64
 }
 
+// DataArgRun is DataRun for a family of two arguments whose first is data
+// (DataArgs 1: a Binomial's trials), the second what a step changes.
+type DataArgRun interface {
+	DataHoisted
+	// EvalDataArgRun is EvalDataRun with element j's data argument at
+	// d[j*dc] before its argument p[j*pc]; dp[j] is the partial in p (the
+	// data argument's, 0, is not written).
+	EvalDataArgRun(sum float64, x []float64, xc int, d []float64, dc int, p []float64, pc int, s, lp, dx, dp []float64) float64
+}
+
 // PreparedLog is the Prepared kernel of a log-scale family (LogScale: the
 // value is l = log x): EvalLog(l, x, ...) is Eval(l, ...) given x = exp(l),
 // bit for bit, for callers that already have exp(l).

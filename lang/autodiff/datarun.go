@@ -9,8 +9,9 @@ import "github.com/gpplang/gpp/dist"
 const dataRunElemCost = 10
 
 // dataRunTask is a density whose value is data evaluated by its family's
-// DataRun (node.dhoist), shared by ranges of its elements on p's team (the
-// 19 200 counts of examples/pmf.gpp). Each element's log density and
+// DataRun or DataArgRun (node.dhoist, dataRunOf), shared by ranges of its
+// elements on p's team (the 19 200 counts of examples/pmf.gpp, an
+// N-mixture's Binomial grid). Each element's log density and
 // partials are written to its own cells, as the serial loop writes them,
 // so they do not depend on the team. A summed density (OpDensity) writes
 // the log densities to scratch (dataRunLP), which evalDensity adds in
@@ -19,8 +20,9 @@ const dataRunElemCost = 10
 type dataRunTask struct {
 	p     *Program
 	n     *node
-	run   dist.DataRun
-	elems []float64 // the log densities of an OpLogPDF; nil for OpDensity
+	run   dist.DataRun    // a family of one argument, or
+	arg   dist.DataArgRun // of two whose first is data (Binomial's n)
+	elems []float64       // the log densities of an OpLogPDF; nil for OpDensity
 	sum   float64
 	whole bool
 }
@@ -32,14 +34,16 @@ func (t *dataRunTask) RunPart(part, parts int) {
 	m, gc := n.i0, n.gc
 	lo, hi := part*m/parts, (part+1)*m/parts
 	scr := p.s(n)
-	dxs, dps := scr[2:2+m], scr[2+m:2+2*m]
+	na := n.nparams()
+	dxs, dps := scr[2*na:2*na+m], scr[2*na+na*m:2*na+m+na*m] // the last argument's partials
 	lps := t.elems
 	if lps == nil && (parts > 1 || n.norm != 0) { // a normaliser is added to each after the run (evalDensity)
 		lps = dataRunLP(n, scr)
 	}
 	bc, val := n.bc, p.val
 	xo, xr, xc := bc[0], bc[1], bc[2]
-	po, pr, pc := bc[3], bc[4], bc[5]
+	po, pr, pc := bc[3*na], bc[3*na+1], bc[3*na+2]
+	do, dr, dc := bc[3], bc[4], bc[5] // the data argument of a DataArgRun
 	sl := n.dhoist.DataStateLen()
 	ds := p.dstate[n.doff : n.doff+m*sl]
 	sum := 0.0
@@ -50,7 +54,12 @@ func (t *dataRunTask) RunPart(part, parts int) {
 		if lps != nil {
 			lp = lps[k : k+c1-c0]
 		}
-		sum = t.run.EvalDataRun(sum, val[xo+i*xr+c0*xc:], xc, val[po+i*pr+c0*pc:], pc, ds[k*sl:], lp, dxs[k:k+c1-c0], dps[k:k+c1-c0])
+		x, par := val[xo+i*xr+c0*xc:], val[po+i*pr+c0*pc:]
+		if t.arg != nil {
+			sum = t.arg.EvalDataArgRun(sum, x, xc, val[do+i*dr+c0*dc:], dc, par, pc, ds[k*sl:], lp, dxs[k:k+c1-c0], dps[k:k+c1-c0])
+		} else {
+			sum = t.run.EvalDataRun(sum, x, xc, par, pc, ds[k*sl:], lp, dxs[k:k+c1-c0], dps[k:k+c1-c0])
+		}
 		k += c1 - c0
 	}
 	if parts == 1 {
@@ -65,12 +74,36 @@ func dataRunLP(n *node, scr []float64) []float64 {
 	return scr[len(scr)-n.i0:]
 }
 
-// dataRunScratch is the scratch that a density node of one argument whose
-// DataHoisted is a DataRun needs beyond the kernel path's: its log
-// densities per element when they are summed (OpDensity), for sharing.
+// dataRunScratch is the scratch that a density node on the data-run path
+// (dataRunOf) needs beyond the kernel path's: its log densities per
+// element when they are summed (OpDensity), for sharing.
 func dataRunScratch(op Op, dh dist.DataHoisted, na, m int) int {
-	if _, ok := dh.(dist.DataRun); ok && na == 1 && op == OpDensity {
+	if run, arg := dataRunOf(dh, na); (run != nil || arg != nil) && op == OpDensity {
 		return m
 	}
 	return 0
 }
+
+// dataRunOf returns the run kernel of a data-hoisted density of na
+// arguments: a DataRun of one argument, or a DataArgRun of two whose
+// first is data; both nil otherwise (or with noDataRun set).
+func dataRunOf(dh dist.DataHoisted, na int) (dist.DataRun, dist.DataArgRun) {
+	if noDataRun {
+		return nil, nil
+	}
+	switch r := dh.(type) {
+	case dist.DataRun:
+		if na == 1 {
+			return r, nil
+		}
+	case dist.DataArgRun:
+		if na == 2 && dh.DataArgs() == 1 {
+			return nil, r
+		}
+	}
+	return nil, nil
+}
+
+// noDataRun turns the data-run path off (dataRunOf returns nil), for the
+// tests that compare it with the element-by-element loop.
+var noDataRun bool

@@ -825,6 +825,18 @@ func binaryMessage(op Op, x, y float64, bad, el string) string {
 // may not read at all. It is also infIsValue's walk for a node that makes
 // no log 0, so the operands are followed back once, not once by each.
 func (p *Program) zeroOf(i int32) int32 {
+	if p.zpass == 0 {
+		return p.zeroOfWalk(i)
+	}
+	m := &p.zmemo[i]
+	if m.zeroPass != p.zpass {
+		m.zero, m.zeroPass = p.zeroOfWalk(i), p.zpass
+	}
+	return m.zero
+}
+
+// zeroOfWalk is zeroOf without zmemo.
+func (p *Program) zeroOfWalk(i int32) int32 {
 	if p.ownFailure(i) {
 		return -1
 	}
@@ -885,6 +897,46 @@ func (p *Program) ownFailure(i int32) bool {
 // density without an error; an output that is one is written as it is,
 // without a warning.
 func (p *Program) infIsValue(i int32) bool {
+	if p.zpass == 0 {
+		return p.infIsValueWalk(i)
+	}
+	m := &p.zmemo[i]
+	if m.valuePass != p.zpass {
+		m.value, m.valuePass = p.infIsValueWalk(i), p.zpass
+	}
+	return m.value
+}
+
+// zeroMemo is a node's remembered infIsValue (value) and zeroOf (zero),
+// each with the pass (Program.zpass) it was found in.
+type zeroMemo struct {
+	valuePass, zeroPass uint64
+	zero                int32
+	value               bool
+}
+
+// zeroValue is infIsValue(i) for Forward's and ForwardJoint's checks of
+// node i, just evaluated, remembering the answers of its walk for the
+// rest of the pass (zgen): the nodes before i keep their values there, as
+// long as no node is evaluated again (which renews zgen).
+func (p *Program) zeroValue(i int32) bool {
+	if noZeroMemo {
+		return p.infIsValue(i)
+	}
+	if len(p.zmemo) != len(p.nodes) {
+		p.zmemo = make([]zeroMemo, len(p.nodes))
+	}
+	p.zpass = p.zgen
+	v := p.infIsValue(i)
+	p.zpass = 0
+	return v
+}
+
+// noZeroMemo turns zmemo off, for the tests that compare with the walks.
+var noZeroMemo bool
+
+// infIsValueWalk is infIsValue without zmemo.
+func (p *Program) infIsValueWalk(i int32) bool {
 	n := &p.nodes[i]
 	v := p.val[n.off : n.off+n.n]
 	for _, x := range v {

@@ -651,8 +651,8 @@ func (p *Program) evalDensity(n *node) {
 		}
 	}
 	sum := 0.0
-	if run, ok := dh.(dist.DataRun); ok && na == 1 {
-		p.dt = dataRunTask{p: p, n: n, run: run, elems: elems}
+	if run, arg := dataRunOf(dh, na); run != nil || arg != nil {
+		p.dt = dataRunTask{p: p, n: n, run: run, arg: arg, elems: elems}
 		p.share(&p.dt, m*dataRunElemCost)
 		t := p.dt
 		p.dt = dataRunTask{}

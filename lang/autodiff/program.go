@@ -88,6 +88,15 @@ type Program struct {
 	// zpar is logZeros's argument list, kept for the same reason; a
 	// clone makes its own.
 	zpar []float64
+	// zmemo remembers infIsValue's and zeroOf's answers per node within
+	// one pass of Forward or ForwardJoint (zeroValue), under the stamp
+	// zpass (0: none remembered); zgen is the pass's stamp, renewed
+	// wherever values already checked may change. A chain of sums of log
+	// 0s (an N-mixture's grid, lpN + lpy1 + lpy2 + …) is otherwise walked
+	// back to its logpdfs from every node of it, at every step. A clone
+	// makes its own.
+	zmemo       []zeroMemo
+	zpass, zgen uint64
 	// logZeroHMM marks the log and log1m nodes of data whose log 0 may be
 	// a value (dataLogZero), set by Finish.
 	logZeroHMM []bool
@@ -684,6 +693,7 @@ func (p *Program) forward(x []float64, all bool) (float64, error) {
 	p.outErr = p.dataOutErr
 	var jointErr error
 	defer p.fuse()
+	p.zgen++
 	order := p.order
 	for k := 0; k < len(order); k++ {
 		i := order[k]
@@ -693,15 +703,17 @@ func (p *Program) forward(x []float64, all bool) (float64, error) {
 		if !ok || firstBad(p.val[n.off:n.off+n.n]) >= 0 {
 			var again bool
 			if order, k, again = p.unfuse(order, k, false); again {
+				p.zgen++
 				continue
 			}
 			switch {
 			case !n.joint:
-				if !ok || !p.infIsValue(i) {
+				if !ok || !p.zeroValue(i) {
 					p.outputFailed(i, ok, &p.outErr)
+					p.zgen++
 				}
 				continue
-			case ok && i != p.root && p.infIsValue(i):
+			case ok && i != p.root && p.zeroValue(i):
 				continue // a log 0 that a later node may take in
 			case all:
 				if z := p.zeroOf(i); z >= 0 && jointErr == nil { // the log 0 made this node fail
@@ -785,6 +797,7 @@ func (p *Program) ForwardJoint(x []float64) (float64, error) {
 	p.ready = false
 	p.x = x
 	defer p.fuse()
+	p.zgen++
 	order := p.jorder
 	for k := 0; k < len(order); k++ {
 		i := order[k]
@@ -794,14 +807,16 @@ func (p *Program) ForwardJoint(x []float64) (float64, error) {
 		if !ok || firstBad(p.val[n.off:n.off+n.n]) >= 0 {
 			var again bool
 			if order, k, again = p.unfuse(order, k, true); again {
+				p.zgen++
 				continue
 			}
 			if !n.joint { // read by a prepared density: Forward goes on past it
 				var e error
 				p.outputFailed(i, ok, &e)
+				p.zgen++
 				continue
 			}
-			if ok && i != p.root && p.infIsValue(i) {
+			if ok && i != p.root && p.zeroValue(i) {
 				continue // as Forward's
 			}
 			var rowErr error
