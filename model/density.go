@@ -47,6 +47,9 @@ func Jacobian(on bool) DensityOption {
 // as written. A non-finite density returns the model's positioned error,
 // the statement that produced it, as gpp fit reports it.
 func (m *Model) LogDensity(u []float64, opts ...DensityOption) (float64, error) {
+	if err := m.noDensity("LogDensity"); err != nil {
+		return math.NaN(), err
+	}
 	if err := checkLen("u", len(u), m.Dim()); err != nil {
 		return math.NaN(), err
 	}
@@ -63,6 +66,9 @@ func (m *Model) LogDensity(u []float64, opts ...DensityOption) (float64, error) 
 // LogDensityGradient returns LogDensity at u and writes its gradient in
 // u into grad (both len Dim), by reverse-mode autodiff.
 func (m *Model) LogDensityGradient(u, grad []float64, opts ...DensityOption) (float64, error) {
+	if err := m.noDensity("LogDensityGradient"); err != nil {
+		return math.NaN(), err
+	}
 	if err := checkLen("u", len(u), m.Dim()); err != nil {
 		return math.NaN(), err
 	}

@@ -81,6 +81,17 @@
 // name: "Inits: sigma is -0.5, outside sigma's support: want a positive
 // value".
 //
+// Prediction: Predictor compiles the model on new data as gpp predict
+// does (the observed y may be left out, and is then drawn at each draw;
+// labels coded, matrix columns matched by name and --set consts
+// inherited from the fitted model's data), and FitOutputs and
+// SampleOutputs give the outputs at a fit's draws or a NUTS run's, gpp
+// predict's draws.csv output columns bit for bit
+// (ExampleModel_Predictor); on the fitted model itself they are gpp fit's
+// and gpp sample's. It predicts from a fit or sample made in the same
+// process; reading a saved one (fit.json, a gpp sample's coords.csv) is
+// gpp predict's alone so far.
+//
 // Simulation: Sample with nuts.Settings.FixedParam (gpp sample
 // --fixed-param) holds every chain at its start, Inits' values, and
 // Outputs at each draw simulates data from them; a model with no params

@@ -276,3 +276,57 @@ y ~ Bernoulli(theta)
 	// resampled true: 1000 of 10000 draws, k̂ 0.4
 	// theta: mean 0.63, sd 0.16
 }
+
+// Predict at new inputs from a fit, as gpp predict does from a saved
+// fit: the Predictor compiles the model on data that leave out the
+// observed y, which it then draws at each draw of q after the outputs,
+// and FitOutputs gives each draw's outputs in OutputNames' order.
+func ExampleModel_Predictor() {
+	src := []byte(`
+data x: real[N]
+data y: real[N]
+param a: real ~ Normal(0, 5)
+param b: real ~ Normal(0, 5)
+param sigma: positive ~ HalfNormal(2)
+y ~ Normal(a + b * x, sigma)
+output yhat = a + b * x
+`)
+	m, err := model.Compile("lin.gpp", src, model.DataValues(map[string]any{
+		"x": []float64{0, 1, 2, 3, 4, 5, 6, 7},
+		"y": []float64{0.9, 3.1, 4.8, 7.2, 9.1, 10.8, 13.2, 15.1},
+	}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s := model.FitSettings()
+	r, err := m.Fit(context.Background(), s)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p, err := m.Predictor(model.DataValues(map[string]any{"x": []float64{10, 20}}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	draws, err := p.FitOutputs(r, 1000, s.Seed) // gpp predict's draws.csv output columns
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(p.OutputNames())
+	for j, name := range p.OutputNames() {
+		mean := 0.0
+		for _, d := range draws {
+			mean += d[j] / float64(len(draws))
+		}
+		fmt.Printf("%s: mean %.1f\n", name, mean)
+	}
+	// Output:
+	// [yhat.1 yhat.2 y.1 y.2]
+	// yhat.1: mean 21.2
+	// yhat.2: mean 41.4
+	// y.1: mean 21.2
+	// y.2: mean 41.4
+}

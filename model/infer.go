@@ -84,6 +84,9 @@ func stopped(ctx context.Context, fn string, err error) error {
 // back the model's own starts for the next fit. A model without params
 // is an error.
 func (m *Model) fitStart(fn string, opts []StartOption) (cm *compile.Model, restore func(), err error) {
+	if err := m.noDensity(fn); err != nil {
+		return nil, nil, err
+	}
 	cm = m.compiled()
 	if len(cm.Latents) == 0 {
 		return nil, nil, fmt.Errorf("%s: the model has no params to fit", m.Name())
@@ -137,6 +140,9 @@ func (m *Model) fitStart(fn string, opts []StartOption) (cm *compile.Model, rest
 // SampleDraws and Summary take), with ctx's error wrapped
 // (errors.Is(err, context.Canceled)).
 func (m *Model) Sample(ctx context.Context, s nuts.Settings, opts ...StartOption) (*nuts.Result, error) {
+	if err := m.noDensity("Sample"); err != nil {
+		return nil, err
+	}
 	if m.Dim() == 0 {
 		s.FixedParam = true
 	}

@@ -30,6 +30,9 @@ type Model struct {
 	fac   []float64          // scratch for a corr or cov matrix's factor
 	ev    *compile.Evaluator // Outputs', made at its first call
 	dopts densityConfig      // the DensityOptions of the call under way
+	sets  map[string]string  // Set's values, which a Predictor inherits
+	// predict: compiled by Predictor, in predict mode (no log density)
+	predict bool
 }
 
 // Param describes one param of the model (a declared param, or the
@@ -147,7 +150,11 @@ func Compile(name string, src []byte, opts ...Option) (m *Model, err error) {
 	if err := l.Bind(inputs, c.sets); err != nil {
 		return nil, err
 	}
-	return newModel(l)
+	m, err = newModel(l)
+	if m != nil {
+		m.sets = c.sets
+	}
+	return m, err
 }
 
 // newModel wraps a loaded model.
@@ -192,7 +199,7 @@ func (m *Model) Clone() *Model {
 	if err != nil {
 		panic("model: Clone: " + err.Error()) // m's model gave one
 	}
-	c := &Model{l: &l, u: u, names: m.names, params: m.params}
+	c := &Model{l: &l, u: u, names: m.names, params: m.params, sets: m.sets, predict: m.predict}
 	c.alloc(len(m.value))
 	return c
 }

@@ -38,6 +38,15 @@ func (m *Model) Outputs(u []float64, rng *rand.Rand) ([]float64, error) {
 // outputsAt is Outputs at the Target's coordinates x (len TargetDim), as
 // gpp fit evaluates them at each draw of q.
 func (m *Model) outputsAt(x []float64, rng *rand.Rand) ([]float64, error) {
+	if rng == nil {
+		rng = rand.New(rand.NewPCG(0, 0))
+	}
+	return m.outputsAtDraw(x, rng, rng) // a Predictor's left-out data from rng too
+}
+
+// outputsAtDraw is outputsAt with a Predictor's left-out data drawn from
+// drawRng (nil: a stream of seed 0).
+func (m *Model) outputsAtDraw(x []float64, rng, drawRng *rand.Rand) ([]float64, error) {
 	if m.ev == nil {
 		ev, err := m.l.Model.NewEvaluator()
 		if err != nil {
@@ -49,6 +58,10 @@ func (m *Model) outputsAt(x []float64, rng *rand.Rand) ([]float64, error) {
 		rng = rand.New(rand.NewPCG(0, 0))
 	}
 	m.ev.SetRand(rng)
+	if drawRng == nil {
+		drawRng = rand.New(rand.NewPCG(0, 0))
+	}
+	m.ev.SetDrawRand(drawRng)
 	_, outs, err := m.ev.Eval(x)
 	if err == nil {
 		err = m.ev.OutputErr()

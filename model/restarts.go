@@ -148,8 +148,9 @@ func (m *Model) outputsOf(seed uint64) (outs *[][]float64, at func(x []float64))
 		return outs, nil
 	}
 	rng := rand.New(rand.NewPCG(seed, OutputStream))
+	drawRng := rand.New(rand.NewPCG(seed, sgvb.LeftOutStream)) // a Predictor's left-out data
 	return outs, func(x []float64) {
-		y, _ := m.outputsAt(x, rng) // NaN where it failed, as draws.csv
+		y, _ := m.outputsAtDraw(x, rng, drawRng) // NaN where it failed, as draws.csv
 		*outs = append(*outs, y)
 	}
 }
@@ -181,6 +182,9 @@ func (m *Model) Resample(q sgvb.Proposal, n int, seed uint64) (*sgvb.Resampling,
 // first restart) and q's mixture (nil for a fit), or an error for a q
 // that is neither or not of this model's params.
 func (m *Model) proposal(fn string, q sgvb.Proposal) (*sgvb.Result, *sgvb.Mixture, error) {
+	if err := m.noDensity(fn); err != nil {
+		return nil, nil, err
+	}
 	switch q := q.(type) {
 	case *sgvb.Result:
 		if q == nil {

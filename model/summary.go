@@ -89,13 +89,7 @@ func (m *Model) Summary(res *nuts.Result, seed uint64, s *SummarySettings) (*Sum
 	}
 	var outs [][]float64
 	if len(m.l.Model.Outputs) > 0 {
-		rng := rand.New(rand.NewPCG(seed, OutputStream))
-		for c := range chains {
-			for i := range n {
-				y, _ := m.Outputs(res.Chains[c].Draws[i*res.Dim:(i+1)*res.Dim], rng) // NaN where it failed, as draws.csv
-				outs = append(outs, y)
-			}
-		}
+		outs = m.sampleOutputs(res, chains, n, seed)
 	}
 	return m.summarise(sum, rows, outs, chains, true, res.FixedParam, nil)
 }
@@ -217,4 +211,40 @@ func summariseColumn(name, column string, output bool, col []float64, chains int
 		r.Rhat = math.NaN()
 	}
 	return r
+}
+
+// SampleOutputs returns the outputs at each draw of a NUTS run of this
+// model (from Sample; for a Predictor, of the model it was made from), as
+// rows in OutputNames' order, chain by chain as SampleDraws' rows: gpp
+// sample's draws.csv output columns (for a Predictor, gpp predict's from
+// the sample, with the left-out data drawn), bit for bit, the replicates
+// drawn from OutputStream of seed (gpp sample's --seed,
+// SampleSettings().Seed) and left-out data from sgvb.LeftOutStream. An
+// output that fails at a draw is NaN there, as in draws.csv.
+func (m *Model) SampleOutputs(res *nuts.Result, seed uint64) ([][]float64, error) {
+	rows, err := m.chainDraws("SampleOutputs", res, func(ch *nuts.Chain) *nuts.Chain { return ch })
+	if err != nil {
+		return nil, err
+	}
+	chains, n := len(res.Chains), 0
+	if chains > 0 {
+		n = len(rows) / chains
+	}
+	return m.sampleOutputs(res, chains, n, seed), nil
+}
+
+// sampleOutputs evaluates the outputs at the first n draws of each of the
+// chains of res, as gpp sample and gpp predict do.
+func (m *Model) sampleOutputs(res *nuts.Result, chains, n int, seed uint64) [][]float64 {
+	rng := rand.New(rand.NewPCG(seed, OutputStream))
+	drawRng := rand.New(rand.NewPCG(seed, sgvb.LeftOutStream))
+	outs := make([][]float64, 0, chains*n)
+	for c := range chains {
+		for i := range n {
+			m.u.Coords(res.Chains[c].Draws[i*res.Dim:(i+1)*res.Dim], m.x)
+			y, _ := m.outputsAtDraw(m.x, rng, drawRng) // NaN where it failed, as draws.csv
+			outs = append(outs, y)
+		}
+	}
+	return outs
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/compile"
 	"github.com/gpplang/gpp/model"
 )
 
@@ -345,6 +346,252 @@ func TestModelGraphMatchesCLI(t *testing.T) {
 		}
 		if b.String() != stdout {
 			t.Errorf("%v: Model.Graph's DOT\n%s\ngpp graph's\n%s", c, b.String(), stdout)
+		}
+	}
+}
+
+// TestModelPredictor checks that Model.Predictor and FitOutputs predict
+// as gpp predict does: on new data that leave out the observed proline
+// (testdata/predict_new.csv), the Predictor's OutputNames are the output
+// columns of gpp predict's draws (its outputs, then the drawn proline),
+// and FitOutputs of the in-process fit gives, draw by draw and bit for
+// bit, the columns of gpp predict's code path (the fit read from gpp
+// fit's fit.json, the model loaded by pipeline.LoadPredict with the fit's
+// codings, makeDrawsAt) at two seeds; a Predictor refuses the log density.
+func TestModelPredictor(t *testing.T) {
+	const newData = "testdata/predict_new.csv"
+	fit := fitRegression(t, t.TempDir())
+	path := filepath.Join(fit, fitFileName)
+	ff, src, err := readUsedFit(path, sources{}, "predict", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := pipeline.LoadPredict(regressionModel, []string{newData}, nil, compile.PredictOptions{}, dataLevels(ff.Levels), ff.Sizes, ff.DataColumns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rf, _, err := fitQ(ff, path, src, setFlags{}, l.Path, l.Model, predictNeeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	m, err := model.Load(regressionModel, model.DataFiles(regressionData))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := m.Fit(context.Background(), model.FitSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := m.Predictor(model.DataFiles(newData))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seed := range []uint64{1, 7} {
+		const n = 40
+		ds, err := makeDrawsAt(rf, nil, l.Model, n, seed, nil, false, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		var cols []int
+		for _, v := range ds.vars {
+			for j, k := range v.elems {
+				if v.output {
+					names = append(names, compile.CSVName(v.name, v.shape, k))
+					cols = append(cols, v.first+j)
+				}
+			}
+		}
+		if got := p.OutputNames(); !slices.Equal(got, names) || !slices.Contains(names, "proline.4") {
+			t.Fatalf("OutputNames %v, gpp predict's output columns %v", got, names)
+		}
+		got, err := p.FitOutputs(r, n, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != n {
+			t.Fatalf("seed %d: %d rows, want %d", seed, len(got), n)
+		}
+		for d := range got {
+			for j, c := range cols {
+				if math.Float64bits(got[d][j]) != math.Float64bits(ds.cols[c][d]) {
+					t.Fatalf("seed %d draw %d: %s is %v, gpp predict's %v", seed, d, names[j], got[d][j], ds.cols[c][d])
+				}
+			}
+		}
+	}
+	if _, err := p.LogDensity(make([]float64, p.Dim())); err == nil || !strings.Contains(err.Error(), "Predictor") {
+		t.Errorf("a Predictor's LogDensity: %v, want an error", err)
+	}
+	if _, err := p.Fit(context.Background(), model.FitSettings()); err == nil {
+		t.Error("a Predictor's Fit: no error")
+	}
+}
+
+// TestModelPredictorBinding checks that a Predictor binds new data as gpp
+// predict binds them from the fit: testdata/predcols/m.gpp fitted with
+// X=train.csv:-y (columns a, b, c) predicts the same draws on new.csv and
+// on new_rev.csv (the columns c, a, b), with gpp predict's note; a renamed
+// column is gpp predict's positioned error; and examples/varying.gpp
+// fitted with Set J=41 predicts without Set, the const inherited as gpp
+// predict inherits the fit's --set.
+func TestModelPredictorBinding(t *testing.T) {
+	train := filepath.Join(predColsDir, "train.csv")
+	m, err := model.Load(filepath.Join(predColsDir, "m.gpp"), model.DataFiles("y="+train, "X="+train+":-y"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := model.FitSettings()
+	s.MaxIter = 200
+	r, err := m.Fit(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	predict := func(file string) (*model.Model, [][]float64) {
+		t.Helper()
+		p, err := m.Predictor(model.DataFiles("X=" + filepath.Join(predColsDir, file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs, err := p.FitOutputs(r, 20, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p, outs
+	}
+	_, want := predict("new.csv")
+	p, got := predict("new_rev.csv")
+	if len(want) != 20 || len(want[0]) == 0 || !reflect.DeepEqual(got, want) {
+		t.Errorf("predictions on new_rev.csv differ from those on new.csv (first rows %v, %v)", got[0], want[0])
+	}
+	if note := "bound by name in the fit's order (a, b, c)"; !slices.ContainsFunc(p.Notes(), func(s string) bool { return strings.Contains(s, note) }) {
+		t.Errorf("notes %q lack %q", p.Notes(), note)
+	}
+	_, err = m.Predictor(model.DataFiles("X=" + filepath.Join(predColsDir, "new_renamed.csv")))
+	if want := "new_renamed.csv:1:5: `X` was fitted on the columns a, b, c, in that order"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("renamed column: %v, want %q", err, want)
+	}
+
+	v, err := model.Load("../../examples/varying.gpp", model.DataFiles("../../examples/varying.csv"), model.Set("J", "41"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	newData := writeFile(t, t.TempDir(), "new.csv", "g,x\n0,0.5\n29,-1\n")
+	if _, err := v.Predictor(model.DataFiles(newData)); err != nil {
+		t.Errorf("Predictor of the J=41 model without Set: %v", err)
+	}
+}
+
+// TestModelPredictorLabels checks that a Predictor codes a column of
+// labels as the fitted model's data coded it, as gpp predict codes it from
+// fit.json (TestFitLabels): a few counties by name, in another order,
+// predict bit for bit what their codes predict from the fit of the codes,
+// and a county the fit did not see is gpp predict's positioned error.
+func TestModelPredictorLabels(t *testing.T) {
+	d := t.TempDir()
+	path := writeFile(t, d, "m.gpp", labelsModel)
+	named, coded := labelsData(t, d, labelsCounties)
+	s := model.FitSettings()
+	s.MaxIter = 300
+	predict := func(fitData, newData string) [][]float64 {
+		t.Helper()
+		m, err := model.Load(path, model.DataFiles(fitData))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := m.Fit(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := m.Predictor(model.DataFiles(newData))
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs, err := p.FitOutputs(r, 30, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return outs
+	}
+	got := predict(named, writeFile(t, d, "new.csv", "county\nBELTRAMI\nAITKIN\nBELTRAMI\n\"YELLOW MEDICINE\"\n"))
+	want := predict(coded, writeFile(t, d, "new_codes.csv", "county\n3\n0\n3\n4\n"))
+	if len(got) != 30 || len(got[0]) == 0 || !reflect.DeepEqual(got, want) {
+		t.Errorf("predictions from the names differ from the codes' (first rows %v, %v)", got[0], want[0])
+	}
+	m, err := model.Load(path, model.DataFiles(named))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.Predictor(model.DataFiles(writeFile(t, d, "cass.csv", "county\nANOKA\nCASS\n")))
+	if want := `cass.csv:3:1: column "county": label "CASS" is not one the fit coded ` + "`county`"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("unseen label: %v, want %q", err, want)
+	}
+}
+
+// TestModelPredictorSample checks SampleOutputs of a Predictor against
+// gpp predict from a sample: gpp sample of examples/regression.gpp (2
+// chains, 60 warm-up iterations, 15 draws) and the same run in-process,
+// then the outputs on testdata/predict_new.csv (proline left out, so
+// drawn) by gpp predict's code path (coords.csv read, the model loaded
+// by pipeline.LoadPredict, evalSampleCoords) and by SampleOutputs, bit
+// for bit at two seeds.
+func TestModelPredictorSample(t *testing.T) {
+	const newData = "testdata/predict_new.csv"
+	out := filepath.Join(t.TempDir(), "sample")
+	if code, _, stderr := runSafe(t, "sample", regressionModel, regressionData, "--chains", "2", "--warmup", "60", "--draws", "15", "--quiet", "--out", out); code != 0 {
+		t.Fatalf("sample: exit %d: %s", code, stderr)
+	}
+	sc, err := readSampleCoords(filepath.Join(out, coordsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := pipeline.LoadPredict(regressionModel, []string{newData}, nil, compile.PredictOptions{}, dataLevels(sc.levels), sc.sizes, sc.columns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.Load(regressionModel, model.DataFiles(regressionData))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := model.SampleSettings()
+	s.Chains, s.Warmup, s.Draws = 2, 60, 15
+	res, err := m.Sample(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := m.Predictor(model.DataFiles(newData))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seed := range []uint64{1, 9} {
+		sd, err := evalSampleCoords(sc, l.Model, seed, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := p.SampleOutputs(res, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 30 {
+			t.Fatalf("%d rows, want 30", len(got))
+		}
+		j := 0
+		for _, v := range sd.ds.vars {
+			if !v.output {
+				continue
+			}
+			for e := range v.elems {
+				for d := range got {
+					if want := sd.ds.cols[v.first+e][d]; math.Float64bits(got[d][j]) != math.Float64bits(want) {
+						t.Fatalf("seed %d row %d: %s is %v, gpp predict's %v", seed, d, p.OutputNames()[j], got[d][j], want)
+					}
+				}
+				j++
+			}
+		}
+		if j != len(p.OutputNames()) || j == 0 {
+			t.Errorf("gpp predict has %d output columns, the Predictor %d", j, len(p.OutputNames()))
 		}
 	}
 }

@@ -55,10 +55,9 @@ const fitFormat = "gpp-fit/1"
 const predictStream = sgvb.OutputStream
 
 // predictDataStream seeds gpp predict's draws of the data that the new
-// data leave out (compile.Evaluator.SetDrawRand), apart from the outputs'
-// replicates so that drawing them changes no output; the mean row draws
-// from predictDataStream+1.
-const predictDataStream = 0x6c6566746f757421
+// data leave out: sgvb.LeftOutStream, which the model package's
+// predictions share.
+const predictDataStream = sgvb.LeftOutStream
 
 // looStream seeds the defensive draws of PSIS-LOO (sgvb.Defensive), and
 // looStream+1 their predictive outputs, so that they leave the output draws

@@ -352,6 +352,12 @@ const DrawStream = 0x6f75747075747321
 // OutputStream+1). The model package's summaries draw them alike.
 const OutputStream = 0x7072656469637421
 
+// LeftOutStream is the PCG stream, with the run's seed, from which gpp
+// predict draws the observed data that the new data leave out
+// (compile.Evaluator.SetDrawRand), apart from the outputs' replicates so
+// that drawing them changes no output (the mean row: LeftOutStream+1).
+const LeftOutStream = 0x6c6566746f757421
+
 // SampleCoords draws one z from q into x in the Target's coordinates
 // (len(x) == Dim; coordinates outside every latent are left alone) and
 // returns log q(z), the log density of z on its natural scale, comparable
