@@ -1349,7 +1349,7 @@ func (b *binder) codeLabels(d *check.DataVar, a *Array) (*Array, *ast.Error) {
 				lv.With = append(lv.With, b.raw[e.Name].labelColumn)
 			}
 		}
-		lv.First = groupFirst(d, group)
+		lv.First = groupFirst(group)
 	}
 	lv.Column, lv.File = a.labelColumn, a.Pos.File
 	code := make(map[string]int, len(lv.Labels))
@@ -1380,12 +1380,12 @@ func (b *binder) codeLabels(d *check.DataVar, a *Array) (*Array, *ast.Error) {
 	return &out, nil
 }
 
-// groupFirst is the first code of d's group: the largest of its lower
-// bounds (Stan's 1-based habit: int<lower=1> codes 1, 2, ...), which the
-// codes of each must respect, or 0.
-func groupFirst(d *check.DataVar, group []*check.DataVar) int {
+// groupFirst is the first code of a group of labelGroup: the largest of
+// its lower bounds (Stan's 1-based habit: int<lower=1> codes 1, 2, ...),
+// which the codes of each must respect, or 0.
+func groupFirst(group []*check.DataVar) int {
 	first, any := 0, false
-	for _, e := range append(group, d) {
+	for _, e := range group {
 		if e.Lower != nil {
 			if lo := int(math.Ceil(*e.Lower)); !any || lo > first {
 				first, any = lo, true

@@ -352,7 +352,7 @@ func ProductSupport(a, b dist.Support) dist.Support {
 
 func nonNeg(s dist.Support) bool { return dist.NonNegative.Contains(s) || s == dist.Simplex }
 
-// String describes the rule in words, naming argument 0 x.
+// String describes the rule in words, naming the argument it reads x.
 func (r SupportRule) String() string { return r.Describe("x") }
 
 // Describe describes the rule in words, naming the argument it reads arg, e.g.

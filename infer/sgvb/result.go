@@ -546,15 +546,10 @@ func Degenerate(relESS float64, S int) bool {
 }
 
 // ESSBelowMin reports whether a k̂ of at most 0.7 comes with weights
-// whose ESS, relESS of S draws, is below PSISMinSS(k): Vehtari et al.
-// (2024, §3.2.3) need that many draws for a Pareto-smoothed estimate at
-// tail shape k to have a small probability of a large error, and weights
-// worth fewer independent draws than that do not make the estimate
-// reliable whatever the tail. Equivalently, k̂ is above their
-// sample-size-dependent threshold 1 − 1/log₁₀ taken at the ESS. A
-// full-rank q of a user's binomial-normal meta-analysis, its τ 3 times too small
-// against NUTS, read k̂ 0.632 "ok" at an ESS of 1.4 % of 10 000 draws, 136
-// against 521. False for S ≤ 0, relESS not computed, or k̂ not finite.
+// whose ESS, relESS of S draws, is below PSISMinSS(k), the draws Vehtari
+// et al. (2024, §3.2.3) need for a reliable Pareto-smoothed estimate at
+// tail shape k: k̂ is above their threshold 1 − 1/log₁₀(S) taken at the
+// ESS. False for S ≤ 0, relESS not computed, or k̂ not finite.
 func ESSBelowMin(k, relESS float64, S int) bool {
 	if S <= 0 || !(relESS > 0) || math.IsInf(k, 0) || math.IsNaN(k) || k > 0.7 {
 		return false

@@ -168,13 +168,13 @@ func TestDataArgRunMatchesElementLoop(t *testing.T) {
 	}
 }
 
-// Forward and ForwardJoint remember, within a pass, whether a log 0 is a
-// value (zmemo), and give what the walks without it give (noZeroMemo),
-// value and error, over a run of points where the N-mixture's chain of
-// log 0s is a value (p inside (0, 1)) and where it is not (p = 0 or 1
-// makes counts inside the grid's trials log 0), in turn, so that an
-// answer kept from an earlier pass would show; the remembered walk
-// allocates nothing once made.
+// Forward, ForwardAll and ForwardJoint remember, within a pass, whether a
+// log 0 is a value (zmemo), and give what the walks without it give
+// (noZeroMemo), value, error and an output's error, over a run of points
+// where the N-mixture's chain of log 0s is a value (p inside (0, 1)) and
+// where it is not (p = 0 or 1 makes counts inside the grid's trials log
+// 0), in turn, so that an answer kept from an earlier pass would show;
+// the remembered walk allocates nothing once made.
 func TestZeroMemoSameAsWalk(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 5))
 	grid := make([]float64, 31)
@@ -201,7 +201,10 @@ func TestZeroMemoSameAsWalk(t *testing.T) {
 				s = b.Add(s, lp, testPos)
 			}
 		}
-		p, err := b.Finish(b.Sum(b.RowLogSumExp(s, testPos), testPos))
+		// an output whose log 0s are values for p inside (0, 1) (counts
+		// above the grid's trials) and failures at p = 0 or 1
+		o := b.LogPDF(c, b.Const([]float64{3, 40}, Matrix(2, 1), testPos), []ID{n, q}, testPos)
+		p, err := b.Finish(b.Sum(b.RowLogSumExp(s, testPos), testPos), o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -217,32 +220,38 @@ func TestZeroMemoSameAsWalk(t *testing.T) {
 		}
 		return err.Error()
 	}
-	bad := 0
-	for _, joint := range []bool{false, true} {
+	bad, outBad := 0, 0
+	for _, mode := range []string{"Forward", "ForwardAll", "ForwardJoint"} {
 		for _, q := range []float64{0.3, 1, 0.6, 0, 0.45, 1, 1, 0.2} {
 			x := []float64{q}
-			fw := p.Forward
-			if joint {
-				fw = p.ForwardJoint
+			fw, fr := p.Forward, ref.Forward
+			switch mode {
+			case "ForwardAll":
+				fw, fr = p.ForwardAll, ref.ForwardAll
+			case "ForwardJoint":
+				fw, fr = p.ForwardJoint, ref.ForwardJoint
 			}
 			v, err := fw(x)
 			noZeroMemo = true
-			fr := ref.Forward
-			if joint {
-				fr = ref.ForwardJoint
-			}
 			vr, errr := fr(x)
 			noZeroMemo = false
 			if math.Float64bits(v) != math.Float64bits(vr) || errText(err) != errText(errr) {
-				t.Errorf("q = %g (joint %v): %v, %v; without the memo %v, %v", q, joint, v, err, vr, errr)
+				t.Errorf("q = %g (%s): %v, %v; without the memo %v, %v", q, mode, v, err, vr, errr)
+			}
+			if mode == "ForwardAll" {
+				if o, or := errText(p.OutputErr()), errText(ref.OutputErr()); o != or {
+					t.Errorf("q = %g (%s): output error %q; without the memo %q", q, mode, o, or)
+				} else if or != "" {
+					outBad++
+				}
 			}
 			if errr != nil {
 				bad++
 			}
 		}
 	}
-	if bad == 0 {
-		t.Fatal("no point failed: the memo's answers were never false")
+	if bad == 0 || outBad == 0 {
+		t.Fatalf("%d points failed, %d outputs: the memo's answers were never false", bad, outBad)
 	}
 	x := []float64{0.4}
 	if a := testing.AllocsPerRun(10, func() { p.Forward(x) }); a != 0 {

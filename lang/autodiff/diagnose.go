@@ -1338,7 +1338,7 @@ func (p *Program) label(n *node) string {
 		return [...]string{"sort_asc", "sort_desc"}[n.i0]
 	}
 	if n.op == OpSortIndex {
-		return [...]string{"sort_indices_asc", "sort_indices_desc", "rank"}[n.i0]
+		return sortIndexNames[n.i0]
 	}
 	if n.op == OpTriSolve && n.i0 == 1 {
 		return "mdivide_right_tri_low"
@@ -1476,12 +1476,15 @@ func (p *Program) hmmLogOmegaOnly() []bool {
 			}
 		}
 	}
-	ok := make([]bool, len(p.nodes))
-	var reaches func(i int32, seen map[int32]bool) bool
-	reaches = func(i int32, seen map[int32]bool) bool {
-		if len(users[i]) == 0 {
-			return false
+	// reached[i] is reaches(i) once known (1 yes, 2 no), shared by all
+	// the logs: a chain of sums is walked once, not once by each log.
+	reached := make([]int8, len(p.nodes))
+	var reaches func(i int32) bool
+	reaches = func(i int32) bool {
+		if reached[i] != 0 {
+			return reached[i] == 1
 		}
+		r := len(users[i]) > 0
 		for _, j := range users[i] {
 			m := &p.nodes[j]
 			switch {
@@ -1489,22 +1492,24 @@ func (p *Program) hmmLogOmegaOnly() []bool {
 				continue
 			case m.op == OpAdd, m.op == OpSub && m.args[0] == i && m.args[1] != i,
 				m.op == OpSlice, m.op == OpCol, m.op == OpGather, m.op == OpConcat, m.op == OpStack, m.op == OpTranspose:
+				r = reaches(j)
 			default:
-				return false
+				r = false
 			}
-			if seen[j] {
-				continue
-			}
-			seen[j] = true
-			if !reaches(j, seen) {
-				return false
+			if !r {
+				break
 			}
 		}
-		return true
+		reached[i] = 2
+		if r {
+			reached[i] = 1
+		}
+		return r
 	}
+	ok := make([]bool, len(p.nodes))
 	for i := range p.nodes {
 		if n := &p.nodes[i]; n.live && !n.dyn && (n.op == OpLog || n.op == OpLog1m) {
-			ok[i] = reaches(int32(i), map[int32]bool{})
+			ok[i] = reaches(int32(i))
 		}
 	}
 	return ok

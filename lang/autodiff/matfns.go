@@ -204,12 +204,14 @@ func (b *Builder) Rank(x ID, s int, pos ast.Pos) ID {
 	return b.sortIndex(x, rankMode, s, pos)
 }
 
-// The modes of OpSortIndex (its i0).
+// The modes of OpSortIndex (its i0), and their names.
 const (
 	ascMode = iota
 	descMode
 	rankMode
 )
+
+var sortIndexNames = [...]string{"sort_indices_asc", "sort_indices_desc", "rank"}
 
 func sortIndexMode(desc bool) int {
 	if desc {
@@ -224,7 +226,7 @@ func (b *Builder) sortIndex(x ID, mode, s int, pos ast.Pos) ID {
 		return b.invalid(pos)
 	}
 	xs := b.shapeOf(args[0])
-	name := [...]string{"sort_indices_asc", "sort_indices_desc", "rank"}[mode]
+	name := sortIndexNames[mode]
 	if xs.Rank != 1 {
 		return b.fail(pos, "%s: needs a vector, got %s", name, xs)
 	}

@@ -1490,7 +1490,7 @@ func (c *checker) index(e *ast.IndexExpr) Type {
 		}
 		// An index that changes with the draws is picked per draw
 		// (outputs only: refuseSteps reports it where the log joint or
-		// the compiler reads it, dynamicIndex).
+		// the compiler reads it, Info.DynamicIndex).
 		// A constant index, alone or in a literal, is checked against a
 		// known size here.
 		inRange := func(ix ast.Expr, v *float64) {

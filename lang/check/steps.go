@@ -60,7 +60,7 @@ func (c *checker) stepsOf(e ast.Expr) []stepUse {
 				return false
 			}
 		case *ast.IndexExpr:
-			ix := c.dynamicIndex(x)
+			ix := c.info.DynamicIndex(x)
 			if ix == nil {
 				return true
 			}
@@ -168,7 +168,7 @@ func (c *checker) stepError(s stepUse) {
 		return
 	}
 	if e, ok := s.op.(*ast.IndexExpr); ok {
-		ix := c.dynamicIndex(e)
+		ix := c.info.DynamicIndex(e)
 		if t := c.info.Types[ix]; s.via != nil {
 			c.errorf(ix.Pos(), "an index must be known before the fit (data, constants, loop variables and lets of them); `%s` %s, whose value changes with the draws (the log joint reads it through the let `%s` at %s); an output may index by it",
 				exprString(ix), c.dependsOnParam(ix), s.via.Name, s.via.NamePos)
@@ -243,16 +243,17 @@ func (c *checker) outputOnlyError(call *ast.CallExpr, s stepUse) {
 		f.Name, through, exprString(culprit), c.dependsOnParam(culprit), f.OutputOnly, calls)
 }
 
-// dynamicIndex returns the first index of e that changes with the draws
-// (an output, a comparison on a param), nil if none: it is picked per draw,
-// which an output may do (Stan's generated quantities) and the log joint
-// may not, the compiler picking its elements while it builds the tape.
-func (c *checker) dynamicIndex(e *ast.IndexExpr) ast.Expr {
+// DynamicIndex returns the first index of e (not a slice) that changes
+// with the draws (an output, a comparison on a param), nil if none: it is
+// picked per draw, which an output may do (Stan's generated quantities)
+// and the log joint may not, the compiler picking its elements while it
+// builds the tape.
+func (info *Info) DynamicIndex(e *ast.IndexExpr) ast.Expr {
 	for _, ix := range e.Indices {
 		if _, isSlice := ix.(*ast.SliceExpr); isSlice {
 			continue
 		}
-		if t, ok := c.info.Types[ix]; ok && t.Valid() && t.Elem == Int && !t.DataOnly {
+		if t, ok := info.Types[ix]; ok && t.Valid() && t.Elem == Int && !t.DataOnly {
 			return ix
 		}
 	}

@@ -268,7 +268,7 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 		// stand-in scalar would only add an error about its shape
 		return value{}
 	}
-	if l.dynamicIndex(e) {
+	if l.info.DynamicIndex(e) != nil {
 		return l.indexAt(e, x)
 	}
 	sels := make([]sel, len(e.Indices))

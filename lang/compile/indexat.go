@@ -15,20 +15,6 @@ import (
 // it, so these nodes are evaluated per draw and never differentiated;
 // autodiff.GatherAt checks each index value when it is evaluated.
 
-// dynamicIndex reports whether an index of e (not a slice) changes with
-// the draws.
-func (l *lowerer) dynamicIndex(e *ast.IndexExpr) bool {
-	for _, ix := range e.Indices {
-		if _, isSlice := ix.(*ast.SliceExpr); isSlice {
-			continue
-		}
-		if t, ok := l.info.Types[ix]; ok && t.Valid() && !t.DataOnly {
-			return true
-		}
-	}
-	return false
-}
-
 // indexAt lowers e, an index expression of x with at least one index that
 // changes with the draws: the first axis, then the second (of a matrix),
 // each picked by GatherAt where its index is a node and as index does

@@ -212,7 +212,7 @@ func syntaxError(err error, toks []lexer.Token, root string) *ast.Error {
 		} else if h := stanSyntaxHint(toks, i); h != "" {
 			msg += "; " + h
 		}
-		return ast.Errorf(endPos(toks, i, found), "%s", msg)
+		return ast.Errorf(endPos(toks, tok, i, found), "%s", msg)
 	}
 	var perr participle.Error
 	if errors.As(err, &perr) {
@@ -225,11 +225,12 @@ func syntaxError(err error, toks []lexer.Token, root string) *ast.Error {
 	return ast.Errorf(astPos(pos), "%s", err.Error())
 }
 
-// endPos is where the error at token i is shown: the token's position, or
-// at the end of input (often a line of its own after the last newline)
-// just after the token before it, where the missing text belongs.
-func endPos(toks []lexer.Token, i int, found string) ast.Pos {
-	pos := astPos(toks[max(i, 0)].Pos)
+// endPos is where the error at tok, toks[i] (i −1 where not found), is
+// shown: tok's position, or at the end of input (often a line of its own
+// after the last newline) just after the token before it, where the
+// missing text belongs.
+func endPos(toks []lexer.Token, tok lexer.Token, i int, found string) ast.Pos {
+	pos := astPos(tok.Pos)
 	if found != "end of file" || i < 1 || toks[i-1].Type == tokTerminator || strings.Contains(toks[i-1].Value, "\n") {
 		return pos
 	}
