@@ -524,9 +524,11 @@ func againstRowsSummary(rows []againstRow) string {
 	within, flagged, unmixed := 0, 0, 0
 	var ratios []float64
 	scale := map[string]float64{} // the largest NUTS sd of each variable's elements
+	variable := func(r againstRow) string { v, _, _ := strings.Cut(r.name, "["); return v }
 	for _, r := range rows {
-		v, _, _ := strings.Cut(r.name, "[")
-		scale[v] = max(scale[v], r.sd)
+		if r.sd > scale[variable(r)] { // not max: one NaN sd would leave out all
+			scale[variable(r)] = r.sd
+		}
 	}
 	for _, r := range rows {
 		if r.unmixed {
@@ -539,8 +541,7 @@ func againstRowsSummary(rows []againstRow) string {
 		if r.flagged {
 			flagged++
 		}
-		v, _, _ := strings.Cut(r.name, "[")
-		if !math.IsNaN(r.ratio) && !r.binary && r.sd >= againstNegligible*scale[v] {
+		if !math.IsNaN(r.ratio) && !r.binary && r.sd >= againstNegligible*scale[variable(r)] {
 			ratios = append(ratios, r.ratio)
 		}
 	}

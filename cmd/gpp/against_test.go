@@ -218,8 +218,10 @@ func TestAgainstSummary(t *testing.T) {
 	for i := range 9 {
 		cp = append(cp, againstRow{name: fmt.Sprintf("p_s[%d]", i), sd: 1e-17, ratio: 5, output: true})
 	}
-	cp = append(cp, againstRow{name: "p_s[9]", sd: 0.3, ratio: 1.05, output: true}, againstRow{name: "q", sd: 1e-9, ratio: 0.9, output: true})
-	if got := againstSummary(cp); !strings.HasPrefix(got, "11 of 11 elements within 0.1 sd of NUTS's mean, median sd ratio 0.975;") {
+	// An element whose sd is NaN leaves its variable's scale alone.
+	cp = append(cp, againstRow{name: "p_s[9]", sd: 0.3, ratio: 1.05, output: true}, againstRow{name: "p_s[10]", sd: math.NaN(), ratio: math.NaN(), output: true},
+		againstRow{name: "q", sd: 1e-9, ratio: 0.9, output: true})
+	if got := againstSummary(cp); !strings.HasPrefix(got, "12 of 12 elements within 0.1 sd of NUTS's mean, median sd ratio 0.975;") {
 		t.Errorf("negligible sds: %s", got)
 	}
 }

@@ -927,15 +927,15 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 }
 
 // lopsidedWithoutPreference reports whether no fit's elpd_diff is a clear
-// preference (each within 2·se_diff and 4 nats of the best) while one fit
-// holds at least 0.9 of the weight.
+// preference (each within 4 nats or 2·se_diff of the best, as the table's
+// note reads it) while one fit holds at least 0.9 of the weight.
 func lopsidedWithoutPreference(ranks []looRank) bool {
 	if len(ranks) < 2 {
 		return false
 	}
 	top := 0.0
 	for i, r := range ranks {
-		if i > 0 && (-r.diff >= 4 || -r.diff >= 2*r.seDiff) {
+		if i > 0 && -r.diff >= 4 && -r.diff >= 2*r.seDiff {
 			return false
 		}
 		top = max(top, r.weight)

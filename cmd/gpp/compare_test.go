@@ -556,8 +556,8 @@ func TestOptimisticNotes(t *testing.T) {
 }
 
 // The stacking note on a lopsided weight is for fits none clearly better
-// than another: a clear difference (by 2·se_diff and 4 nats) or weights
-// spread over the fits get none.
+// than another: a clear difference (at least 4 nats and 2·se_diff, as
+// the table's note reads it) or weights spread over the fits get none.
 func TestLopsidedWithoutPreference(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -566,8 +566,10 @@ func TestLopsidedWithoutPreference(t *testing.T) {
 	}{
 		{"close, lopsided", []looRank{{weight: 1}, {diff: -0.2, seDiff: 0.4}, {diff: -1, seDiff: 1}}, true},
 		{"close, spread", []looRank{{weight: 0.6}, {diff: -0.2, seDiff: 0.4, weight: 0.4}}, false},
-		{"clear by se", []looRank{{weight: 1}, {diff: -3, seDiff: 1}}, false},
-		{"clear by 4 nats", []looRank{{weight: 1}, {diff: -5, seDiff: 4}}, false},
+		{"clear by 4 nats and 2·se", []looRank{{weight: 1}, {diff: -5, seDiff: 1}}, false},
+		{"past 2·se within 4 nats", []looRank{{weight: 1}, {diff: -3, seDiff: 1}}, true},
+		{"past 4 nats within 2·se", []looRank{{weight: 1}, {diff: -5, seDiff: 4}}, true},
+		{"one of two clear", []looRank{{weight: 1}, {diff: -0.2, seDiff: 0.4}, {diff: -9, seDiff: 2}}, false},
 		{"weight on the second", []looRank{{weight: 0.05}, {diff: -0.1, seDiff: 0.3, weight: 0.95}}, true},
 		{"one fit", []looRank{{weight: 1}}, false},
 	} {

@@ -245,35 +245,33 @@ func flatWarning(cc *curvCheck) string {
 // a, b" where their signs agree, "a combination of a, b" where not, the
 // element alone where it is one; and how many there are.
 func directionText(f *sgvb.FlatDirection, names []string) (string, int) {
-	{
-		big := 0.0
-		for _, v := range f.Vec {
-			big = math.Max(big, math.Abs(v))
-		}
-		var idx []int // the elements of the direction, in the fit's order
-		same := true
-		for i, v := range f.Vec {
-			if math.Abs(v) >= big/3 {
-				idx = append(idx, i)
-				same = same && (v > 0) == (f.Vec[idx[0]] > 0)
-			}
-		}
-		shown := make([]string, 0, 4)
-		for _, i := range idx[:min(len(idx), 3)] {
-			shown = append(shown, names[i])
-		}
-		list := strings.Join(shown, ", ")
-		if len(idx) > 3 {
-			list += fmt.Sprintf(", … (%d elements)", len(idx))
-		}
-		switch {
-		case len(idx) == 1:
-			return list, 1
-		case same:
-			return "the sum of " + list, len(idx)
-		}
-		return "a combination of " + list, len(idx)
+	big := 0.0
+	for _, v := range f.Vec {
+		big = math.Max(big, math.Abs(v))
 	}
+	var idx []int // the elements of the direction, in the fit's order
+	same := true
+	for i, v := range f.Vec {
+		if math.Abs(v) >= big/3 {
+			idx = append(idx, i)
+			same = same && (v > 0) == (f.Vec[idx[0]] > 0)
+		}
+	}
+	shown := make([]string, 0, 4)
+	for _, i := range idx[:min(len(idx), 3)] {
+		shown = append(shown, names[i])
+	}
+	list := strings.Join(shown, ", ")
+	if len(idx) > 3 {
+		list += fmt.Sprintf(", … (%d elements)", len(idx))
+	}
+	switch {
+	case len(idx) == 1:
+		return list, 1
+	case same:
+		return "the sum of " + list, len(idx)
+	}
+	return "a combination of " + list, len(idx)
 }
 
 // ridgeBend is the largest |Bend| (sgvb.FlatDirection.Bend) of a
@@ -305,7 +303,7 @@ func ridgeWarning(cc *curvCheck, err error) string {
 	if n < 2 {
 		return ""
 	}
-	return fmt.Sprintf(ridgeLead+": the log density at q's mode bends the wrong way, and barely, along %s (−H there is not positive definite; bend %s against q's spread, where a funnel's is −0.4 or less), "+
+	return fmt.Sprintf(ridgeLead+": the log density at q's mode bends the wrong way, and barely, along %s (−H there is not positive definite; bend %s against q's spread, where a funnel's is about −0.4 or less), "+
 		"so the data fix only a combination of them, not each (a ridge): q's means of them are one point on the ridge and their mean-field sds far too small; "+
 		"fix or share one of them, report only the identified combination, or check with gpp sample (docs/inference.md, The mean-field hint)", what, strings.Replace(fmt.Sprintf("%.2g", f.Bend()), "-", "−", 1))
 }

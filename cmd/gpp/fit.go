@@ -190,7 +190,7 @@ func newFitFlags(stderr io.Writer) (*flag.FlagSet, *fitConfig, *fitFlagValues) {
 	fs.Float64Var(&cfg.tol, "tol", defaultTol, "convergence: q is the average of the last 500 iterates; stop when its ELBO (from the\nsame draws each time) changed relative to the average 500 steps before by less than\nthis, in the median over the last 5 evaluations (relative to |ELBO|, at most 100 nats per\ncoordinate and at least 1000 standard errors of the estimate); 0: run all --iter iterations")
 	fs.BoolVar(&v.lastIterate, "last-iterate", false, "q is the last iterate, each ELBO estimate from fresh draws, and the fit stops\nwhen the mean or median of successive relative changes over the last 5\nevaluations is below --tol (Stan's ADVI; the paper's protocol) (default false)")
 	fs.IntVar(&v.evalEvery, "eval-every", defaultEvalEvery, "estimate the ELBO every this many iterations")
-	fs.IntVar(&v.khatDraws, "khat-draws", sgvb.DefaultParetoKDraws, "draws of q that a Pareto k̂ of 0.5–1 from the final 1000 is estimated again from\n(k̂ near 0.7 is noisy from 1000). Unless given, its draws beyond 1000 are at\nmost twice the fit's gradient draws (a --minibatch step's as B/N of one),\nor more where the data are small, and none where that allows fewer than\n1000 more: the Pareto k̂ line then says so. 0: never")
+	fs.IntVar(&v.khatDraws, "khat-draws", sgvb.DefaultParetoKDraws, "draws of q that a Pareto k̂ of 0.5–1 from the final 1000 is estimated again from\n(k̂ near 0.7 is noisy from 1000). Unless given, its draws beyond 1000 are at\nmost twice the fit's gradient draws (a --minibatch step's as B/N of one),\nor more where the data are small, and none where that allows fewer than\n1000 more: the Pareto k̂ line then says so. 0: never; else above 1000")
 	fs.IntVar(&v.workers, "workers", 0, "goroutines sharing each step's draws (Pathfinder: each iterate's ELBO draws); 0: the number of\nCPUs, at most 4 (results do not depend on it; use 1 when several fits run at once)")
 	fs.IntVar(&cfg.restarts, "restarts", 1, "independent fits from seeds seed + r·2³² (restart 0 is the fit of --seed), run\nside by side; the outputs describe their equal-weight mixture, and summary.csv\ngains R̂ across the restarts; with --family pathfinder the default is 4 (Stan's\nnum_paths)")
 	fs.Float64Var(&cfg.initRadius, "init-radius", 0, "with --restarts: restarts after the first start as Stan's chains do (init=`R`):\nevery element's location at an independent draw from U(−R, R) on its\nunconstrained scale (a positive latent's mean at e^u), not jittered around\nthe priors' means; for vague priors in a nonlinear model, whose means can\nlie where the likelihood is flat (docs/inference.md, Starting values). 0:\njittered starts (--jitter). Not with --jitter, nor with --init FILE (with\n--init path each restart r ≥ 1 runs its path from its random start)")
@@ -290,7 +290,7 @@ p/q then grows without bound only far out in q's tails (a log likelihood
 that turns linear, a Student-t), true of q as an importance-sampling
 proposal but no sign against q's estimates. A k̂ of 0.7 or less whose
 weights keep an ESS below the 10^(1/(1 − k̂)) draws that Pareto smoothing
-needs at that k̂ (Vehtari et al. 2024; 523 at 0.632) reads unreliable: q is
+needs at that k̂ (Vehtari et al. 2024; 522 at 0.632) reads unreliable: q is
 far from the posterior whatever the tail. fit.json holds both numbers
 (pareto_k, pareto_rel_ess; docs/inference.md).
 
@@ -675,8 +675,9 @@ func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string
 	if cfg.quiet && cfg.verbose {
 		return "--quiet and --verbose exclude each other"
 	}
-	if v.khatDraws < 0 {
-		return fmt.Sprintf("--khat-draws must be at least 0 (0: k̂ from the final draws alone), got %d", v.khatDraws)
+	if v.khatDraws < 0 || v.khatDraws > 0 && v.khatDraws <= khatFinalDraws {
+		// 1..1000 would silently estimate nothing again (sgvb.Settings.ParetoKDraws)
+		return fmt.Sprintf("--khat-draws must be 0 (k̂ from the final %d draws alone) or more than %d, got %d", khatFinalDraws, khatFinalDraws, v.khatDraws)
 	}
 	switch {
 	case !set["khat-draws"]:
@@ -1398,6 +1399,10 @@ func khatCappedText(r *sgvb.Result) string {
 // data allow 948 more, so k̂ stays that of the final 1000 draws.
 const khatCost = 2
 
+// khatFinalDraws is the draws of q that k̂ is first estimated from
+// (sgvb.Settings.PSISDraws's default, which gpp does not change).
+const khatFinalDraws = 1000
+
 // khatFreeValues bounds the data values times extra draws that k̂'s
 // estimate again may read whatever the fit's work (khatFree): 10⁹, a few
 // seconds of log joints, so small models (every bundled example) keep
@@ -1797,7 +1802,7 @@ func numSig(v float64, sig int) string {
 	if s, ok := formatWhole(v); ok {
 		return s
 	}
-	if a := math.Abs(v); a >= math.Pow10(sig) && a < 1e6 {
+	if a := math.Abs(v); a >= math.Pow10(sig)-0.5 && a < 1e6 {
 		// A year's mean reads 1891, not 1.89e+03 beside its draws'
 		// whole-number quantiles 1887 and 1895.
 		return strconv.FormatFloat(v, 'f', 0, 64)

@@ -11,7 +11,8 @@ import (
 
 // TestKhatDrawsFlag: without --khat-draws k̂'s estimate again is capped
 // by the fit's work (khatCost); --khat-draws N sets its draws uncapped,
-// 0 skips it, and a negative count is refused.
+// 0 skips it, and a negative count or one not above the final 1000
+// draws (which would estimate nothing again) is refused.
 func TestKhatDrawsFlag(t *testing.T) {
 	for _, c := range []struct {
 		args        []string
@@ -22,7 +23,9 @@ func TestKhatDrawsFlag(t *testing.T) {
 		{nil, 0, khatCost, ""},
 		{[]string{"--khat-draws", "0"}, -1, 0, ""},
 		{[]string{"--khat-draws", "5000"}, 5000, 0, ""},
-		{[]string{"--khat-draws", "-3"}, 0, 0, "--khat-draws must be at least 0"},
+		{[]string{"--khat-draws", "-3"}, 0, 0, "--khat-draws must be 0"},
+		{[]string{"--khat-draws", "1000"}, 0, 0, "or more than 1000, got 1000"},
+		{[]string{"--khat-draws", "1001"}, 1001, 0, ""},
 	} {
 		var stderr strings.Builder
 		args := append([]string{poissonModel, poissonData, "--out", t.TempDir()}, c.args...)

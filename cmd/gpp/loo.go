@@ -424,11 +424,11 @@ var tooFewTail = fmt.Sprintf("fewer than %d draws with a finite weight", sgvb.PS
 // declaration (check.logLik), and the fit need not say it again. A LOO
 // whose log_lik reads a param per observation (ds.looCond) gets
 // looConditionalWarning instead, whose advice replaces looWarning's.
-func drawsLOOWarning(ds *drawSet, fitK, fitESS float64, listed, joint bool, more, all string) string {
+func drawsLOOWarning(ds *drawSet, fitK, fitESS float64, listed, joint bool, more, jointFlag string) string {
 	if ds.loo != nil && len(ds.loo.Points) > 1 && len(ds.looCond) > 0 {
 		return looConditionalWarning(ds.looCond)
 	}
-	w := looWarning(ds.loo, fitK, fitESS, listed, joint, more, all)
+	w := looWarning(ds.loo, fitK, fitESS, listed, joint, more, jointFlag)
 	if v, ok := ds.looVar(); ok && len(v.shape) == 0 && ds.loo != nil && len(ds.loo.Points) == 1 {
 		return ""
 	}
@@ -458,10 +458,10 @@ func jointAllFlag(s sgvb.Settings, m *compile.Model) string {
 // whether loo.csv was written (a :fit without --out writes none); joint
 // whether q has joint (full- or low-rank) groups, which --fullrank all,
 // the advice for a mean-field q, would not change; more is the flag that
-// gives more draws (gpp fit's --output-draws, gpp sample's --draws); all
-// is that advice (jointAllFlag: past sgvb.MaxFullRank elements a
+// gives more draws (gpp fit's --output-draws, gpp sample's --draws);
+// jointFlag is that advice (jointAllFlag: past sgvb.MaxFullRank elements a
 // low-rank factor).
-func looWarning(lo *sgvb.LOO, fitK, fitESS float64, listed, joint bool, more, all string) string {
+func looWarning(lo *sgvb.LOO, fitK, fitESS float64, listed, joint bool, more, jointFlag string) string {
 	if lo != nil && len(lo.Points) == 1 {
 		return "LOO: log_lik has one element, so it leaves out one observation of one: give log_lik an element per observation (logpdf(y, D(...)), not its sum)"
 	}
@@ -495,7 +495,7 @@ func looWarning(lo *sgvb.LOO, fitK, fitESS float64, listed, joint bool, more, al
 		return what + fmt.Sprintf(": the draws' own weights have k̂ %s, and q's on the fit's final draws %s (q misses part of the posterior although it has joint factors: correlations outside them, or a shape a normal does not have), so elpd_loo may be unreliable: check that it holds with more --output-draws, and how much it moves between --seed values", num3(lo.QK), num3(fitK))
 	}
 	if qAlarm {
-		return what + fmt.Sprintf(": the draws' own weights have k̂ %s, and q's on the fit's final draws %s (q misses part of the posterior: for a mean-field q, often how the latents move together), so elpd_loo may be unreliable: check that it holds with more --output-draws, or with %s", num3(lo.QK), num3(fitK), all)
+		return what + fmt.Sprintf(": the draws' own weights have k̂ %s, and q's on the fit's final draws %s (q misses part of the posterior: for a mean-field q, often how the latents move together), so elpd_loo may be unreliable: check that it holds with more --output-draws, or with %s", num3(lo.QK), num3(fitK), jointFlag)
 	}
 	return what + ": their elpd_loo, and so the total, is unreliable; such observations are influential, and K-fold cross-validation (gpp kfold, refitting without them) settles it"
 }

@@ -126,3 +126,33 @@ func TestLogprobColumnsByName(t *testing.T) {
 		t.Errorf("stderr lacks the note:\n%s", stderr)
 	}
 }
+
+// TestReplPredictColumnsByName: the REPL's :predict binds a matrix's
+// columns by the :fit's names too: X's columns in another order give the
+// same table as the fit's order, with the note.
+func TestReplPredictColumnsByName(t *testing.T) {
+	train := filepath.Join(predColsDir, "train.csv")
+	script := ":load " + filepath.Join(predColsDir, "m.gpp") + "\n:data y=" + train + " X=" + train + ":-y\n:fit --quiet --seed 3\n" +
+		":predict X=" + filepath.Join(predColsDir, "new.csv") + "\n:predict X=" + filepath.Join(predColsDir, "new_rev.csv") + "\n"
+	var out strings.Builder
+	run([]string{"repl", "--history", "-"}, strings.NewReader(script), &out, &out)
+	tables := strings.Split(out.String(), ">>> :predict ")
+	if len(tables) != 3 {
+		t.Fatalf("want two :predict outputs:\n%s", out.String())
+	}
+	rows := func(s string) string {
+		var keep []string
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(l, "y[") {
+				keep = append(keep, l)
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+	if a, b := rows(tables[1]), rows(tables[2]); len(a) == 0 || a != b {
+		t.Errorf("the fit's column order and another give different predictions:\n%s\n%s", a, b)
+	}
+	if !strings.Contains(tables[2], "bound by name in the fit's order (a, b, c), not in the file's (c, a, b)") {
+		t.Errorf("no note on the reordered columns:\n%s", tables[2])
+	}
+}

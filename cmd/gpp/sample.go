@@ -34,7 +34,6 @@ import (
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
-	"github.com/gpplang/gpp/lang/autodiff"
 	"github.com/gpplang/gpp/lang/compile"
 )
 
@@ -710,10 +709,8 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 				con.note("the last start's error:")
 				printError(con, last, srcs)
 			}
-			if serr := startError(context.Background(), m); autodiff.DataOnly(serr) {
-				con.note("%s", dataOnlyNote)
-			} else if serr != nil {
-				con.note("%s; gpp check finds this before sampling", startNote)
+			if serr := startError(context.Background(), m); serr != nil {
+				con.note("%s; gpp check finds this before sampling", startNoteFor(serr))
 			} else {
 				con.note("%s", noStartHint(l.Path, cfg.data, r, r > 0 && finiteAtZero(d)))
 			}
@@ -1690,8 +1687,9 @@ const coordsFile = "coords.csv"
 // the sampled points. Comment lines also hold the codings of columns of
 // labels ("# levels"), which predict codes new data by, the sizes bound
 // from the largest value of numeric ids ("# size"), which predict binds
-// new data's no smaller than, and the labels that named elements
-// ("# labels"), which gpp summary names them by.
+// new data's no smaller than, each matrix's CSV columns ("# columns"),
+// which predict binds new data's by name, and the labels that named
+// elements ("# labels"), which gpp summary names them by.
 func writeCoordsCSV(w io.Writer, h drawsHeader, sd *sampleDraws, m *compile.Model) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# gpp_version = %s\n# model = %s\n# model_sha256 = %s\n", version, h.model, h.modelHash)

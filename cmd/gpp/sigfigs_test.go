@@ -70,3 +70,29 @@ func TestReplSampleSigFigs(t *testing.T) {
 		t.Errorf("lambda's mean %s at 3 and %s at 6 significant digits, want %s and %s", a, b, numSig(m, 3), numSig(m, 6))
 	}
 }
+
+// TestNumSig: a number below 10⁶ with more digits than sig prints whole
+// (a year's mean 1891, not 1.89e+03), including one that rounds up to
+// 10^sig (999.7 at 3 digits: 1000, not 1e+03); others keep sig digits.
+func TestNumSig(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		sig  int
+		want string
+	}{
+		{1890.6, 3, "1891"},
+		{-6617.4, 3, "-6617"},
+		{999.7, 3, "1000"},
+		{99.96, 3, "100"},
+		{999.4, 3, "999"},
+		{123.456, 3, "123"},
+		{1890.6, 6, "1890.6"},
+		{1.5e6 + 0.5, 3, "1.5e+06"},
+		{0.0012345, 3, "0.00123"},
+		{42, 3, "42"},
+	} {
+		if got := numSig(c.v, c.sig); got != c.want {
+			t.Errorf("numSig(%g, %d) = %q, want %q", c.v, c.sig, got, c.want)
+		}
+	}
+}
