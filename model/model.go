@@ -132,20 +132,9 @@ func Compile(name string, src []byte, opts ...Option) (m *Model, err error) {
 	for _, o := range opts {
 		o(&c)
 	}
-	l, err := pipeline.ParseSource(name, src, c.sets)
+	l, inputs, err := c.parse(name, src)
 	if err != nil {
 		return nil, err
-	}
-	inputs, err := pipeline.ReadInputsFor(c.files, l.Sources, l.Info)
-	if err != nil {
-		return nil, err
-	}
-	if c.values != nil {
-		arrays, err := valueArrays(valuesFile, "data", c.values)
-		if err != nil {
-			return nil, err
-		}
-		inputs = append(inputs, data.Input{File: valuesFile, JSON: arrays})
 	}
 	if err := l.Bind(inputs, c.sets); err != nil {
 		return nil, err
@@ -155,6 +144,27 @@ func Compile(name string, src []byte, opts ...Option) (m *Model, err error) {
 		m.sets = c.sets
 	}
 	return m, err
+}
+
+// parse parses the model src of file name with c's consts and reads c's
+// data files and values for it, as Compile and Predictor do.
+func (c *config) parse(name string, src []byte) (*pipeline.Loaded, []data.Input, error) {
+	l, err := pipeline.ParseSource(name, src, c.sets)
+	if err != nil {
+		return nil, nil, err
+	}
+	inputs, err := pipeline.ReadInputsFor(c.files, l.Sources, l.Info)
+	if err != nil {
+		return nil, nil, err
+	}
+	if c.values != nil {
+		arrays, err := valueArrays(valuesFile, "data", c.values)
+		if err != nil {
+			return nil, nil, err
+		}
+		inputs = append(inputs, data.Input{File: valuesFile, JSON: arrays})
+	}
+	return l, inputs, nil
 }
 
 // newModel wraps a loaded model.

@@ -5,7 +5,6 @@ import (
 
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/infer/sgvb"
-	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/compile"
 )
 
@@ -44,20 +43,9 @@ func (m *Model) Predictor(opts ...Option) (p *Model, err error) {
 			}
 		}
 	}
-	l, err := pipeline.ParseSource(m.l.Path, m.l.Source, c.sets)
+	l, inputs, err := c.parse(m.l.Path, m.l.Source)
 	if err != nil {
 		return nil, err
-	}
-	inputs, err := pipeline.ReadInputsFor(c.files, l.Sources, l.Info)
-	if err != nil {
-		return nil, err
-	}
-	if c.values != nil {
-		arrays, err := valueArrays(valuesFile, "data", c.values)
-		if err != nil {
-			return nil, err
-		}
-		inputs = append(inputs, data.Input{File: valuesFile, JSON: arrays})
 	}
 	fit := m.l
 	levels, sizes, columns := data.Coded(fit.Info, fit.Data), data.CodeSizes(fit.Info, fit.Data), data.MatrixColumns(fit.Info, fit.Data)
