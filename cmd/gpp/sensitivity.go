@@ -744,18 +744,9 @@ func tooFewToTell(row *sensRow, col, base []float64, b *sensBase, threshold floa
 // offMode names the draws of col off its most frequent value: `p_pos =
 // 1` when col takes two values, `x ≠ 0` otherwise.
 func offMode(name string, col []float64) string {
-	count := map[float64]int{}
-	for _, v := range col {
-		count[v]++
-	}
-	mode, most := col[0], 0
-	for v, c := range count {
-		if c > most || c == most && v < mode {
-			mode, most = v, c
-		}
-	}
-	if len(count) == 2 {
-		for v := range count {
+	mode, _, distinct := sgvb.Mode(col)
+	if distinct == 2 {
+		for _, v := range col {
 			if v != mode {
 				return name + " = " + formatNum(v)
 			}

@@ -200,6 +200,19 @@ func PowerScaleDiagnosis(prior, lik, threshold float64) string {
 	return "-"
 }
 
+// Mode returns the most frequent value of x (the smallest of those tied),
+// how many draws hold it and how many distinct values x has.
+func Mode(x []float64) (mode float64, most, distinct int) {
+	count := map[float64]int{}
+	for _, v := range x {
+		count[v]++
+		if c := count[v]; c > most || c == most && v < mode {
+			mode, most = v, c
+		}
+	}
+	return mode, most, len(count)
+}
+
 // PointMassNoise is how far a variable whose draws x sit mostly on one
 // value (a 0/1 indicator P(mu > 0) near 0 or 1, an output nearly
 // constant) could read sensitive by Monte Carlo error alone, in the
@@ -217,14 +230,7 @@ func PointMassNoise(x, w, comp []float64) (noise, k, S float64) {
 	if n < 2 {
 		return 0, 0, 0
 	}
-	count := map[float64]int{}
-	mode, most := x[0], 0
-	for _, v := range x {
-		count[v]++
-		if c := count[v]; c > most || c == most && v < mode {
-			mode, most = v, c
-		}
-	}
+	mode, most, _ := Mode(x)
 	if most == n || 2*most <= n {
 		return 0, 0, 0
 	}
