@@ -115,7 +115,7 @@ func (p *Program) Profile(x []float64, n int) (*Profile, error) {
 }
 
 // profileForward is Forward with the time of each run of nodes of one
-// statement added to fwd[stmt].
+// statement added to fwd[stmt]: the same checks, memo and error.
 func (p *Program) profileForward(x []float64, fwd []time.Duration, runs []int64) error {
 	p.ready = false
 	p.x = x
@@ -123,6 +123,7 @@ func (p *Program) profileForward(x []float64, fwd []time.Duration, runs []int64)
 	cur := int32(0)
 	t0 := time.Now()
 	defer p.fuse()
+	p.zgen++
 	order := p.order
 	for k := 0; k < len(order); k++ {
 		i := order[k]
@@ -138,24 +139,22 @@ func (p *Program) profileForward(x []float64, fwd []time.Duration, runs []int64)
 		if !ok || firstBad(p.val[n.off:n.off+n.n]) >= 0 {
 			var again bool
 			if order, k, again = p.unfuse(order, k, false); again {
+				p.zgen++
 				continue
 			}
 			if !n.joint {
-				if !ok || !p.infIsValue(i) {
+				if !ok || !p.zeroValue(i) {
 					p.outputFailed(i, ok, &p.outErr)
+					p.zgen++
 				}
 				continue
 			}
-			if ok && i != p.root && p.infIsValue(i) {
+			if ok && i != p.root && p.zeroValue(i) {
 				continue // a log 0 that a later node may take in, as Forward's
 			}
 			fwd[cur] += time.Since(t0)
 			runs[cur]++
-			if z := p.zeroOf(i); z >= 0 { // the log 0 made this node fail, as Forward's
-				p.x = nil
-				return p.nodeError(z, true)
-			}
-			err := p.loopError(k, ok)
+			_, err := p.jointFailed(k, i, ok) // Forward's error
 			p.x = nil
 			return err
 		}

@@ -2,6 +2,7 @@ package autodiff
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -137,6 +138,25 @@ func TestProfileError(t *testing.T) {
 		t.Fatal("log(-1) did not fail")
 	}
 	if _, err := p.Profile([]float64{-1}, 3); err == nil || err.Error() != want.Error() {
+		t.Errorf("Profile error %v, want %v", err, want)
+	}
+}
+
+// TestProfileErrorSameAsLogJoint: where a rowlogsumexp row's terms are
+// all −Inf (an abundance grid's bound below a count), Profile names that
+// row as LogJoint does (zeroRowError), not the first log 0 of the pass
+// (the count 3 against N = 0, which its row takes in as a value).
+func TestProfileErrorSameAsLogJoint(t *testing.T) {
+	grid := make([]float64, 11)
+	for i := range grid {
+		grid[i] = float64(i)
+	}
+	p, _, q := dataArgCase(t, "Binomial", dhConst(Matrix(2, 1), []float64{3, 12}), dhConst(Matrix(1, 11), grid), dhIn(Scalar(), []float64{0.4}), true, true)
+	_, want := p.LogJoint(q, make([]float64, 1))
+	if want == nil || !strings.Contains(want.Error(), "every term of row 1") {
+		t.Fatalf("LogJoint error %v, want row 1's", want)
+	}
+	if _, err := p.Profile(q, 2); err == nil || err.Error() != want.Error() {
 		t.Errorf("Profile error %v, want %v", err, want)
 	}
 }

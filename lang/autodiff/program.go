@@ -722,26 +722,7 @@ func (p *Program) forward(x []float64, all bool) (float64, error) {
 				p.outputFailed(i, ok, &jointErr)
 				continue
 			}
-			var rowErr error
-			if z := p.zeroOf(i); z >= 0 { // the log 0 made this node fail
-				rowErr = p.zeroRowError(i) // a row of a log of a sum whose terms are all −Inf
-				i, ok = z, true
-				n, order = &p.nodes[i], p.evalOrder()
-				k = slices.Index(order, i)
-			}
-			lp := p.failedJoint(n, ok)
-			var err error
-			if k >= 0 {
-				err = p.loopError(k, ok)
-			} else { // a log 0 of the data alone, which Finish evaluated
-				err = p.nodeError(i, ok)
-			}
-			if e, isPos := err.(*ast.Error); !isPos || e.Pos != n.pos {
-				lp = math.NaN() // a later row's failure was blamed
-			}
-			if rowErr != nil {
-				err = rowErr
-			}
+			lp, err := p.jointFailed(k, i, ok)
 			p.x = nil
 			return lp, err
 		}
@@ -838,6 +819,36 @@ func (p *Program) ForwardJoint(x []float64) (float64, error) {
 	}
 	p.x = nil
 	return p.val[p.nodes[p.root].off], nil
+}
+
+// jointFailed is Forward's log joint and error where node i of the log
+// joint, at k in the evaluation order, failed (ok false) or is not
+// finite: the node blamed is the log 0 that made it fail (zeroOf; a row
+// of a log of a sum whose terms are all −Inf is named, zeroRowError) or
+// the first failing row of its loop (loopError). The log joint is NaN
+// where another node than i's is blamed.
+func (p *Program) jointFailed(k int, i int32, ok bool) (float64, error) {
+	var rowErr error
+	if z := p.zeroOf(i); z >= 0 { // the log 0 made this node fail
+		rowErr = p.zeroRowError(i) // a row of a log of a sum whose terms are all −Inf
+		i, ok = z, true
+		k = slices.Index(p.evalOrder(), i)
+	}
+	n := &p.nodes[i]
+	lp := p.failedJoint(n, ok)
+	var err error
+	if k >= 0 {
+		err = p.loopError(k, ok)
+	} else { // a log 0 of the data alone, which Finish evaluated
+		err = p.nodeError(i, ok)
+	}
+	if e, isPos := err.(*ast.Error); !isPos || e.Pos != n.pos {
+		lp = math.NaN() // a later row's failure was blamed
+	}
+	if rowErr != nil {
+		err = rowErr
+	}
+	return lp, err
 }
 
 // jointOrder returns the nodes of order that ForwardJoint evaluates: those
