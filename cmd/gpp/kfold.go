@@ -589,6 +589,7 @@ func (su *kfoldSetup) runFold(ctx context.Context, k int, kc *kfoldConfig) foldR
 		return su.sampleFold(ctx, k, kc.ns, mt, mh, res)
 	}
 	s.Workers = 1
+	s.ParetoKDraws = -1 // q's k̂ is not read here, only the held-out estimates' (below): no re-estimate
 	r, err := sgvb.Fit(ctx, pipeline.Target{M: mt}, pipeline.Latents(mt), s)
 	if err != nil {
 		res.err = pipeline.LaplacePos(err, mt)
