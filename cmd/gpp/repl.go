@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -169,6 +170,10 @@ type repl struct {
 	// savedSrc is the model as the last :save wrote it or :load read it,
 	// for the note at the end of a session (unsavedNote).
 	savedSrc string
+	// loadedFrom is the file :load read savedSrc from ("" after a :save,
+	// which formats the model anew): while the session's model is still
+	// that file's text, errors in it are named by the file (inFile).
+	loadedFrom string
 	// failed records that an error was reported: a statement, command or
 	// expression failed. A session read from a non-terminal then exits 1.
 	failed bool
@@ -196,7 +201,8 @@ type repl struct {
 }
 
 // replModel is the file name of the session's model in positions:
-// <repl>:LINE:COL is line LINE of the model as :list prints it.
+// <repl>:LINE:COL is line LINE of the model as :list prints it (the
+// loaded file's name while the model is that file's text: repl.inFile).
 const replModel = "<repl>"
 
 // replInputName names what was just typed in positions: <input>:LINE:COL is
@@ -234,7 +240,31 @@ func (r *repl) flagError(cmd string, msgs *strings.Builder) {
 // printError reports err, as printError does, and marks the session failed.
 func (r *repl) printError(err error, src sources) {
 	r.failed = true
+	err, src = r.inFile(err, src)
 	printError(r.err, err, src)
+}
+
+// inFile returns err with its positions in the session's model named by
+// the file :load read it from (bad.gpp:1:6, not <repl>:1:6), and src
+// with that file's text, while the model is still the file's text: the
+// lines are then the file's. Otherwise err and src as they are.
+func (r *repl) inFile(err error, src sources) (error, sources) {
+	list, ok := ast.Positioned(err)
+	if !ok || r.loadedFrom == "" || r.src != r.savedSrc || src[replModel] == nil {
+		return err, src
+	}
+	out := make(ast.ErrorList, len(list))
+	for i, e := range list {
+		c := *e
+		if c.Pos.File == replModel {
+			c.Pos.File = r.loadedFrom
+		}
+		c.Msg = strings.ReplaceAll(c.Msg, replModel+":", r.loadedFrom+":")
+		out[i] = &c
+	}
+	named := maps.Clone(src)
+	named[r.loadedFrom] = src[replModel]
+	return out, named
 }
 
 // lineSource reads input lines; readLine returns errInterrupt for a Ctrl-C
@@ -725,7 +755,8 @@ fit (a note says so) until the next :fit; a param added, dropped, or given
 another support, bounds or size needs one. :undo past a :fit drops it.
 
 Errors: <input>:LINE:COL is a position in what was just typed,
-<repl>:LINE:COL one in the session's model (see :list). Tab completes
+<repl>:LINE:COL one in the session's model (see :list), named by the
+file :load read it from (model.gpp:LINE:COL) until the model changes. Tab completes
 keywords, built-ins, distributions, the model's names and :commands.
 `)
 	return b.String()

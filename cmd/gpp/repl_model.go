@@ -380,7 +380,7 @@ func (r *repl) load(path string) {
 		errorf(r.err, "note: dropped :data %s: the model has no data %s", quoteArg(d.arg), d.in.Name)
 	}
 	r.commit(replState{src: src, info: info, data: kept, sets: sets})
-	r.savedSrc = src
+	r.savedSrc, r.loadedFrom = src, path
 	fmt.Fprintf(r.out, "loaded %s: %s\n", path, describeModel(info))
 	r.noteUnusedLevels(info)
 }
@@ -924,7 +924,7 @@ func (r *repl) save(path string) {
 		return
 	}
 	n := len(f.Stmts)
-	r.savedSrc = r.src
+	r.savedSrc, r.loadedFrom = r.src, ""
 	fmt.Fprintf(r.out, "saved %s (%d statement%s)\n", path, n, plural(n))
 }
 
