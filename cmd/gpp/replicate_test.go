@@ -22,8 +22,13 @@ func TestFitOrdinalReplicates(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	// no warning nor note: at most hints (the cutpoints' mild curvature hint)
+	// no warning nor note about the replicates: at most hints (the
+	// cutpoints' curvature hint) and q's Pareto k̂ (0.67 at this seed, whose
+	// weights keep an ESS below the draws k̂ needs: sgvb.WeightsWarning)
 	for _, l := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
+		if strings.HasPrefix(l, "gpp: warning: Pareto k̂ = ") {
+			continue
+		}
 		if l != "" && !strings.HasPrefix(l, "gpp: hint: ") || strings.Contains(l, "warning") {
 			t.Errorf("stderr %q, want no warning (hints alone)", stderr)
 			break

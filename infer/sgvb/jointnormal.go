@@ -174,8 +174,10 @@ func (f *jointNormalFit) finish() (*Result, error) {
 	if w := overflowWarning(r.ELBO, r.ELBOSE, "q"); w != "" { // the CLI's "the fit failed" refers to it
 		r.Warnings = append(r.Warnings, w)
 	}
-	if w := ParetoWarning(r.ParetoK, r.ParetoRelESS, "q"); w != "" {
-		r.Warnings = append(r.Warnings, w)
+	for _, w := range []string{ParetoWarning(r.ParetoK, r.ParetoRelESS, "q"), WeightsWarning(r.ParetoK, r.ParetoRelESS, r.ParetoKDraws, "q")} {
+		if w != "" {
+			r.Warnings = append(r.Warnings, w)
+		}
 	}
 	return f.done()
 }

@@ -140,12 +140,17 @@ func TestTailNegligible(t *testing.T) {
 		{0.9, 1 + 1e-9, false, true, "unreliable"},    // not a relative ESS
 		{0.9, ess(0.999 * NegligibleCV), true, false, NegligibleReading},
 		{0.9, ess(1.001 * NegligibleCV), false, true, "unreliable"},
+		{0.5, 1e-3, false, false, "unreliable"}, // one draw's weight (Degenerate); no alarm
 	} {
 		if n, a, rd := TailNegligible(c.k, c.r), ParetoAlarm(c.k, c.r), TailReading(c.k, c.r, 1000); n != c.negligible || a != c.alarm || rd != c.reading {
 			t.Errorf("k̂ %v, relative ESS %v: negligible %v, alarm %v, reading %q; want %v, %v, %q", c.k, c.r, n, a, rd, c.negligible, c.alarm, c.reading)
 		}
 		if w := ParetoWarning(c.k, c.r, "q"); (w != "") != c.alarm {
 			t.Errorf("k̂ %v, relative ESS %v: warning %q", c.k, c.r, w)
+		}
+		// a reading of unreliable without k̂'s alarm gets the weights' warning
+		if w := WeightsWarning(c.k, c.r, 1000, "q"); (w != "") != (c.reading == "unreliable" && !c.alarm) {
+			t.Errorf("k̂ %v, relative ESS %v: weights warning %q", c.k, c.r, w)
 		}
 	}
 }

@@ -223,8 +223,10 @@ func FitRestarts(ctx context.Context, t Target, latents []Latent, s Settings, rs
 	if w := overflowWarning(m.ELBO, m.ELBOSE, "the mixture"); w != "" {
 		m.warn("%s", w)
 	}
-	if w := ParetoWarning(m.ParetoK, m.ParetoRelESS, "the mixture"); w != "" {
-		m.warn("%s", w)
+	for _, w := range []string{ParetoWarning(m.ParetoK, m.ParetoRelESS, "the mixture"), WeightsWarning(m.ParetoK, m.ParetoRelESS, m.ParetoKDraws, "the mixture")} {
+		if w != "" {
+			m.warn("%s", w)
+		}
 	}
 	m.Seconds = time.Since(start).Seconds()
 	return m, nil

@@ -464,6 +464,25 @@ func ParetoWarning(k, relESS float64, what string) string {
 	return fmt.Sprintf("Pareto k̂ = %s > 0.7: %s is not a reliable approximation of the posterior for importance sampling", FormatK(k, 'f', 2), what)
 }
 
+// WeightsWarning returns the warning a fit gives where its Pareto k̂ is
+// 0.7 or less but its weights over S draws read it unreliable
+// (TailReading: Degenerate or ESSBelowMin), "" otherwise: a k̂ line that
+// says "unreliable" would else pass for a fit with no warning (a weak
+// instrument's full-rank fit, sds a third of NUTS's, read k̂ 0.677 at an
+// ESS of 1174 where 1238 are needed). what names the approximation.
+func WeightsWarning(k, relESS float64, S int, what string) string {
+	if k > 0.7 || math.IsNaN(k) || math.IsInf(k, -1) {
+		return ""
+	}
+	switch {
+	case Degenerate(relESS, S):
+		return fmt.Sprintf("Pareto k̂ = %s, but one of %d draws holds more than half of the weights p/q: %s is not a reliable approximation of the posterior (far from it, or stopped early)", FormatK(k, 'f', 2), S, what)
+	case ESSBelowMin(k, relESS, S):
+		return fmt.Sprintf("Pareto k̂ = %s, but the weights p/q of %d draws keep an ESS of %.0f, below the %.0f that k̂ needs: %s is not a reliable approximation of the posterior (often too narrow)", FormatK(k, 'f', 2), S, relESS*float64(S), math.Ceil(PSISMinSS(k)), what)
+	}
+	return ""
+}
+
 // FormatK formats a Pareto k̂ as strconv.FormatFloat(k, format, prec, 64)
 // does, with more digits where those would put it on the other side of, or
 // onto, a threshold its reading compares it with (0.5, 0.7): 0.7003 is
