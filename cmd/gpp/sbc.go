@@ -468,6 +468,30 @@ func sbcOutputs(f *ast.File, info *check.Info, rank bool, given func(name string
 	return &c, left
 }
 
+// valueExprTilde returns the first ~ whose value is an expression that
+// reads data (append_col(x, y) ~ MvNormal(...)), nil if none.
+func valueExprTilde(f *ast.File, info *check.Info) *ast.TildeStmt {
+	var found *ast.TildeStmt
+	ast.Inspect(f, func(n ast.Node) bool {
+		s, ok := n.(*ast.TildeStmt)
+		if !ok || found != nil {
+			return found == nil
+		}
+		if check.ObservedIdent(s.LHS) == nil {
+			ast.Inspect(s.LHS, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok && found == nil {
+					if sym := info.Uses[id]; sym != nil && sym.Kind == check.Data {
+						found = s
+					}
+				}
+				return found == nil
+			})
+		}
+		return false
+	})
+	return found
+}
+
 // prepareSBC loads the model and the design, and builds the models that
 // every simulation shares; rankOutputs ranks the outputs that sbcOutputs
 // keeps. Errors are positioned where they can be.
@@ -489,6 +513,9 @@ func prepareSBC(cfg *fitConfig, rankOutputs bool, con *console) (*sbcSetup, sour
 	}
 	su.observed = sbcObserved(l.File, info)
 	if len(su.observed) == 0 {
+		if s := valueExprTilde(l.File, info); s != nil {
+			return nil, srcs, ast.Errorf(s.Pos(), "sbc simulates data where a ~ observes a data name (y ~ D(...), y[i] ~ D(...)), and this ~ observes an expression of data, which it cannot draw: write the data's ~ one name at a time (a joint normal of two columns factors into x's ~ and y's ~ given x)")
+		}
 		return nil, srcs, fmt.Errorf("%s: no ~ observes data (y ~ D(...)), so sbc has nothing to simulate", l.Path)
 	}
 	if err := sbcPriors(l.File, info, su.observed); err != nil {

@@ -103,6 +103,10 @@ func (c *checker) missingData() {
 		zeroMass  string
 		zeroAt    ast.Pos
 		otherMass bool
+		// inValue is the first ~ whose value is an expression reading it
+		// (append_col(x, y) ~ MvNormal(...)): observed there, but not
+		// cell by cell, so its missing cells cannot be fitted
+		inValue ast.Pos
 	}
 	obs := map[*Symbol]*observation{}
 	of := func(sym *Symbol) *observation {
@@ -133,6 +137,16 @@ func (c *checker) missingData() {
 			return true
 		}
 		id := ObservedIdent(s.LHS)
+		if id == nil {
+			ast.Inspect(s.LHS, func(n ast.Node) bool {
+				if v, ok := n.(*ast.Ident); ok {
+					if sym := c.info.Uses[v]; sym != nil && sym.Kind == Data && !of(sym).inValue.IsValid() {
+						of(sym).inValue = s.Pos()
+					}
+				}
+				return true
+			})
+		}
 		sym := c.info.Uses[id]
 		if id == nil || sym == nil || sym.Kind != Data {
 			return true
@@ -239,6 +253,8 @@ func (c *checker) missingData() {
 			d.NoMissing = o.why + ", and missing values are fitted only under built-in families on real, positive or unit values, truncated by constants if at all"
 		case len(o.narrow) == 0 && outcome[d.Symbol].Symbol != nil:
 			d.NoMissing = targetNoMissing(d, outcome[d.Symbol])
+		case len(o.narrow) == 0 && o.inValue.IsValid():
+			d.NoMissing = fmt.Sprintf("`%s` is observed only inside the expression on the left of the ~ at %s, which observes it as a whole, not cell by cell, so its missing values cannot be fitted: gpp fits them only where a ~ observes the data itself (%s ~ D(...) or %s[i] ~ D(...))", d.Name, o.inValue, d.Name, d.Name)
 		case len(o.narrow) == 0 && o.readPos.Line != 0:
 			d.NoMissing = fmt.Sprintf("`%s` is read in an expression at %s (a covariate) and observed by no ~, so its missing values would have no distribution: a missing covariate needs a model of its own (%s ~ D(...)), whose ~ is then their prior", d.Name, o.readPos, d.Name)
 		case len(o.narrow) == 0:
