@@ -211,6 +211,8 @@ func syntaxError(err error, toks []lexer.Token, root string) *ast.Error {
 			msg += fmt.Sprintf("; the %q at %d:%d is not closed", toks[j].Value, at.Line, at.Col)
 		} else if h := stanSyntaxHint(toks, i); h != "" {
 			msg += "; " + h
+		} else if h := keywordNameHint(toks, i, want); h != "" {
+			msg += "; " + h
 		}
 		return ast.Errorf(endPos(toks, tok, i, found), "%s", msg)
 	}
@@ -223,6 +225,24 @@ func syntaxError(err error, toks []lexer.Token, root string) *ast.Error {
 		pos = toks[0].Pos
 	}
 	return ast.Errorf(astPos(pos), "%s", err.Error())
+}
+
+// keywordNameHint says, where a declaration's name is a keyword (data
+// unit: ..., a usual name of a panel's column), that it cannot be a name,
+// and for data how a CSV column of that name binds to another one; ""
+// elsewhere.
+func keywordNameHint(toks []lexer.Token, i int, want string) string {
+	if i < 1 || toks[i].Type != tokKeyword || !strings.HasPrefix(want, "a name") {
+		return ""
+	}
+	kw := toks[i].Value
+	switch toks[i-1].Value {
+	case "data":
+		return fmt.Sprintf("`%s` is a keyword of the language, so it cannot name data: give the data another name and bind the column to it on the command line (%s2=FILE.csv:%s)", kw, kw, kw)
+	case "param", "let", "const", "output", "fn":
+		return fmt.Sprintf("`%s` is a keyword of the language, so it cannot be a name: choose another", kw)
+	}
+	return ""
 }
 
 // endPos is where the error at tok, toks[i] (i −1 where not found), is

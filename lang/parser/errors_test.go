@@ -88,9 +88,10 @@ var syntaxErrorTests = []struct {
 	{"data x: int[]", []string{`1:13: expected an expression after "[", found "]"`}},
 	{"const K 3", []string{`1:9: expected "=" after "K", found "3"`}},
 	// Keywords are reserved.
-	{"param for: real", []string{`1:7: expected a name after "param", found keyword "for"`}},
-	{"let in = 3", []string{`1:5: expected a name after "let", found keyword "in"`}},
-	{"data data: int", []string{`1:6: expected a name after "data", found keyword "data"`}},
+	{"param for: real", []string{"1:7: expected a name after \"param\", found keyword \"for\"; `for` is a keyword of the language, so it cannot be a name: choose another"}},
+	{"let in = 3", []string{"1:5: expected a name after \"let\", found keyword \"in\"; `in` is a keyword of the language, so it cannot be a name: choose another"}},
+	{"data data: int", []string{"1:6: expected a name after \"data\", found keyword \"data\"; `data` is a keyword of the language, so it cannot name data: give the data another name and bind the column to it on the command line (data2=FILE.csv:data)"}},
+	{"data unit: int[N]", []string{"1:6: expected a name after \"data\", found keyword \"unit\"; `unit` is a keyword of the language, so it cannot name data: give the data another name and bind the column to it on the command line (unit2=FILE.csv:unit)"}},
 	{"let a = real", []string{`1:9: expected an expression after "=", found keyword "real"`}},
 	// Bad numbers and characters.
 	{"const K = 1e", []string{`1:11: malformed number "1e"`}},
@@ -171,7 +172,7 @@ var syntaxErrorTests = []struct {
 	{"fn f(x) { return x; let u = 1 }", []string{`1:21: expected "}", found keyword "let"; a function's block holds lets and then one return: fn f(x) { let u = ...; return EXPR }`}},
 	{"fn f(x) {\n  let u = x\n  return u\n  return x\n}", []string{`4:3: expected "}", found keyword "return"; a function's block holds lets and then one return: fn f(x) { let u = ...; return EXPR }`}},
 	{"for i in 0:N {\n  fn f(x) = x\n}", []string{"2:3: a function declaration is only allowed at the top level, not in a for body"}},
-	{"let fn = 3", []string{`1:5: expected a name after "let", found keyword "fn"`}},
+	{"let fn = 3", []string{"1:5: expected a name after \"let\", found keyword \"fn\"; `fn` is a keyword of the language, so it cannot be a name: choose another"}},
 	{"return 3", []string{`1:1: unexpected keyword "return"; return ends the block of a function, fn NAME(A, B) { let ...; return EXPR }; a model's statements return nothing`}},
 	{"fn f(real x) = x", []string{`1:6: expected ")" after "(", found keyword "real"; a function's parameters have no types in gpp (each call is checked with its arguments' shapes): fn f(x, y) = EXPR`}},
 	{"fn f(a, vector x) = x", []string{`1:16: expected ")" after "vector", found "x"; a function's parameters have no types in gpp (each call is checked with its arguments' shapes): fn f(x, y) = EXPR`}},
