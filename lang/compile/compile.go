@@ -458,6 +458,10 @@ type lowerer struct {
 	data map[string]*data.Array
 	b    *autodiff.Builder
 	env  map[*check.Symbol]value
+	// early holds the lets of the data alone lowered before their
+	// statement, as a param's size (ident): their statement is not
+	// lowered again; sizing those being lowered so (a cycle's guard)
+	early, sizing map[*check.Symbol]bool
 	// vec is the loop being lowered as vector operations, or nil (vecFor).
 	vec *vecLoop
 	// truncPair, while the truncated ~ of data whose distribution is

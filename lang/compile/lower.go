@@ -101,7 +101,9 @@ func (l *lowerer) stmt(s ast.Stmt) {
 		l.truncPair, l.truncCall = prev, prevCall
 		l.addTruncPair(&pair, s)
 	case *ast.LetStmt:
-		l.env[l.info.Defs[s.Name]] = l.expr(s.Value)
+		if sym := l.info.Defs[s.Name]; !l.early[sym] {
+			l.env[sym] = l.expr(s.Value)
+		}
 	case *ast.TargetStmt:
 		l.inTarget = true // its logpdf terms on data are watched
 		v := l.node(l.expr(s.Value), s.Value.Pos())
@@ -709,6 +711,22 @@ func (l *lowerer) ident(id *ast.Ident) value {
 				}
 			}
 		}
+	case check.Let:
+		// a let of the data alone read before its statement is lowered:
+		// a param's size (let U = max(uid) + 1; param a: real[U]), as
+		// Stan's transformed data size one
+		ls, ok := sym.Decl.(*ast.LetStmt)
+		if !ok || !sym.Type.DataOnly || l.sizing[sym] {
+			l.errorf(id.Pos(), "%s %s is read before its value is known: a size must come from the data, consts or a let of them declared earlier", sym.Kind, sym.Name)
+			return value{}
+		}
+		if l.sizing == nil {
+			l.sizing, l.early = map[*check.Symbol]bool{}, map[*check.Symbol]bool{}
+		}
+		l.sizing[sym] = true
+		v = l.expr(ls.Value)
+		delete(l.sizing, sym)
+		l.early[sym] = true
 	default:
 		l.errorf(id.Pos(), "compile: %s %s has no value here", sym.Kind, sym.Name)
 		return value{}
