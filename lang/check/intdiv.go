@@ -32,10 +32,31 @@ func (c *checker) intDivisions() {
 		if x.Const != nil && y.Const != nil && *y.Const != 0 && math.Mod(*x.Const, *y.Const) == 0 {
 			return true
 		}
+		if y.Const != nil && *y.Const != 0 && c.constFactorDivides(e.X, *y.Const) {
+			return true // 36500 * N / 7300 is 5 * N either way
+		}
 		s := exprString(e)
 		c.info.Warnings = append(c.info.Warnings, ast.Errorf(e.OpPos,
 			"`%s` of two ints is real division in gpp, where Stan's truncates to an int (7 / 2 is 3.5 here, 3 in Stan): write trunc(%s) for Stan's integer division, or 1.0 * %s where the real quotient is meant (a proportion), which is not warned of",
 			s, s, s))
 		return true
 	})
+}
+
+// constFactorDivides reports whether x is a product one of whose factors
+// is a constant that d divides exactly: x / d is then an int either way.
+func (c *checker) constFactorDivides(x ast.Expr, d float64) bool {
+	b, ok := ast.Unparen(x).(*ast.BinaryExpr)
+	if !ok || b.Op != ast.Mul {
+		return false
+	}
+	for _, f := range []ast.Expr{b.X, b.Y} {
+		if t, ok := c.info.Types[f]; ok && t.Elem == Int && t.Const != nil && math.Mod(*t.Const, d) == 0 {
+			return true
+		}
+		if c.constFactorDivides(f, d) {
+			return true
+		}
+	}
+	return false
 }
