@@ -1625,7 +1625,7 @@ func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []st
 			if h.mix != nil {
 				row = append(row, rhatText(s.rhat))
 			}
-			t.row(row...)
+			t.row(markFinite(row, 2, s)...)
 		}
 	}
 	t.print(w)

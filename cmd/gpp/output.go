@@ -1135,6 +1135,7 @@ type stats struct {
 	mean, sd, q5, q50, q95 float64
 	rhat                   float64    // R̂ across restarts (NaN: one fit)
 	nan                    int        // draws left out as NaN
+	n, finite              int        // draws, and those finite (finiteCell)
 	hdi                    [2]float64 // the HDI's ends with --hdi (percentiles.hdiCells)
 	// qs are the quantiles at --percentiles' probabilities (summarise's
 	// probs), nil for the default, which q5, q50 and q95 hold
@@ -1167,7 +1168,12 @@ func summariseColumns(ds *drawSet, hdi float64, probs []float64) []stats {
 // same sorted draws, once for the table and summary.csv.
 func summarise(xs []float64, hdi float64, probs ...float64) stats {
 	v, nan := nuts.SortedFinite(xs)
-	s := stats{rhat: math.NaN(), nan: nan}
+	s := stats{rhat: math.NaN(), nan: nan, n: len(xs), finite: len(v)}
+	for _, x := range v {
+		if math.IsInf(x, 0) {
+			s.finite--
+		}
+	}
 	s.mean, s.sd = nuts.MeanSD(v)
 	s.q5, s.q50, s.q95 = nuts.Quantile(v, 0.05), nuts.Quantile(v, 0.5), nuts.Quantile(v, 0.95)
 	if len(probs) > 0 {
@@ -1180,6 +1186,48 @@ func summarise(xs []float64, hdi float64, probs ...float64) stats {
 		s.hdi[0], s.hdi[1] = nuts.HDI([][]float64{v}, hdi)
 	}
 	return s
+}
+
+// finiteCell is the table's note on an element not finite in some draws
+// (empty where every draw is): a mean over 66 of 1000 draws must not read
+// as an ordinary summary, as NaN's left out (summarise) would otherwise.
+func finiteCell(s stats) string {
+	switch {
+	case s.finite == s.n:
+		return ""
+	case s.nan == s.n:
+		return "(NaN in every draw)"
+	case s.finite == 0:
+		return fmt.Sprintf("(no finite draw of %d)", s.n)
+	}
+	return fmt.Sprintf("(%d of %d draws finite)", s.finite, s.n)
+}
+
+// markFinite appends finiteCell's note to a table row of an element
+// summarised as s; an element NaN in every draw has its number cells, from
+// the from-th on, blank rather than all NaN.
+func markFinite(row []string, from int, s stats) []string {
+	note := finiteCell(s)
+	if note == "" {
+		return row
+	}
+	if s.nan == s.n {
+		for i := from; i < len(row); i++ {
+			row[i] = ""
+		}
+	}
+	return append(row, note)
+}
+
+// anyNotFinite reports whether an element of cols, summarised as st, is
+// not finite in some draw: summary.csv then has a column n_finite.
+func anyNotFinite(st []stats, cols []int) bool {
+	for _, c := range cols {
+		if st[c].finite < st[c].n {
+			return true
+		}
+	}
+	return false
 }
 
 // badDrawsWarning returns the warning for the draws of ds where the log
@@ -1210,29 +1258,49 @@ func outputWarnings(ds *drawSet, st []stats, info *check.Info, what string) []st
 }
 
 // nanWarnings returns, for every variable with an element that is NaN in
-// some draws, how many: its summary is over the other draws.
+// some draws, how many, naming the first nanNamed such elements of an
+// array: its rows summarise the other draws. Naming only the worst
+// element hid an lxu[3] NaN in 935 of 1000 draws behind lxu[2] NaN in all.
 func nanWarnings(ds *drawSet, st []stats) []string {
 	var out []string
 	for _, v := range ds.vars {
-		worst := 0
-		for j := range v.elems {
-			worst = max(worst, st[v.first+j].nan)
+		n := len(ds.cols[v.first])
+		count := func(nan int) string {
+			if nan == n {
+				return "in every draw"
+			}
+			return fmt.Sprintf("in %d of %d draws", nan, n)
 		}
-		if worst == 0 {
-			continue
+		var named []string
+		bad := 0
+		for j, k := range v.elems {
+			nan := st[v.first+j].nan
+			if nan == 0 {
+				continue
+			}
+			bad++
+			if len(named) < nanNamed {
+				named = append(named, v.elemName(k)+" "+count(nan))
+			}
 		}
-		which := ""
-		if len(v.elems) > 1 {
-			which = " (in its worst element)"
-		}
-		if n := len(ds.cols[v.first]); worst == n {
-			out = append(out, fmt.Sprintf("%s is NaN in every draw%s", v.name, which))
-		} else {
-			out = append(out, fmt.Sprintf("%s is NaN in %d of %d draws%s; its summary is over the other draws", v.name, worst, n, which))
+		switch {
+		case bad == 0:
+		case len(v.elems) == 1 && st[v.first].nan == n:
+			out = append(out, fmt.Sprintf("%s is NaN in every draw", v.name))
+		case len(v.elems) == 1:
+			out = append(out, fmt.Sprintf("%s is NaN %s; its summary is over the other draws", v.name, count(st[v.first].nan)))
+		default:
+			if bad > len(named) {
+				named = append(named, fmt.Sprintf("and %d more: summary.csv's n_finite", bad-len(named)))
+			}
+			out = append(out, fmt.Sprintf("%s is NaN in some draws of %d of its %d elements (%s); their rows summarise the other draws", v.name, bad, len(v.elems), strings.Join(named, ", ")))
 		}
 	}
 	return out
 }
+
+// nanNamed is how many elements of a variable nanWarnings names.
+const nanNamed = 3
 
 // inexactWarnings returns, for every output of type int (a replicate of a
 // discrete distribution, or an expression of them) with a draw past 2^53 in
@@ -1315,12 +1383,23 @@ func (v *variable) familyOf(k int) string {
 }
 
 // writeSummaryCSV writes summary.csv, a column qP for each percentile P
-// of pc (q5, q50 and q95 by default); with restarts it has a column rhat.
+// of pc (q5, q50 and q95 by default); with restarts it has a column rhat;
+// where an element is not finite in some draw, a last column n_finite.
 func writeSummaryCSV(w io.Writer, ds *drawSet, st []stats, pc percentiles) error {
 	cw := csv.NewWriter(w)
 	head := pc.hdiHead(pc.head([]string{"name", "family", "mean", "sd"}, "q", ""))
 	if ds.comp != nil {
 		head = append(head, "rhat")
+	}
+	var cols []int
+	for _, v := range ds.vars {
+		for j := range v.elems {
+			cols = append(cols, v.first+j)
+		}
+	}
+	nFinite := anyNotFinite(st, cols)
+	if nFinite {
+		head = append(head, "n_finite")
 	}
 	cw.Write(head)
 	for _, v := range ds.vars {
@@ -1330,6 +1409,9 @@ func writeSummaryCSV(w io.Writer, ds *drawSet, st []stats, pc percentiles) error
 			row = pc.hdiCells(row, s, formatNum)
 			if ds.comp != nil {
 				row = append(row, formatNum(s.rhat))
+			}
+			if nFinite {
+				row = append(row, strconv.Itoa(s.finite))
 			}
 			cw.Write(row)
 		}

@@ -524,7 +524,7 @@ func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ev *evidenceOut
 				break
 			}
 			s := st[c]
-			t.row(pc.hdiCells(pc.cells([]string{v.elemName(k), v.family, cfg.num(s.mean), sdCell(cfg.num(s.sd), &v, k, narrow, &marked)}, c, cfg.num), s, cfg.num)...)
+			t.row(markFinite(pc.hdiCells(pc.cells([]string{v.elemName(k), v.family, cfg.num(s.mean), sdCell(cfg.num(s.sd), &v, k, narrow, &marked)}, c, cfg.num), s, cfg.num), 2, s)...)
 		}
 	}
 	t.print(w)
@@ -985,7 +985,7 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 		qv := variable{name: label, shape: shape, axes: r.labelAxes(label, shape)}
 		for _, k := range shown {
 			s := st[k]
-			t.row(qv.elemName(k), num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95))
+			t.row(markFinite([]string{qv.elemName(k), num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95)}, 1, s)...)
 		}
 		if size > len(shown) {
 			t.note(fmt.Sprintf("... %d more elements", size-len(shown)))

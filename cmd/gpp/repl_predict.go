@@ -127,7 +127,7 @@ func (r *repl) predict(args []string) {
 				break
 			}
 			s := st[c]
-			t.row(v.elemName(k), num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95))
+			t.row(markFinite([]string{v.elemName(k), num3(s.mean), num3(s.sd), num3(s.q5), num3(s.q50), num3(s.q95)}, 1, s)...)
 		}
 	}
 	t.print(r.out)

@@ -275,8 +275,8 @@ func printReplSample(w io.Writer, verbose bool, run *sampleRun, pc percentiles, 
 				break
 			}
 			s, m := run.st[c], run.ms[c]
-			t.row(append(pc.hdiCells(pc.cells([]string{v.elemName(k), num(s.mean), num(m.mcse), num(s.sd)}, c, num), s, num),
-				essText(m.essBulk), essText(m.essTail), rhatText(m.rhat))...)
+			t.row(markFinite(append(pc.hdiCells(pc.cells([]string{v.elemName(k), num(s.mean), num(m.mcse), num(s.sd)}, c, num), s, num),
+				essText(m.essBulk), essText(m.essTail), rhatText(m.rhat)), 1, s)...)
 		}
 	}
 	t.print(w)

@@ -1385,7 +1385,7 @@ func printMCMCTable(w io.Writer, rows []summaryRow, st []stats, ms []mcmcStats, 
 		s, m := st[r.col], ms[r.col]
 		cells := pc.cells([]string{r.name, num(s.mean), num(m.mcse), num(s.sd)}, r.col, num)
 		cells = pc.hdiCells(cells, s, num)
-		t.row(append(cells, essText(m.essBulk), essText(m.essTail), rhatText(m.rhat))...)
+		t.row(markFinite(append(cells, essText(m.essBulk), essText(m.essTail), rhatText(m.rhat)), 1, s)...)
 	}
 	t.print(w)
 }
@@ -1574,12 +1574,24 @@ func writeSampleSummaryCSV(w io.Writer, cfg *fitConfig, sd *sampleDraws, st []st
 
 // writeMCMCSummaryCSV writes the rows of a summary.csv, a column qP for
 // each percentile P of pc (q5, q50 and q95 by default), then with --hdi
-// the HDI's ends, named as ArviZ's (hdi_3%, hdi_97%).
+// the HDI's ends, named as ArviZ's (hdi_3%, hdi_97%); where an element is
+// not finite in some draw, a last column n_finite.
 func writeMCMCSummaryCSV(w io.Writer, rows []summaryRow, st []stats, ms []mcmcStats, pc percentiles) error {
 	cw := csv.NewWriter(w)
 	head := pc.head([]string{"name", "family", "mean", "sd"}, "q", "")
-	cw.Write(append(pc.hdiHead(head), "mcse_mean", "ess_bulk", "ess_tail", "rhat",
-		"mcse_sd", "mcse_q5", "mcse_q50", "mcse_q95", "mad"))
+	head = append(pc.hdiHead(head), "mcse_mean", "ess_bulk", "ess_tail", "rhat",
+		"mcse_sd", "mcse_q5", "mcse_q50", "mcse_q95", "mad")
+	var cols []int
+	for _, r := range rows {
+		if r.note == "" {
+			cols = append(cols, r.col)
+		}
+	}
+	nFinite := anyNotFinite(st, cols)
+	if nFinite {
+		head = append(head, "n_finite")
+	}
+	cw.Write(head)
 	for _, r := range rows {
 		if r.note != "" {
 			continue
@@ -1587,8 +1599,12 @@ func writeMCMCSummaryCSV(w io.Writer, rows []summaryRow, st []stats, ms []mcmcSt
 		s, m := st[r.col], ms[r.col]
 		cells := pc.cells([]string{r.name, r.family, formatNum(s.mean), formatNum(s.sd)}, r.col, formatNum)
 		cells = pc.hdiCells(cells, s, formatNum)
-		cw.Write(append(cells, formatNum(m.mcse), formatNum(m.essBulk), formatNum(m.essTail), formatNum(m.rhat),
-			formatNum(m.mcseSD), formatNum(m.mcseQ[0]), formatNum(m.mcseQ[1]), formatNum(m.mcseQ[2]), formatNum(m.mad)))
+		cells = append(cells, formatNum(m.mcse), formatNum(m.essBulk), formatNum(m.essTail), formatNum(m.rhat),
+			formatNum(m.mcseSD), formatNum(m.mcseQ[0]), formatNum(m.mcseQ[1]), formatNum(m.mcseQ[2]), formatNum(m.mad))
+		if nFinite {
+			cells = append(cells, strconv.Itoa(s.finite))
+		}
+		cw.Write(cells)
 	}
 	cw.Flush()
 	return cw.Error()

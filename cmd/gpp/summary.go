@@ -270,6 +270,7 @@ func runSummary(sc *summaryConfig, stdout, stderr io.Writer) int {
 	ds.vars = slices.DeleteFunc(slices.Clone(ds.vars), func(v variable) bool { return v.family == samplerFamily })
 	params.ds = &ds
 	warns = append(warns, mixingWarnings(&params, ms, nil)...)
+	warns = append(warns, nanWarnings(params.ds, st)...)
 	for _, w := range warns {
 		fmt.Fprintf(stdout, "warning: %s\n", w)
 	}
