@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -62,7 +63,7 @@ func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r 
 			return r, s, nil
 		}
 		con.info("--fullrank auto: %s; refitting with --fullrank all (%d elements) to keep the fit with the higher ELBO", why, all)
-		best, bestS, lost := autoRefits(ctx, cfg, l, r, s, con, []string{"all"}, why+"; ", false)
+		best, bestS, lost := autoRefits(ctx, cfg, l, r, s, con, []string{"all"}, why+"; ", tieUnchecked)
 		cfg.autoLost = lost
 		return best, bestS, nil
 	}
@@ -109,7 +110,7 @@ func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r 
 		con.info("--fullrank auto: %s's sd is about %s× too small by the curvature; refitting with --fullrank %s (%d elements, leaving no sd more than %.1f× too small by it)%s",
 			cc.names[bad[0]], ratioText(cc.c.Ratio[bad[0]]), cands[0], n, left, map[bool]string{true: ", then with --fullrank all", false: ""}[len(cands) > 1])
 	}
-	best, bestS, lost := autoRefits(ctx, cfg, l, r, s, con, cands, "", true)
+	best, bestS, lost := autoRefits(ctx, cfg, l, r, s, con, cands, "", tieChecked)
 	if best != r {
 		return best, bestS, nil
 	}
@@ -128,11 +129,12 @@ func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r 
 // its Seconds are all the fits' (cfg.rank a low-rank one's R). It returns the fit kept, its settings
 // and, where the mean-field fit is kept, the refits that ended, joined as
 // the hints name them ("" where none did).
-func autoRefits(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb.Result, s sgvb.Settings, con *console, cands []string, why string, checked bool) (*sgvb.Result, sgvb.Settings, string) {
+func autoRefits(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb.Result, s sgvb.Settings, con *console, cands []string, why string, tie string) (*sgvb.Result, sgvb.Settings, string) {
 	const head = "note: --fullrank auto: "
 	best, bestS, bestFlag, seconds := r, s, "", r.Seconds
 	var fitted []string // the groups whose fits ended, their ELBOs compared
 	var whys []string   // each comparison's verdict (autoPrefer)
+	var unconv []string // the refits that ran s.MaxIter steps unconverged
 	elbos := []string{"mean-field " + autoELBOText(r)}
 	warm := refitSettings(s, r)
 	for _, flag := range cands {
@@ -172,12 +174,19 @@ func autoRefits(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb
 		}
 		seconds += r2.Seconds
 		fitted = append(fitted, flag)
+		if !r2.Converged {
+			unconv = append(unconv, flag)
+		}
 		elbos = append(elbos, "--fullrank "+flag+" "+autoELBOText(r2))
 		keptName := "the mean-field fit"
 		if bestFlag != "" {
 			keptName = "--fullrank " + bestFlag
 		}
-		take, verdict := autoPrefer(best, r2, keptName, "--fullrank "+flag, checked && bestFlag == "")
+		tieWhy := ""
+		if bestFlag == "" {
+			tieWhy = tie
+		}
+		take, verdict := autoPrefer(best, r2, keptName, "--fullrank "+flag, tieWhy)
 		whys = append(whys, verdict)
 		if take {
 			best, bestS, bestFlag = r2, s2, flag
@@ -189,14 +198,57 @@ func autoRefits(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb
 	}
 	if bestFlag == "" {
 		con.note(head+"%sELBOs %s%s: the mean-field fit is kept", why, strings.Join(elbos, ", "), verdicts)
+		autoIterNote(cfg, unconv, "", warm.MaxIter, con)
 		return r, s, strings.Join(fitted, " and --fullrank ")
 	}
 	con.note(head+"%sELBOs %s%s: the fit with --fullrank %s is kept (the outputs are its; fit took the %d fits' time)", why, strings.Join(elbos, ", "), verdicts, bestFlag, len(elbos))
+	autoIterNote(cfg, unconv, bestFlag, warm.MaxIter, con)
 	best.Seconds = seconds
 	cfg.fullRank, _, _ = strings.Cut(bestFlag, " --rank ")
 	cfg.rank, cfg.settings = bestS.Rank, bestS
 	return best, bestS, ""
 }
+
+// autoIterNote says which of --fullrank auto's refits (unconv, as
+// --fullrank takes them) ran all maxIter steps unconverged and were not
+// kept (kept: the flag of the one kept, "" for the mean-field fit), and
+// how to go on with each: from the fit kept (--init cfg.warmInit: where
+// that is the mean-field fit, the refit's own start) with autoIterFactor
+// times the steps. An unconverged refit
+// loses to a converged mean-field fit whatever its ELBO (autoPrefer), and
+// it may still be rising: a 4PL assay's --fullrank bot+rng+lec+b+lxu,
+// warm, was at +7.79 ± 0.88 (mean-field +6.88) at 10⁴ steps, and
+// converged at 21 100 to +8.83 ± 0.28, its ec50 9.16 ± 0.48 (NUTS 9.21 ±
+// 0.53, mean-field 9.26 ± 0.15).
+func autoIterNote(cfg *fitConfig, unconv []string, kept string, maxIter int, con *console) {
+	flags := slices.DeleteFunc(slices.Clone(unconv), func(f string) bool { return f == kept })
+	if len(flags) == 0 {
+		return
+	}
+	which, its := "the refit with --fullrank "+flags[0], "it"
+	if len(flags) > 1 {
+		which, its = "the refits with --fullrank "+strings.Join(flags, " and --fullrank "), "the first"
+	}
+	iter := autoIterFactor * maxIter
+	run := fmt.Sprintf("gpp fit %s --fullrank %s --init %s --iter %d, with this fit's other flags,", cmdArgs(cfg.model, cfg.data), flags[0], cfg.warmInit, iter)
+	if cfg.warmInit == "last" {
+		run = fmt.Sprintf(":fit --fullrank %s --init last --iter %d", flags[0], iter)
+	}
+	alt := ""
+	if len(flags) > 1 {
+		alt = ", and likewise --fullrank " + strings.Join(flags[1:], ", --fullrank ")
+	}
+	from := "the same start (the mean-field fit, kept)"
+	if kept != "" {
+		from = "the fit kept (--fullrank " + kept + ")"
+	}
+	con.note("note: --fullrank auto: %s did not converge in %d iterations and may still be rising, so the ELBOs above do not settle which q is better: %s refits %s from %s with %d× the steps%s; keep it if it converges to a higher ELBO",
+		which, maxIter, run, its, from, autoIterFactor, alt)
+}
+
+// autoIterFactor is how many times --fullrank auto's --iter autoIterNote
+// advises for an unconverged refit.
+const autoIterFactor = 3
 
 // refitSettings returns the settings of --fullrank auto's refits after
 // the mean-field fit r (settings s): s, starting from r (a full-rank
@@ -227,6 +279,20 @@ func refitSettings(s sgvb.Settings, r *sgvb.Result) sgvb.Settings {
 // higher one flipped with the seed.
 const autoELBOZ = 2
 
+// Why --fullrank auto keeps a refit whose ELBO is within the noise of the
+// mean-field fit's (autoPrefer). Where the curvature check ran and found
+// sds too small, it sees what the ELBO's noise hides. Where it did not run
+// (−H not positive definite at q's mode), nothing vouches for the
+// mean-field sds, and a joint normal holds every mean-field normal q, so a
+// tie is no reason to keep the poorer family: on a 4PL standard curve
+// with 20 unknowns (a bioassay trial of 2026-12-01) --fullrank all's
+// −2.85 ± 0.71 against mean-field's −1.88 ± 0.11 kept mean-field, ec50
+// 9.83 ± 0.19 against NUTS's 9.77 ± 0.44, where all's sds were NUTS's.
+const (
+	tieChecked   = "the curvature check found the mean-field sds too small"
+	tieUnchecked = "with no curvature check nothing vouches for the mean-field sds, while a joint factor holds every mean-field q"
+)
+
 // autoELBOText gives fit r's ELBO and its standard error for --fullrank
 // auto's note, marked where the fit did not converge.
 func autoELBOText(r *sgvb.Result) string {
@@ -245,12 +311,12 @@ func autoELBOText(r *sgvb.Result) string {
 // not, and one that did not gives way to one that did. Otherwise the ELBOs
 // decide when they differ by more than autoELBOZ standard errors of their
 // difference, √(se₁² + se₂²) (the two estimates are of independent draws).
-// Within that, the estimates cannot tell the fits apart: where tieRefit
-// (the kept fit is the mean-field one, whose curvature check found sds
-// too small) the refit is kept, as that check sees what the ELBO's noise
-// hides; otherwise the fit kept so far stays (the mean-field fit where no
-// check ran, the group over a later --fullrank all).
-func autoPrefer(kept, cand *sgvb.Result, keptName, candName string, tieRefit bool) (bool, string) {
+// Within that, the estimates cannot tell the fits apart: where tieWhy is
+// not "" (the kept fit is the mean-field one, whose sds nothing vouches
+// for: tieChecked, tieUnchecked) the refit is kept, for the reason it
+// gives; otherwise the fit kept so far stays (the group over a later
+// --fullrank all).
+func autoPrefer(kept, cand *sgvb.Result, keptName, candName string, tieWhy string) (bool, string) {
 	switch {
 	case sgvb.Overflows(cand.ELBO, cand.ELBOSE) && !sgvb.Overflows(kept.ELBO, kept.ELBOSE):
 		return false, fmt.Sprintf("%s's ELBO estimate overflows and %s's does not", candName, keptName)
@@ -274,8 +340,8 @@ func autoPrefer(kept, cand *sgvb.Result, keptName, candName string, tieRefit boo
 		return true, fmt.Sprintf("%s, %.1f standard errors higher", diff, z)
 	case z > autoELBOZ:
 		return false, fmt.Sprintf("%s, %.1f standard errors lower", diff, z)
-	case tieRefit:
-		return true, fmt.Sprintf("%s, within %d standard errors: the estimates cannot tell them apart, and the curvature check found the mean-field sds too small, so the refit is kept", diff, autoELBOZ)
+	case tieWhy != "":
+		return true, fmt.Sprintf("%s, within %d standard errors: the estimates cannot tell them apart, and %s, so the refit is kept", diff, autoELBOZ, tieWhy)
 	}
 	return false, fmt.Sprintf("%s, within %d standard errors, so %s stays", diff, autoELBOZ, keptName)
 }

@@ -382,7 +382,8 @@ func ncFunnelData(seed uint64, sd float64) string {
 // kept fit's outputs are those of --fullrank all started from a plain
 // fit (--init) where all wins, a plain fit's where mean-field does, and the notes say the check did not
 // run, why all is fitted (not "as the mean-field hint advises": that
-// hint is given only where k̂ raises the alarm) and give both ELBOs.
+// hint is given only where k̂ raises the alarm) and give both ELBOs; a
+// tie keeps all (tieUnchecked).
 func TestFullRankAutoNoCurvature(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits models")
@@ -391,20 +392,26 @@ func TestFullRankAutoNoCurvature(t *testing.T) {
 	model := writeFile(t, dir, "nc.gpp", ncFunnelModel)
 	for _, c := range []struct {
 		name string
+		seed uint64
 		sd   float64
 		kept string // the flag whose fit is kept: "all", or "" for mean-field
+		says string // the verdict
 	}{
-		{"wide", 0.5, "all"},
-		{"narrow", 0.1, ""},
+		{"wide", 3, 0.5, "all", "standard errors higher"},
+		{"narrow", 3, 0.1, "", "standard errors lower"},
+		// a tie keeps the joint factor, which holds every mean-field q:
+		// a0's sd 0.118 (mean-field 0.098, NUTS 0.125), sd_g's 0.109
+		// (0.100, NUTS 0.163)
+		{"tie", 1, 0.2, "all", "within 2 standard errors: the estimates cannot tell them apart, and " + tieUnchecked},
 	} {
-		data := writeFile(t, dir, c.name+".csv", ncFunnelData(3, c.sd))
+		data := writeFile(t, dir, c.name+".csv", ncFunnelData(c.seed, c.sd))
 		auto, other := filepath.Join(dir, c.name+"auto"), filepath.Join(dir, c.name+"other")
 		code, _, stderr := runSafe(t, "fit", model, data, "--set", "G=20", "--fullrank", "auto", "--out", auto) // not --quiet: its info says what it refits
 		ends := ": the mean-field fit is kept"
 		if c.kept != "" {
 			ends = ": the fit with --fullrank all is kept"
 		}
-		for _, want := range []string{"--fullrank auto: the curvature check did not run (the log density's −H at q's mode is not positive definite", "); refitting with --fullrank all (", " elements) to keep the fit with the higher ELBO\n", "; ELBOs mean-field -", ", --fullrank all -", ends} {
+		for _, want := range []string{"--fullrank auto: the curvature check did not run (the log density's −H at q's mode is not positive definite", "); refitting with --fullrank all (", " elements) to keep the fit with the higher ELBO\n", "; ELBOs mean-field -", ", --fullrank all -", c.says, ends} {
 			if code != 0 || !strings.Contains(stderr, want) {
 				t.Fatalf("%s: exit %d, want %q; stderr\n%s", c.name, code, want, stderr)
 			}
@@ -431,11 +438,11 @@ func TestFullRankAutoNoCurvature(t *testing.T) {
 // hint says so and points to gpp sample instead of advising all again.
 func TestMeanFieldHintAutoLost(t *testing.T) {
 	m := &compile.Model{Latents: []compile.Latent{{Name: "a", Support: dist.Real, Size: 1}, {Name: "b", Support: dist.Real, Size: 3}}}
-	h := meanFieldHint(sgvb.Settings{}, m, 0.9, math.NaN(), "all")
+	h := meanFieldHint(sgvb.Settings{}, m, 0.9, math.NaN(), "all", "")
 	if want := "--fullrank auto refitted with --fullrank all, and kept the mean-field fit (its note says why): gpp sample (NUTS) is the check of these sds"; !strings.Contains(h, want) || strings.Contains(h, "fits them jointly") {
 		t.Errorf("hint %q, want one containing %q", h, want)
 	}
-	if h := meanFieldHint(sgvb.Settings{}, m, 0.5, math.NaN(), "all"); h != "" {
+	if h := meanFieldHint(sgvb.Settings{}, m, 0.5, math.NaN(), "all", ""); h != "" {
 		t.Errorf("k̂ 0.5: hint %q, want none", h)
 	}
 }
@@ -480,30 +487,34 @@ func TestAutoPrefer(t *testing.T) {
 		name       string
 		kept, cand *sgvb.Result
 		keptName   string
-		tieRefit   bool // the mean-field fit is kept and its check found sds too small
+		tie        string // why a refit ties its way past the mean-field fit ("": the kept fit stays)
 		take       bool
 		says       string
 	}{
-		{"cand not converged", fit(-10, 0.02, true), fit(-5, 0.02, false), mf, true, false, "--fullrank all did not converge and the mean-field fit did"},
-		{"kept not converged", fit(-5, 0.02, false), fit(-10, 0.02, true), mf, true, true, "the mean-field fit did not converge and --fullrank all did"},
-		{"higher", fit(-7.3, 0.05, true), fit(-7.0, 0.05, true), group, false, true, "+0.3 ± 0.071 against --fullrank a+b's, 4.2 standard errors higher"},
-		{"lower", fit(-7.0, 0.05, true), fit(-7.3, 0.05, true), mf, true, false, "-0.3 ± 0.071 against the mean-field fit's, 4.2 standard errors lower"},
-		{"higher by 2.4 se", fit(-7.1, 0.03, true), fit(-7.0, 0.03, true), group, false, true, "2.4 standard errors higher"},
-		{"bioassay seed 1, mean-field", fit(-7.29509, 0.024, true), fit(-7.2871, 0.076, true), mf, true, true, "within 2 standard errors: the estimates cannot tell them apart, and the curvature check found the mean-field sds too small, so the refit is kept"},
-		{"bioassay seed 1, a group", fit(-7.29509, 0.024, true), fit(-7.2871, 0.076, true), group, false, false, "within 2 standard errors, so --fullrank a+b stays"},
-		{"lower by 1.4 se, mean-field", fit(-7.0, 0.05, true), fit(-7.1, 0.05, true), mf, true, true, "within 2"},
-		{"lower by 1.3 se, no check (TestFullRankAutoNoCurvature's narrow funnel)", fit(-144.678, 0.027, true), fit(-144.792, 0.085, true), mf, false, false, "within 2 standard errors, so the mean-field fit stays"},
-		{"higher by 1.4 se, a group", fit(-7.1, 0.05, true), fit(-7.0, 0.05, true), group, false, false, "within 2"},
-		{"both not converged, lower", fit(-7.0, 0.01, false), fit(-7.5, 0.01, false), mf, true, false, "standard errors lower"},
-		{"exact, equal", fit(-3, 0, true), fit(-3, 0, true), group, false, false, "within 2"},
-		{"exact, higher", fit(-3, 0, true), fit(-2.9, 0, true), group, false, true, "+Inf standard errors higher"},
+		{"cand not converged", fit(-10, 0.02, true), fit(-5, 0.02, false), mf, tieChecked, false, "--fullrank all did not converge and the mean-field fit did"},
+		{"kept not converged", fit(-5, 0.02, false), fit(-10, 0.02, true), mf, tieChecked, true, "the mean-field fit did not converge and --fullrank all did"},
+		{"higher", fit(-7.3, 0.05, true), fit(-7.0, 0.05, true), group, "", true, "+0.3 ± 0.071 against --fullrank a+b's, 4.2 standard errors higher"},
+		{"lower", fit(-7.0, 0.05, true), fit(-7.3, 0.05, true), mf, tieChecked, false, "-0.3 ± 0.071 against the mean-field fit's, 4.2 standard errors lower"},
+		{"higher by 2.4 se", fit(-7.1, 0.03, true), fit(-7.0, 0.03, true), group, "", true, "2.4 standard errors higher"},
+		{"bioassay seed 1, mean-field", fit(-7.29509, 0.024, true), fit(-7.2871, 0.076, true), mf, tieChecked, true, "within 2 standard errors: the estimates cannot tell them apart, and the curvature check found the mean-field sds too small, so the refit is kept"},
+		{"bioassay seed 1, a group", fit(-7.29509, 0.024, true), fit(-7.2871, 0.076, true), group, "", false, "within 2 standard errors, so --fullrank a+b stays"},
+		{"lower by 1.4 se, mean-field", fit(-7.0, 0.05, true), fit(-7.1, 0.05, true), mf, tieChecked, true, "within 2"},
+		{"lower by 1.3 se, no check (TestFullRankAutoNoCurvature's narrow funnel, cold)", fit(-144.678, 0.027, true), fit(-144.792, 0.085, true), mf, tieUnchecked, true, "within 2 standard errors: the estimates cannot tell them apart, and with no curvature check nothing vouches for the mean-field sds"},
+		{"a 4PL assay's all, no check", fit(-1.8804, 0.11, true), fit(-2.8549, 0.71, true), mf, tieUnchecked, true, "-0.975 ± 0.72 against the mean-field fit's, within 2 standard errors"},
+		{"lower by 2.4 se, no check", fit(-7.0, 0.03, true), fit(-7.1, 0.03, true), mf, tieUnchecked, false, "2.4 standard errors lower"},
+		{"not converged, no check", fit(-7.0, 0.03, true), fit(-6.99, 0.03, false), mf, tieUnchecked, false, "--fullrank all did not converge and the mean-field fit did"},
+		{"within 2 se, nothing unverified", fit(-7.0, 0.05, true), fit(-7.1, 0.05, true), mf, "", false, "within 2 standard errors, so the mean-field fit stays"},
+		{"higher by 1.4 se, a group", fit(-7.1, 0.05, true), fit(-7.0, 0.05, true), group, "", false, "within 2"},
+		{"both not converged, lower", fit(-7.0, 0.01, false), fit(-7.5, 0.01, false), mf, tieChecked, false, "standard errors lower"},
+		{"exact, equal", fit(-3, 0, true), fit(-3, 0, true), group, "", false, "within 2"},
+		{"exact, higher", fit(-3, 0, true), fit(-2.9, 0, true), group, "", true, "+Inf standard errors higher"},
 		// an estimate that overflows (sgvb.Overflows) is no usable q's,
 		// converged or not, and its z (∞/∞) is no tie
-		{"cand overflows", fit(-7.0, 0.05, true), fit(math.Inf(-1), math.Inf(1), true), mf, true, false, "--fullrank all's ELBO estimate overflows and the mean-field fit's does not"},
-		{"cand's se overflows", fit(-7.0, 0.05, false), fit(-6.9, math.Inf(1), true), mf, true, false, "--fullrank all's ELBO estimate overflows"},
-		{"kept overflows", fit(math.Inf(-1), math.Inf(1), true), fit(-7.0, 0.05, false), group, false, true, "--fullrank a+b's ELBO estimate overflows and --fullrank all's does not"},
+		{"cand overflows", fit(-7.0, 0.05, true), fit(math.Inf(-1), math.Inf(1), true), mf, tieChecked, false, "--fullrank all's ELBO estimate overflows and the mean-field fit's does not"},
+		{"cand's se overflows", fit(-7.0, 0.05, false), fit(-6.9, math.Inf(1), true), mf, tieChecked, false, "--fullrank all's ELBO estimate overflows"},
+		{"kept overflows", fit(math.Inf(-1), math.Inf(1), true), fit(-7.0, 0.05, false), group, "", true, "--fullrank a+b's ELBO estimate overflows and --fullrank all's does not"},
 	} {
-		take, says := autoPrefer(c.kept, c.cand, c.keptName, "--fullrank all", c.tieRefit)
+		take, says := autoPrefer(c.kept, c.cand, c.keptName, "--fullrank all", c.tie)
 		if take != c.take || !strings.Contains(says, c.says) {
 			t.Errorf("%s: keeps the candidate %v (want %v), says %q, want it to contain %q", c.name, take, c.take, says, c.says)
 		}

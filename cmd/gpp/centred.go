@@ -324,8 +324,9 @@ func dropLoopIndex(e ast.Expr, loop *ast.ForStmt, info *check.Info) ast.Expr {
 // the centred hint suggested, fitted worse). Last come the hints on
 // centred chains that q does not hold (walkHints); where there are any,
 // the centred and non-centred hints point to them (walkFirst), the larger
-// cure.
-func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, paretoK, relESS float64, curv *curvCheck, autoLost string, flat bool) []string {
+// cure. The mean-field hints' --fullrank advice starts the joint factor
+// from this fit with --init warmInit ("": no such clause).
+func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, paretoK, relESS float64, curv *curvCheck, autoLost, warmInit string, flat bool) []string {
 	if far != "" {
 		return nil
 	}
@@ -345,10 +346,11 @@ func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, pare
 		if u := unsettledHint(curv); u != "" {
 			hints = append(hints, u+sumToZeroNote(u, curv.r))
 		}
+		curv.warmInit = warmInit
 		h = curvatureHint(curv)
 		h += sumToZeroNote(h, curv.r)
 	} else if !flat { // no joint factor mends a flat direction (flatWarning)
-		h = meanFieldHint(s, l.Model, paretoK, relESS, autoLost)
+		h = meanFieldHint(s, l.Model, paretoK, relESS, autoLost, warmInit)
 	}
 	if h != "" {
 		if len(walks) > 0 {

@@ -242,7 +242,7 @@ func TestParameterisationHintsSumToZeroNote(t *testing.T) {
 	}
 	m := &compile.Model{Latents: []compile.Latent{{Name: "bz", Support: dist.SumToZero, Size: 1}, {Name: "a", Support: dist.Real, Size: 1}}}
 	l := &pipeline.Loaded{File: file, Info: info, Model: m}
-	hs := parameterisationHints(sgvb.Settings{}, l, "", 1.1, math.NaN(), cc, "", false)
+	hs := parameterisationHints(sgvb.Settings{}, l, "", 1.1, math.NaN(), cc, "", "", false)
 	want := "; bz coordinate 0 is one of the 1 free coordinates of the sum_to_zero_vector bz, not its element 0: it moves as mean(bz[:1]) − bz[1] (docs/language.md, Sum-to-zero vectors)"
 	if len(hs) != 1 || !strings.HasPrefix(hs[0], "bz coordinate 0's sd is about 2.5× too small") || !strings.HasSuffix(hs[0], want) {
 		t.Errorf("hints %q, want one ending %q", hs, want)

@@ -70,6 +70,9 @@ type curvCheck struct {
 	// (lowRankAllSize): whether --fullrank auto fits it and the hint names
 	// it (triesLowRank).
 	lowAll, lowGamma int
+	// warmInit is the --init argument that starts the hint's joint
+	// factor from this fit (fitConfig.warmInit); "" for none.
+	warmInit string
 }
 
 // autoLowRank is the rank R of the low-rank joint factor over every param
@@ -404,9 +407,9 @@ func curvatureHint(cc *curvCheck) string {
 	if len(group) == len(cc.r.Factors) {
 		flag = "--fullrank all"
 	}
-	return head + fmt.Sprintf("%s (%d elements) gives the params that move together one joint factor; by that curvature it leaves no sd more than %.1f× too small, "+
+	return head + fmt.Sprintf("%s (%d elements) gives the params that move together one joint factor%s; by that curvature it leaves no sd more than %.1f× too small, "+
 		"but a mode's curvature sees only a normal posterior, and a skewed or heavy-tailed one can leave sds smaller: "+
-		"--fullrank auto keeps the fit with the higher ELBO, --fullrank all joins every param, and gpp sample --against checks the sds (docs/inference.md, The mean-field hint)", flag, n, left)
+		"--fullrank auto keeps the fit with the higher ELBO, --fullrank all joins every param, and gpp sample --against checks the sds (docs/inference.md, The mean-field hint)", flag, n, warmText(flag, cc.warmInit), left)
 }
 
 // improper reports whether element i's ratio reads as an improper

@@ -81,6 +81,11 @@ type fitConfig struct {
 	// over which it kept the mean-field fit (autoPrefer): the mean-field hint then says
 	// so instead of advising it (meanFieldHint); "" otherwise.
 	autoLost string
+	// warmInit is the --init argument that starts a joint factor where
+	// this fit's q ends (its output directory; "last" in the REPL), for
+	// the hints and notes that advise a --fullrank refit: a cold one can
+	// stop far below the fit it is meant to improve on.
+	warmInit string
 
 	// hdi is --hdi P (gpp fit, sample and predict): the summary's
 	// highest-density intervals of probability P (0: none).
@@ -928,6 +933,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	}
 
 	var curv *curvCheck
+	cfg.warmInit = cfg.out
 	if cfg.autoFullRank {
 		r, s, curv = autoFullRankFit(ctx, cfg, l, r, s, con)
 	}
@@ -1109,13 +1115,14 @@ func notStarted(r *sgvb.Result, mix *sgvb.Mixture) bool {
 // gpp fit and the REPL's :fit (mix nil) alike: the softplus and far-start
 // hints, label switching, collapsed components, optima of restarts and
 // the parameterisation hints (k and ess are q's Pareto k̂ and relative
-// ESS, curv the curvature check, autoLost cfg.autoLost).
-func (ns *notices) fitHints(s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result, mix *sgvb.Mixture, ds *drawSet, k, ess float64, curv *curvCheck, autoLost string) {
+// ESS, curv the curvature check, autoLost cfg.autoLost, warmInit
+// cfg.warmInit).
+func (ns *notices) fitHints(s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result, mix *sgvb.Mixture, ds *drawSet, k, ess float64, curv *curvCheck, autoLost, warmInit string) {
 	far := farStartHint(s, r, mix)
 	ns.hint(smallShapeHint(r, mix), softplusHint(s, l.Model, r, mix), far)
 	ns.hint(labelSwitchHint(ds)...)
 	ns.hint(collapsedHint(l.Model, r, mix), optimaHint(mix))
-	ns.hint(parameterisationHints(s, l, far, k, ess, curv, autoLost, flatWarned(r))...)
+	ns.hint(parameterisationHints(s, l, far, k, ess, curv, autoLost, warmInit, flatWarned(r))...)
 }
 
 // loadModel loads the model and its data for a fit or for prior draws

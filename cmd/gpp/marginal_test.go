@@ -129,14 +129,14 @@ func TestMarginalParameterisationHints(t *testing.T) {
 	} {
 		file, info := checkedSrc(t, maHead+src)
 		l := &pipeline.Loaded{File: file, Info: info, Model: m}
-		wantHints(t, parameterisationHints(sgvb.Settings{}, l, "", 1.1, math.NaN(), nil, "", false), []string{
+		wantHints(t, parameterisationHints(sgvb.Settings{}, l, "", 1.1, math.NaN(), nil, "", "", false), []string{
 			"make a normal–normal hierarchy that integrates out in closed form",
 			"--fullrank all (9 elements) fits them jointly, as Stan's fullrank ADVI: keep the fit with the higher ELBO (docs/inference.md, Full-rank factors); but the marginal (above) is the larger cure here: fit it first",
 		})
 	}
 	file, info := checkedSrc(t, maHead+"param theta: real[N] ~ Normal(mu, tau)\nparam a: real[N] ~ Normal(0, tau)\ny ~ Normal(theta, se)\nx ~ Normal(a, 1)\nc ~ Poisson(exp(a))\n")
 	l := &pipeline.Loaded{File: file, Info: info, Model: m}
-	wantHints(t, parameterisationHints(sgvb.Settings{}, l, "", 1.1, math.NaN(), nil, "", false), []string{
+	wantHints(t, parameterisationHints(sgvb.Settings{}, l, "", 1.1, math.NaN(), nil, "", "", false), []string{
 		"theta's prior Normal(mu, tau) and y ~ Normal(theta, se) at 11:1, theta's only use in the log density, make a normal–normal hierarchy",
 		"a's prior Normal(0, tau) has a scale that depends on params (a centred hierarchy)",
 		"but the marginal (above) is the larger cure here: fit it first",

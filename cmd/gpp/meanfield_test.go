@@ -27,7 +27,7 @@ func TestMeanFieldHint(t *testing.T) {
 		{Name: "s", Support: dist.Positive, Size: 2},
 		{Name: "w", Support: dist.Simplex, Size: 3, Shape: []int{3}},
 	}}
-	h := meanFieldHint(sgvb.Settings{}, m, 0.9, math.NaN(), "")
+	h := meanFieldHint(sgvb.Settings{}, m, 0.9, math.NaN(), "", "")
 	if !strings.Contains(h, "q is mean-field") || !strings.Contains(h, "--fullrank all (6 elements) fits them jointly") {
 		t.Errorf("hint %q", h)
 	}
@@ -35,11 +35,11 @@ func TestMeanFieldHint(t *testing.T) {
 		{Name: "a", Support: dist.Real, Size: 1},
 		{Name: "z", Support: dist.Real, Size: 100},
 	}}
-	if h := meanFieldHint(sgvb.Settings{}, big, 1.5, math.NaN(), ""); h != "" {
+	if h := meanFieldHint(sgvb.Settings{}, big, 1.5, math.NaN(), "", ""); h != "" {
 		t.Errorf("101 elements: hint %q, want none", h)
 	}
 	big.Latents[1].Size = 99
-	if h := meanFieldHint(sgvb.Settings{}, big, 1.5, math.NaN(), ""); !strings.Contains(h, "--fullrank all (100 elements)") {
+	if h := meanFieldHint(sgvb.Settings{}, big, 1.5, math.NaN(), "", ""); !strings.Contains(h, "--fullrank all (100 elements)") {
 		t.Errorf("100 elements: hint %q", h)
 	}
 	one := &compile.Model{Latents: []compile.Latent{
@@ -52,7 +52,7 @@ func TestMeanFieldHint(t *testing.T) {
 		{Name: "b", Support: dist.Real, Size: 1},
 		{Name: "W", Support: dist.Positive, Size: 20},
 	}}
-	if h := meanFieldHint(sgvb.Settings{Family: sgvb.FamilyLognormal}, gammas, 0.9, 0.9, ""); !strings.Contains(h, "--fullrank all (21 elements)") {
+	if h := meanFieldHint(sgvb.Settings{Family: sgvb.FamilyLognormal}, gammas, 0.9, 0.9, "", ""); !strings.Contains(h, "--fullrank all (21 elements)") {
 		t.Errorf("lognormal family: hint %q", h)
 	}
 	none := []struct {
@@ -72,7 +72,7 @@ func TestMeanFieldHint(t *testing.T) {
 		{"gamma factors", sgvb.Settings{}, gammas, 0.9, math.NaN()},
 	}
 	for _, c := range none {
-		if h := meanFieldHint(c.s, c.m, c.k, c.ess, ""); h != "" {
+		if h := meanFieldHint(c.s, c.m, c.k, c.ess, "", ""); h != "" {
 			t.Errorf("%s: %q, want none", c.what, h)
 		}
 	}

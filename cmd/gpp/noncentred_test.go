@@ -180,18 +180,18 @@ func TestParameterisationHints(t *testing.T) {
 		{Name: "z", Support: dist.Real, Size: 8},
 	}}
 	l := &pipeline.Loaded{File: file, Info: info, Model: m}
-	wantHints(t, parameterisationHints(sgvb.Settings{}, l, "", 1.1, math.NaN(), nil, "", false), []string{
+	wantHints(t, parameterisationHints(sgvb.Settings{}, l, "", 1.1, math.NaN(), nil, "", "", false), []string{
 		"theta's prior Normal(mu, tau) has a scale that depends on params",
 		"z's prior Normal(0, 1) and tau * z in the let a",
 		"--fullrank all (17 elements)",
 	})
 	// after --fullrank auto fitted all without a curvature check and lost
-	wantHints(t, parameterisationHints(sgvb.Settings{}, l, "", 1.1, math.NaN(), nil, "all", false), []string{
+	wantHints(t, parameterisationHints(sgvb.Settings{}, l, "", 1.1, math.NaN(), nil, "all", "", false), []string{
 		"theta's prior Normal(mu, tau) has a scale that depends on params",
 		"z's prior Normal(0, 1) and tau * z in the let a",
 		"--fullrank auto refitted with --fullrank all, and kept the mean-field fit (its note says why)",
 	})
-	if h := parameterisationHints(sgvb.Settings{}, l, "a far start", 1.1, math.NaN(), nil, "", false); h != nil {
+	if h := parameterisationHints(sgvb.Settings{}, l, "a far start", 1.1, math.NaN(), nil, "", "", false); h != nil {
 		t.Errorf("after a far start: hints %q, want none", h)
 	}
 }
