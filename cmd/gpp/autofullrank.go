@@ -307,7 +307,11 @@ func autoELBOText(r *sgvb.Result) string {
 // candName) over the fit kept so far (keptName), and says why. A fit whose
 // ELBO estimate overflows (sgvb.Overflows: no usable q, its warning says)
 // gives way to one whose does not; there the gap over an infinite
-// standard error is no tie. A fit that converged stays over one that did
+// standard error is no tie. So does a fit some of whose final draws have
+// a log joint that is not finite (sgvb.Result.FinalBad), left out of its
+// ELBO estimate, to one with none: a hierarchical GEV's --fullrank all
+// put 43 of 1000 outside the support (return levels of 10¹¹) and won
+// by "25 standard errors". A fit that converged stays over one that did
 // not, and one that did not gives way to one that did. Otherwise the ELBOs
 // decide when they differ by more than autoELBOZ standard errors of their
 // difference, √(se₁² + se₂²) (the two estimates are of independent draws).
@@ -322,6 +326,10 @@ func autoPrefer(kept, cand *sgvb.Result, keptName, candName string, tieWhy strin
 		return false, fmt.Sprintf("%s's ELBO estimate overflows and %s's does not", candName, keptName)
 	case sgvb.Overflows(kept.ELBO, kept.ELBOSE) && !sgvb.Overflows(cand.ELBO, cand.ELBOSE):
 		return true, fmt.Sprintf("%s's ELBO estimate overflows and %s's does not", keptName, candName)
+	case cand.FinalBad > 0 && kept.FinalBad == 0:
+		return false, fmt.Sprintf("%s puts %d of its final ELBO estimate's draws where the log density is not finite (outside the support, so its true ELBO is -Inf) and %s none", candName, cand.FinalBad, keptName)
+	case kept.FinalBad > 0 && cand.FinalBad == 0:
+		return true, fmt.Sprintf("%s puts %d of its final ELBO estimate's draws where the log density is not finite (outside the support, so its true ELBO is -Inf) and %s none", keptName, kept.FinalBad, candName)
 	case kept.Converged && !cand.Converged:
 		return false, fmt.Sprintf("%s did not converge and %s did", candName, keptName)
 	case !kept.Converged && cand.Converged:

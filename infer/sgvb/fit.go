@@ -1149,7 +1149,7 @@ func (e *engine) finalEstimate(ctx context.Context, r *Result, start time.Time) 
 	if e.cut.Load() > 0 || ctx.Err() != nil { // cancelled during the draws
 		return false
 	}
-	r.ELBO, r.ELBOSE = elbo, se
+	r.ELBO, r.ELBOSE, r.FinalBad = elbo, se, bad
 	lw := make([]float64, 0, n)
 	for d := 0; d < n; d++ {
 		if e.ok[d] {
@@ -1708,12 +1708,12 @@ func (e *engine) averageCheck(ctx context.Context, r *Result, last TracePoint, s
 	}
 	avgTheta := append([]float64(nil), e.theta...)
 	aELBO, aSE := r.ELBO, r.ELBOSE
-	aK, aESS, aKDraws, aCapped, nw := r.ParetoK, r.ParetoRelESS, r.ParetoKDraws, r.ParetoKCapped, len(r.Warnings)
+	aK, aESS, aKDraws, aCapped, aBad, nw := r.ParetoK, r.ParetoRelESS, r.ParetoKDraws, r.ParetoKCapped, r.FinalBad, len(r.Warnings)
 	copy(e.theta, e.iterate)
 	if !e.finalEstimateCtx(ctx, r, start) {
 		// interrupted (and so marked): the average stands, as estimated
 		copy(e.theta, avgTheta)
-		r.ELBO, r.ELBOSE, r.ParetoK, r.ParetoRelESS, r.ParetoKDraws, r.ParetoKCapped = aELBO, aSE, aK, aESS, aKDraws, aCapped
+		r.ELBO, r.ELBOSE, r.ParetoK, r.ParetoRelESS, r.ParetoKDraws, r.ParetoKCapped, r.FinalBad = aELBO, aSE, aK, aESS, aKDraws, aCapped, aBad
 		return
 	}
 	n := e.s.PSISDraws
@@ -1734,7 +1734,7 @@ func (e *engine) averageCheck(ctx context.Context, r *Result, last TracePoint, s
 	iELBO, iSE := r.ELBO, r.ELBOSE
 	copy(e.theta, avgTheta)
 	r.Warnings = r.Warnings[:nw]
-	r.ELBO, r.ELBOSE, r.ParetoK, r.ParetoRelESS, r.ParetoKDraws, r.ParetoKCapped = aELBO, aSE, aK, aESS, aKDraws, aCapped
+	r.ELBO, r.ELBOSE, r.ParetoK, r.ParetoRelESS, r.ParetoKDraws, r.ParetoKCapped, r.FinalBad = aELBO, aSE, aK, aESS, aKDraws, aCapped, aBad
 	r.warn("%s the last iterate's, from the same draws, is no higher (%.6g ± %.2g), so q stays the average", head, iELBO, iSE)
 }
 

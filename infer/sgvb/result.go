@@ -69,6 +69,11 @@ type Result struct {
 	// would have taken where Settings.ParetoKCost cut it to ParetoKDraws
 	// (PSISDraws: skipped); 0 where it did not.
 	ParetoKCapped int
+	// FinalBad counts the draws of the final ELBO estimate (PSISDraws)
+	// whose log joint was not finite, left out of ELBO and ParetoK: q
+	// puts mass where the density is 0 (outside a support that depends
+	// on the params), so its true ELBO is −∞ whatever ELBO says.
+	FinalBad int
 
 	// Path is the start taken from an optimisation path
 	// (Settings.InitPath); nil otherwise.
