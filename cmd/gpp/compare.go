@@ -76,9 +76,12 @@ pseudo-bma+ gives weights ∝ exp(elpd_loo) averaged over 1000
 Bayesian-bootstrap draws of the observations (seeded by --seed, which
 only it takes), which keeps weight on a fit not clearly worse;
 pseudo-bma gives the plain weights ∝ exp(elpd_loo), which go to the
-best fit once the totals differ by a few nats. No weights are given
-(NaN, with a warning) when a fit's elpd_loo is not a number at some
-observation, or is -inf at one in every fit.
+best fit once the totals differ by a few nats. A fit whose elpd_loo is
+not a number at some observation (so its total is not either) is listed
+last, with a warning naming that observation's line, and left out of the
+weights (NaN), which weigh the other fits among themselves; no weights
+are given (NaN, with a warning) when an observation's elpd_loo is -inf
+in every fit.
 
 With --evidence the fits are ranked by their log evidence log p(y) from
 the evidence.json of gpp fit --evidence (importance sampling from q) or
@@ -212,7 +215,11 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 				fits[0].label, strings.Join(fits[0].data, " "), f.label, strings.Join(f.data, " "))
 		}
 	}
-	if err := modelWeights(ranks, *method, *seed); err != nil {
+	warns, err := modelWeights(ranks, *method, *seed)
+	for _, w := range warns {
+		errorf(stderr, "warning: %s", w)
+	}
+	if err != nil {
 		errorf(stderr, "warning: no model weights: %v", err)
 	}
 	for _, r := range ranks {
@@ -777,14 +784,31 @@ func compareLOO(fits []*looFit) ([]looRank, error) {
 
 // modelWeights sets the ranked fits' weights by method (one of the
 // weights constants), from their elpd_loo per observation; pseudo-bma+
-// draws its bootstrap with seed. When no weights exist (an observation's
-// elpd_loo not a number in some fit) every weight is NaN and the error
-// says why, naming the fit's loo.csv line (sgvb's checks, sgvb.LPDError).
-func modelWeights(ranks []looRank, method string, seed uint64) error {
-	lpd := make([][]float64, len(ranks))
+// draws its bootstrap with seed. A fit with an observation whose elpd is
+// NaN (or +Inf) has no total to rank (compareLOO lists it last) and is
+// left out, its weight NaN, the others weighed among themselves: the
+// returned warnings name each such fit at its file's line. When no
+// weights exist otherwise (no fit left, or an observation −Inf in every
+// fit) every weight is NaN and the error says why, naming the fit's
+// loo.csv line (sgvb's checks, sgvb.LPDError).
+func modelWeights(ranks []looRank, method string, seed uint64) ([]string, error) {
+	var lpd [][]float64
+	var kept []int // the ranks weighed
+	var warns []string
 	for k := range ranks {
 		ranks[k].weight = math.NaN()
-		lpd[k] = ranks[k].fit.elpd
+		f := ranks[k].fit
+		if i := slices.IndexFunc(f.elpd, func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 1) }); i >= 0 {
+			_, elpd, _ := comparedEstimate(ranks[k : k+1])
+			warns = append(warns, fmt.Sprintf("%s:%d:1: %s: %s of %s is %s, so its total is too: it is listed last and left out of the weights, which weigh the other fits among themselves (%s)",
+				f.path, f.line[i], f.label, elpd, f.names[i], formatNum(f.elpd[i]), notNumberAdvice(f)))
+			continue
+		}
+		kept = append(kept, k)
+		lpd = append(lpd, f.elpd)
+	}
+	if len(kept) == 0 {
+		return warns, errors.New("no fit has an elpd at every observation")
 	}
 	var w []float64
 	var err error
@@ -797,20 +821,30 @@ func modelWeights(ranks []looRank, method string, seed uint64) error {
 		w, err = sgvb.PseudoBMAWeights(lpd, bootstrapDraws, rand.New(rand.NewPCG(seed, 0)))
 	}
 	if le := (*sgvb.LPDError)(nil); errors.As(err, &le) {
-		f := ranks[max(le.Model, 0)].fit
+		f := ranks[kept[max(le.Model, 0)]].fit
 		msg := fmt.Sprintf("elpd_loo of %s is %s; the weights need every observation's", f.names[le.Obs], formatNum(le.Value))
 		if le.Model < 0 {
 			msg = fmt.Sprintf("elpd_loo of %s is -inf in every fit; the weights need one that allows it", f.names[le.Obs])
 		}
-		return &ast.Error{Pos: ast.Pos{File: f.path, Line: f.line[le.Obs], Col: 1}, Msg: msg}
+		return warns, &ast.Error{Pos: ast.Pos{File: f.path, Line: f.line[le.Obs], Col: 1}, Msg: msg}
 	}
 	if err != nil {
-		return err
+		return warns, err
 	}
-	for k := range ranks {
-		ranks[k].weight = w[k]
+	for j, k := range kept {
+		ranks[k].weight = w[j]
 	}
-	return nil
+	return warns, nil
+}
+
+// notNumberAdvice says where an elpd that is not a number comes from:
+// for gpp kfold, a log_lik NaN in an older gpp kfold (which now counts it
+// as density 0 and warns at its position), else the fit's warnings.
+func notNumberAdvice(f *looFit) string {
+	if f.kfold {
+		return "gpp kfold now counts a log_lik that is NaN at a draw as density 0 and warns where it arose, where an earlier gpp kfold made the observation's elpd NaN: rerun it"
+	}
+	return "the fit warned which outputs were not a number"
 }
 
 // sumSE is the standard error of Σ v_i, √n·sd(v) (NaN for fewer than two).

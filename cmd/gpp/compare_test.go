@@ -184,7 +184,7 @@ func TestCompareWeights(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := modelWeights(ranks, weightsStacking, 1); err != nil || math.Abs(ranks[0].weight-(3-c)/(4*(1-c))) > 1e-10 {
+	if _, err := modelWeights(ranks, weightsStacking, 1); err != nil || math.Abs(ranks[0].weight-(3-c)/(4*(1-c))) > 1e-10 {
 		t.Errorf("modelWeights: %s %.12f (%v), want %.12f", ranks[0].fit.label, ranks[0].weight, err, (3-c)/(4*(1-c)))
 	}
 	plain := weights("--weights", "pseudo-bma")
@@ -200,16 +200,26 @@ func TestCompareWeights(t *testing.T) {
 		t.Errorf("pseudo-BMA+ weights %v (seed 2: %v), plain %v", bb, other, plain)
 	}
 
+	// A fit with a NaN elpd_loo, given first, is listed last and left out
+	// of the weights, which the others share as without it.
 	nan := looRows(t, filepath.Join(dir, "nan"), []float64{0, math.NaN(), 0, 0}, zero, zero)
 	out := filepath.Join(dir, "nan.csv")
-	code, _, stderr := runSafe(t, "compare", a, nan, "--csv", out)
-	if code != 0 || !strings.Contains(stderr, "warning: no model weights: "+filepath.Join(nan, looFile)+":4:1: elpd_loo of log_lik[1] is NaN") {
+	code, _, stderr := runSafe(t, "compare", nan, a, b, "--csv", out)
+	if code != 0 || !strings.Contains(stderr, "warning: "+filepath.Join(nan, looFile)+":4:1: "+nan+": elpd_loo of log_lik[1] is NaN, so its total is too: it is listed last and left out of the weights") ||
+		strings.Contains(stderr, "no model weights") {
 		t.Errorf("NaN elpd_loo: exit %d, stderr %s", code, stderr)
 	}
-	for _, row := range reftest.ReadCSVMaps(t, out) {
-		if row["weight"] != "NaN" {
-			t.Errorf("NaN elpd_loo: %s has weight %s", row["fit"], row["weight"])
+	rows := reftest.ReadCSVMaps(t, out)
+	if len(rows) != 3 || rows[2]["fit"] != nan || rows[2]["weight"] != "NaN" {
+		t.Errorf("NaN elpd_loo: rows %v, want %s last of weight NaN", rows, nan)
+	}
+	for _, row := range rows[:min(2, len(rows))] {
+		if w, err := strconv.ParseFloat(row["weight"], 64); err != nil || math.Abs(w-stack[row["fit"]]) > 1e-9 {
+			t.Errorf("NaN elpd_loo: %s has weight %s, without the NaN fit %.6f", row["fit"], row["weight"], stack[row["fit"]])
 		}
+	}
+	if code, _, stderr := runSafe(t, "compare", a, nan); code != 0 || !strings.Contains(stderr, "left out of the weights") {
+		t.Errorf("NaN elpd_loo, one other fit: exit %d, stderr %s", code, stderr)
 	}
 	ruled := looRows(t, filepath.Join(dir, "ruled"), []float64{0, 0, math.Inf(-1), 0}, zero, zero)
 	ruled2 := looRows(t, filepath.Join(dir, "ruled2"), []float64{-1, -1, math.Inf(-1), -1}, zero, zero)

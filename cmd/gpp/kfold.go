@@ -75,7 +75,10 @@ many of its heavy-tailed companion g (as gpp fit's LOO draws), and as many
 of the fit to all data's q and companion (which reach where the held-out
 rows are likely, such as an outlier's tail), with PSIS-smoothed weights w
 ∝ p(θ_s, y_train) over the four's equal mixture, which correct the draws
-toward the fold's posterior; the fold's k̂ of those weights is
+toward the fold's posterior (a draw whose training log density is not
+finite, outside the support, has weight 0; a held-out log_lik of −∞ at
+a draw is a term of density 0, and so is a NaN one, as gpp fit's LOO
+counts it, with a warning at its position); the fold's k̂ of those weights is
 printed, with a warning above 0.7 (q then misses the fold's posterior;
 --fullrank all may help, or for --family laplace or pathfinder the default
 SGVB fit), and a warning counts the observations whose own
@@ -544,11 +547,19 @@ type foldResult struct {
 	elpd       []float64 // per held-out observation (all of them for the full fit: lpd)
 	kObs       []float64 // per held-out observation: the k̂ of its estimate's terms
 	rows       []int
-	bad        int     // draws whose log density or log_lik was not finite
-	rhat       float64 // with --nuts: the largest R̂ of the unconstrained coordinates
-	divergent  int     // with --nuts: divergent transitions
-	err        error
-	where      string // the rows whose model err is about, when not the fit's
+	// zeroW counts the draws (of draws) whose training log density was
+	// not finite or failed (outside the support, as a GEV's log of a
+	// negative number is), given weight 0 as gpp fit's LOO gives them,
+	// trainErr the first's positioned error: only where every draw has
+	// weight 0 is that a warning. nanLL counts the held-out log_lik
+	// elements NaN at a draw of positive weight, counted as density 0 (a
+	// −∞ term, as sgvb.PSISLOO counts them), llErr the first's.
+	zeroW, draws, nanLL int
+	trainErr, llErr     error
+	rhat                float64 // with --nuts: the largest R̂ of the unconstrained coordinates
+	divergent           int     // with --nuts: divergent transitions
+	err                 error
+	where               string // the rows whose model err is about, when not the fit's
 }
 
 // runFold fits fold k (k = su.k: all data) and evaluates its held-out
@@ -658,10 +669,14 @@ func (su *kfoldSetup) runFold(ctx context.Context, k int, kc *kfoldConfig) foldR
 		lp, err := mt.LogJointValue(x)
 		lw[d] = lp - logProposal(x)
 		if err != nil || math.IsNaN(lp) || math.IsInf(lp, 0) {
-			lw[d] = math.Inf(-1)
-			res.bad++
+			lw[d] = math.Inf(-1) // weight 0
+			res.zeroW++
+			if res.trainErr == nil {
+				res.trainErr = err
+			}
 		}
 	}
+	res.draws = len(lw)
 	lws, kHat := sgvb.PSIS(lw)
 	res.k = kHat
 	var ll [][]float64 // ll[j][d], a fold's held-out rows
@@ -690,18 +705,9 @@ func (su *kfoldSetup) runFold(ctx context.Context, k int, kc *kfoldConfig) foldR
 			}
 			continue
 		}
-		var o []float64
-		if _, outs, err := evH.Eval(x); err == nil {
-			o = outs[su.ll]
-		}
+		o := res.heldOutLogLik(evH, x, su.ll)
 		for j := range res.rows {
-			v := math.NaN()
-			if o != nil {
-				v = o[j]
-			}
-			if math.IsNaN(v) {
-				res.bad++
-			}
+			v := o[j]
 			if ll != nil {
 				ll[j][d] = v
 			} else {
@@ -715,6 +721,31 @@ func (su *kfoldSetup) runFold(ctx context.Context, k int, kc *kfoldConfig) foldR
 	}
 	res.heldOut(lws, ll)
 	return res
+}
+
+// heldOutLogLik returns the held-out rows' log_lik (output ll of ev's
+// model) at x, each NaN element −∞: a term of density 0, as sgvb.PSISLOO
+// counts it, counted in res.nanLL with the first one's positioned error
+// (the output's, else the log density's). The outputs are computed where
+// the log density fails (a row outside the support at x): only the
+// elements that read the failure are NaN, the other rows' values stand.
+func (res *foldResult) heldOutLogLik(ev *compile.Evaluator, x []float64, ll int) []float64 {
+	_, outs, err := ev.Eval(x)
+	o := slices.Clone(outs[ll]) // outs is the evaluator's, reused
+	for j, v := range o {
+		if !math.IsNaN(v) {
+			continue
+		}
+		o[j] = math.Inf(-1)
+		res.nanLL++
+		if res.llErr == nil {
+			if oe := ev.OutputErr(); oe != nil {
+				err = oe
+			}
+			res.llErr = err
+		}
+	}
+	return o
 }
 
 // total is the fit's elpd summed over its observations: a fold's held-out
@@ -823,15 +854,9 @@ func (su *kfoldSetup) sampleFold(ctx context.Context, k int, ns nuts.Settings, m
 				coord[j][c] = append(coord[j][c], v)
 			}
 			u.Coords(draw, x)
-			_, outs, err := ev.Eval(x)
+			o := res.heldOutLogLik(ev, x, su.ll)
 			for j := range res.rows {
-				v := math.NaN()
-				if err == nil {
-					v = outs[su.ll][j]
-				}
-				if math.IsNaN(v) {
-					res.bad++
-				}
+				v := o[j]
 				if ll != nil {
 					ll[j] = append(ll[j], v)
 				} else {
@@ -1200,36 +1225,44 @@ func crossValidate(ctx context.Context, kc *kfoldConfig, su *kfoldSetup, con *co
 // kfoldFitWarnings are the fits' own warnings, one line per kind, naming
 // the fits: SGVB's that did not converge, NUTS's divergences and R̂ above
 // 1.01 (the same across folds, as a mixture's label switching makes it,
-// they would otherwise repeat K + 1 times), and draws whose log density or
-// log_lik was not a number.
+// they would otherwise repeat K + 1 times), and draws whose training log
+// density or held-out log_lik was not a number, with the first's
+// positioned error.
 func kfoldFitWarnings(su *kfoldSetup, res []foldResult, byNUTS bool) []string {
-	// Each kind's text is given the count summed over its fits (n) and
-	// their largest R̂.
+	// Each kind's text is given the count summed over its fits (n), their
+	// largest R̂ and the first fit's error (first, "" for none).
 	type kind struct {
-		bad  func(r foldResult) bool
-		n    func(r foldResult) int
-		text func(count int, worstRhat float64) string
+		bad   func(r foldResult) bool
+		n     func(r foldResult) int
+		first func(r foldResult) error // nil: the kind has none
+		text  func(count int, worstRhat float64, first string) string
 	}
 	kinds := []kind{
-		{func(r foldResult) bool { return !byNUTS && !r.converged }, func(foldResult) int { return 0 },
-			func(int, float64) string { return "not converged in --iter iterations" }},
-		{func(r foldResult) bool { return r.divergent > 0 }, func(r foldResult) int { return r.divergent },
-			func(n int, _ float64) string {
+		{func(r foldResult) bool { return !byNUTS && !r.converged }, func(foldResult) int { return 0 }, nil,
+			func(int, float64, string) string { return "not converged in --iter iterations" }},
+		{func(r foldResult) bool { return r.divergent > 0 }, func(r foldResult) int { return r.divergent }, nil,
+			func(n int, _ float64, _ string) string {
 				return fmt.Sprintf("divergent transitions (%d): the draws may miss part of the posterior (raise --adapt-delta, or reparameterise)", n)
 			}},
-		{func(r foldResult) bool { return byNUTS && !(r.rhat <= 1.01) }, func(foldResult) int { return 0 },
-			func(_ int, worst float64) string {
+		{func(r foldResult) bool { return byNUTS && !(r.rhat <= 1.01) }, func(foldResult) int { return 0 }, nil,
+			func(_ int, worst float64, _ string) string {
 				return fmt.Sprintf("R̂ above 1.01 (up to %s): the chains disagree (a mixture's label switching, or too short chains: raise --warmup or --output-draws)", numText(worst, "%.3f"))
 			}},
-		{func(r foldResult) bool { return r.bad > 0 }, func(r foldResult) int { return r.bad },
-			func(n int, _ float64) string {
-				return fmt.Sprintf("draws whose log density or %s was not a number (%d)", looOutput, n)
+		{func(r foldResult) bool { return r.draws > 0 && r.zeroW == r.draws }, func(r foldResult) int { return r.zeroW },
+			func(r foldResult) error { return r.trainErr },
+			func(n int, _ float64, first string) string {
+				return fmt.Sprintf("the training rows' log density was not finite at every draw (%d in all), so no draw has weight and the held-out elpd is not a number%s", n, first)
+			}},
+		{func(r foldResult) bool { return r.nanLL > 0 }, func(r foldResult) int { return r.nanLL },
+			func(r foldResult) error { return r.llErr },
+			func(n int, _ float64, first string) string {
+				return fmt.Sprintf("%s was not a number at %d draws of a held-out row, each counted as density 0 (a −∞ term in its elpd, as gpp fit's LOO counts them: right where the row is outside the support at that draw, which a −∞ says without this warning)%s", looOutput, n, first)
 			}},
 	}
 	var out []string
 	for _, kd := range kinds {
 		var who []string
-		worst, count := 0.0, 0
+		worst, count, first := 0.0, 0, ""
 		for k, r := range res {
 			if !kd.bad(r) {
 				continue
@@ -1239,6 +1272,11 @@ func kfoldFitWarnings(su *kfoldSetup, res []foldResult, byNUTS bool) []string {
 				who[len(who)-1] = "the fit to all data"
 			}
 			worst, count = max(worst, r.rhat), count+kd.n(r)
+			if kd.first != nil && first == "" {
+				if e := kd.first(r); e != nil {
+					first = "; the first: " + e.Error()
+				}
+			}
 		}
 		if len(who) == 0 {
 			continue
@@ -1250,7 +1288,7 @@ func kfoldFitWarnings(su *kfoldSetup, res []foldResult, byNUTS bool) []string {
 		case len(who) == 1:
 			what = "fold " + who[0]
 		}
-		out = append(out, what+": "+kd.text(count, worst))
+		out = append(out, what+": "+kd.text(count, worst, first))
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -413,21 +414,26 @@ func TestKfoldFitWarnings(t *testing.T) {
 	res := []foldResult{
 		{rhat: 1.2, divergent: 2, converged: true},
 		{rhat: 1.001, converged: true},
-		{rhat: 1.5, divergent: 1, bad: 4, converged: true},
-		{rhat: 1.3, converged: true},
+		{rhat: 1.5, divergent: 1, nanLL: 4, llErr: errors.New("m.gpp:3:9: log: argument -1 < 0"), converged: true, zeroW: 7, draws: 8},
+		{rhat: 1.3, converged: true, zeroW: 8, draws: 8, trainErr: errors.New("m.gpp:5:1: log density is NaN")},
 	}
 	got := strings.Join(kfoldFitWarnings(su, res, true), "\n")
 	for _, want := range []string{
 		"folds 1, 3: divergent transitions (3)",
 		"folds 1, 3, the fit to all data: R̂ above 1.01 (up to 1.500)",
-		"fold 3: draws whose log density or log_lik was not a number (4)",
+		"fold 3: log_lik was not a number at 4 draws of a held-out row, each counted as density 0",
+		"; the first: m.gpp:3:9: log: argument -1 < 0",
+		"the fit to all data: the training rows' log density was not finite at every draw (8 in all), so no draw has weight and the held-out elpd is not a number; the first: m.gpp:5:1: log density is NaN",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("warnings lack %q:\n%s", want, got)
 		}
 	}
 	res[1].converged = false
-	if got := kfoldFitWarnings(su, res, false); len(got) != 3 || got[0] != "fold 2: not converged in --iter iterations" {
+	if strings.Contains(got, "fold 3: the training rows") { // 7 of 8 draws of weight 0 leave one
+		t.Errorf("a fit with a draw of weight left is warned of:\n%s", got)
+	}
+	if got := kfoldFitWarnings(su, res, false); len(got) != 4 || got[0] != "fold 2: not converged in --iter iterations" {
 		t.Errorf("SGVB warnings (R̂ not read):\n%s", strings.Join(got, "\n"))
 	}
 }

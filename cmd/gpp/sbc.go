@@ -492,6 +492,23 @@ func valueExprTilde(f *ast.File, info *check.Info) *ast.TildeStmt {
 	return found
 }
 
+// userDensityTilde returns the first ~ of f that observes the data name
+// (or its elements) with a user density, or nil.
+func userDensityTilde(f *ast.File, info *check.Info, name string) *ast.TildeStmt {
+	var found *ast.TildeStmt
+	ast.Inspect(f, func(n ast.Node) bool {
+		t, ok := n.(*ast.TildeStmt)
+		if !ok || found != nil {
+			return found == nil
+		}
+		if id := check.ObservedIdent(t.LHS); id != nil && id.Name == name && info.UserDensities[t.Dist] != nil {
+			found = t
+		}
+		return true
+	})
+	return found
+}
+
 // prepareSBC loads the model and the design, and builds the models that
 // every simulation shares; rankOutputs ranks the outputs that sbcOutputs
 // keeps. Errors are positioned where they can be.
@@ -563,6 +580,10 @@ func prepareSBC(cfg *fitConfig, rankOutputs bool, con *console) (*sbcSetup, sour
 						why = after
 					}
 				}
+			}
+			if t := userDensityTilde(l.File, info, d.Name); t != nil {
+				// an output's replicate, predict's remedy, is no help: sbc draws from the ~ itself
+				why = fmt.Sprintf("its ~ at %s is the user density %s, which has no sampler, and sbc draws the data it fits from the observed ~ statements themselves: SBC needs %s observed by a built-in distribution (%s ~ D(...))", t.Pos(), t.Dist.Fun.Name, d.Name, d.Name)
 			}
 			return nil, srcs, &ast.Error{Pos: d.Pos, Msg: fmt.Sprintf("sbc simulates %s, but it cannot be drawn: %s", d.Name, why)}
 		}

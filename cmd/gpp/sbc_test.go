@@ -470,3 +470,17 @@ func TestSBCOutChecked(t *testing.T) {
 		t.Errorf("the simulations ran before the --out error:\n%s", stderr)
 	}
 }
+
+// TestSBCUserDensity: data observed by a user density cannot be simulated,
+// and the error says that SBC needs a built-in ~, not predict's remedy of
+// a replicate output, which sbc cannot use (a climate scientist's GEV
+// trial was told to "write output y_rep ~ D(...)").
+func TestSBCUserDensity(t *testing.T) {
+	dir := t.TempDir()
+	model := writeSBCModel(t, dir, "gev.gpp", kfoldGEV)
+	code, _, stderr := runSafe(t, "sbc", model, "--set", "N=5", "--sims", "2", "--out", filepath.Join(dir, "out"))
+	want := model + ":5:6: sbc simulates y, but it cannot be drawn: its ~ at " + model + ":9:1 is the user density gev, which has no sampler, and sbc draws the data it fits from the observed ~ statements themselves: SBC needs y observed by a built-in distribution (y ~ D(...))"
+	if code != exitError || !strings.Contains(stderr, want) || strings.Contains(stderr, "y_rep") {
+		t.Errorf("exit %d: %s\nwant %q", code, stderr, want)
+	}
+}

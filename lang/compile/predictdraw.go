@@ -147,7 +147,8 @@ func predictDrawable(f *ast.File, info *check.Info, bound map[string]*data.Array
 	}
 	for _, t := range ts {
 		if call := info.UserDensities[t.Dist]; call != nil {
-			return nil, fmt.Sprintf("its ~ at %s is the user density %s, which has no sampler; write output %s_rep ~ D(...) with a built-in distribution to draw one", t.Pos(), t.Dist.Fun.Name, d.Name)
+			return nil, fmt.Sprintf("its ~ at %s is the user density %s, which has no sampler; draw a replicate as an output instead: output %s_rep ~ D(...) where a built-in distribution D fits, else by the inverse CDF of a uniform draw, output u ~ Uniform(%s, 1) and output %s_rep = F⁻¹(u) with %s's quantile function written out (a GEV's mu + sigma / xi * (pow(-log(u), -xi) - 1))",
+				t.Pos(), t.Dist.Fun.Name, d.Name, uniformZeros(d), d.Name, t.Dist.Fun.Name)
 		}
 		if dd := info.Dists[t.Dist]; dd != nil && dd.Shape == stdlib.DistMultinomial && len(t.Dist.Args) < 2 {
 			return nil, fmt.Sprintf("its ~ at %s leaves out %s's number of trials n (the counts' totals gave it); write %s(%s, n) to draw the counts", t.Pos(), dd.Name, dd.Name, dd.Params[0].Name)
@@ -195,6 +196,16 @@ func predictDrawable(f *ast.File, info *check.Info, bound map[string]*data.Array
 		return nil, missing[0]
 	}
 	return shape, ""
+}
+
+// uniformZeros is the lower bound of a uniform draw of d's shape in a
+// message: 0 for a scalar, rep(0, N) for a vector of size N (its first
+// size's name, or count), rep(0, N) of the first axis else.
+func uniformZeros(d *check.DataVar) string {
+	if len(d.Dims) == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("rep(0, %s)", d.Dims[0])
 }
 
 // partialDrawable says why the missing cells of data d, given in part,

@@ -246,7 +246,7 @@ param s: positive ~ Gamma(2, 2)
 		{"data z: real[3]\ny ~ Normal(a * x, s) T[z, ]\n",
 			"y is not in the data and is not drawn: its ~ at m.gpp:6:1 reads z, which is not in the data either: give z to draw y"},
 		{"fn my_lpdf(v, m, sc) = -0.5 * ((v - m) / sc) ^ 2 - log(sc)\ny ~ my(a, s)\n",
-			"y is not in the data and is not drawn: its ~ at m.gpp:6:1 is the user density my, which has no sampler"},
+			"y is not in the data and is not drawn: its ~ at m.gpp:6:1 is the user density my, which has no sampler; draw a replicate as an output instead: output y_rep ~ D(...) where a built-in distribution D fits, else by the inverse CDF of a uniform draw, output u ~ Uniform(rep(0, 3), 1) and output y_rep = F⁻¹(u) with my's quantile function written out"},
 		{"data z: real[3]\ny ~ Normal(a * z, s)\n",
 			"y is not in the data and is not drawn: its ~ at m.gpp:6:1 reads z, which is not in the data either: give z to draw y"},
 		{"for i in 1:3 {\n  y[i] ~ Normal(a * y[i - 1], s)\n}\n",
