@@ -88,9 +88,15 @@
 // SampleOutputs give the outputs at a fit's draws or a NUTS run's, gpp
 // predict's draws.csv output columns bit for bit
 // (ExampleModel_Predictor); on the fitted model itself they are gpp fit's
-// and gpp sample's. It predicts from a fit or sample made in the same
-// process; reading a saved one (fit.json, a gpp sample's coords.csv) is
-// gpp predict's alone so far.
+// and gpp sample's. LoadFit reads a fit that gpp fit saved (its --out
+// directory or fit.json), checked against the model as gpp predict checks
+// it (errors at the param's declaration or in fit.json); its Fit's
+// Predictor codes new data as the fit coded its own (fit.json's labels,
+// sizes and matrix columns, whatever data m was compiled on) and inherits
+// the fit's --set consts, and FitOutputs(f.Q, n, f.Seed) is gpp predict's
+// draws.csv (ExampleModel_LoadFit): fit once, predict later in a service.
+// A fit of restarts, and a gpp sample's coords.csv, are gpp predict's
+// alone so far, and the API does not save a fit.
 //
 // Simulation: Sample with nuts.Settings.FixedParam (gpp sample
 // --fixed-param) holds every chain at its start, Inits' values, and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/model"
@@ -329,4 +330,48 @@ output yhat = a + b * x
 	// yhat.2: mean 41.4
 	// y.1: mean 21.2
 	// y.2: mean 41.4
+}
+
+// LoadFit reads a fit that gpp fit saved, here by
+//
+//	gpp fit examples/regression.gpp examples/wine_std.csv --out model/testdata/regression
+//
+// and its Predictor predicts from it on new data, as gpp predict does:
+// two new wines' proline, left out of the data and so drawn at each draw.
+func ExampleModel_LoadFit() {
+	m, err := model.Load("../examples/regression.gpp", model.DataFiles("../examples/wine_std.csv"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	f, err := m.LoadFit("testdata/regression") // the --out directory, or its fit.json
+	if err != nil {
+		fmt.Println(err) // file:line:col: message, as gpp predict prints it
+		return
+	}
+	p, err := f.Predictor(model.DataValues(map[string]any{
+		"alcohol":         []float64{1, -1},
+		"color_intensity": []float64{0, 0},
+	}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	draws, err := p.FitOutputs(f.Q, 1000, f.Seed) // gpp predict's draws.csv output columns
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	names := p.OutputNames()
+	for _, name := range []string{"proline.1", "proline.2"} {
+		j := slices.Index(names, name)
+		mean := 0.0
+		for _, d := range draws {
+			mean += d[j] / float64(len(draws))
+		}
+		fmt.Printf("%s: mean %.1f\n", name, mean)
+	}
+	// Output:
+	// proline.1: mean 0.8
+	// proline.2: mean -0.7
 }

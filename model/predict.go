@@ -22,8 +22,25 @@ import (
 // New data that change a param's shape (a group m's data did not have)
 // are an error at the declaration. A Predictor has no log density: its
 // LogDensity, Fit, Sample and Resample are errors. Errors are positioned
-// as gpp predict's.
-func (m *Model) Predictor(opts ...Option) (p *Model, err error) {
+// as gpp predict's. For a fit that gpp fit saved, LoadFit and
+// Fit.Predictor code the new data as fit.json records instead.
+func (m *Model) Predictor(opts ...Option) (*Model, error) {
+	fit := m.l
+	return m.predictor(m.sets, coding{data.Coded(fit.Info, fit.Data), data.CodeSizes(fit.Info, fit.Data), data.MatrixColumns(fit.Info, fit.Data)}, opts)
+}
+
+// coding is how a fit coded its data, which its Predictor codes new data
+// by: the columns of labels, the sizes bound from numeric ids and the CSV
+// columns of matrices (pipeline.LoadPredict's).
+type coding struct {
+	levels  map[string]data.Levels
+	sizes   map[string]int
+	columns map[string][]string
+}
+
+// predictor is Predictor with the --set consts inherited from sets, and
+// new data coded as cd says: m's data's, or a saved fit's (Fit.Predictor).
+func (m *Model) predictor(sets map[string]string, cd coding, opts []Option) (p *Model, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			p, err = nil, fmt.Errorf("%s: internal error in gpp: %v", m.Name(), r)
@@ -37,7 +54,7 @@ func (m *Model) Predictor(opts ...Option) (p *Model, err error) {
 		o(&c)
 	}
 	for _, k := range m.l.Info.Consts { // the fitted model's --set consts, as gpp predict inherits them
-		if v, ok := m.sets[k.Name]; ok {
+		if v, ok := sets[k.Name]; ok {
 			if _, given := c.sets[k.Name]; !given {
 				Set(k.Name, v)(&c)
 			}
@@ -47,9 +64,7 @@ func (m *Model) Predictor(opts ...Option) (p *Model, err error) {
 	if err != nil {
 		return nil, err
 	}
-	fit := m.l
-	levels, sizes, columns := data.Coded(fit.Info, fit.Data), data.CodeSizes(fit.Info, fit.Data), data.MatrixColumns(fit.Info, fit.Data)
-	if err := l.BindPredict(inputs, c.sets, compile.PredictOptions{}, levels, sizes, columns); err != nil {
+	if err := l.BindPredict(inputs, c.sets, compile.PredictOptions{}, cd.levels, cd.sizes, cd.columns); err != nil {
 		return nil, err
 	}
 	p, err = newModel(l)

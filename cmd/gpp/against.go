@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 )
@@ -38,7 +39,7 @@ const (
 	againstWorst = 3   // elements named in the summary line
 )
 
-// againstNeeds ends matchFit's messages for --against.
+// againstNeeds ends fitfile.Match's messages for --against.
 var againstNeeds = [2]string{"--against compares a fit of this model, param by param", "--against compares a fit of this model, param by param"}
 
 // againstFit is the fit that --against names: its fit.json and summary.
@@ -49,7 +50,7 @@ type againstFit struct {
 	// by Stan's 1-based indices (z[1] for the language's z[0]): its rows
 	// are matched by those names (legacyNames).
 	stanNames bool
-	ff        *fitFile
+	ff        *fitfile.File
 	names     []string // summary.csv's elements, in order
 	mean, sd  map[string]float64
 	// qDraws gives the fit's draws of elements by their summary names, for
@@ -201,16 +202,16 @@ func readAgainst(arg string, l *pipeline.Loaded, sets setFlags, dataHash []strin
 		return nil, err
 	}
 	if ff.Method == sgvb.MAP.String() {
-		return nil, &ast.Error{Pos: findPos(fitJSON, src, `"method"`), Msg: "--against: a MAP estimate has no q to compare with the posterior (its sd is not one); give an SGVB, --family laplace or --family pathfinder fit"}
+		return nil, &ast.Error{Pos: fitfile.FindPos(fitJSON, src, `"method"`), Msg: "--against: a MAP estimate has no q to compare with the posterior (its sd is not one); give an SGVB, --family laplace or --family pathfinder fit"}
 	}
 	factors := ff.Factors
 	if len(ff.Restarts) > 0 {
 		factors = ff.Restarts[0].Factors
 	}
-	if err := matchFit(factors, fitJSON, src, ff.Sets, sets, l.Path, l.Model, againstNeeds, nil); err != nil {
+	if err := fitfile.Match(factors, fitJSON, src, ff.Sets, sets, l.Path, l.Model, againstNeeds, nil); err != nil {
 		return nil, err
 	}
-	if ff.ModelSHA256 != modelHash(l.Source) {
+	if ff.ModelSHA256 != fitfile.ModelHash(l.Source) {
 		con.note("note: --against: the fit at %s is of another model file (%s, other contents) whose params match this one's", fitJSON, ff.Model)
 	}
 	if ff.Resample != nil && ff.Resample.Resampled {
@@ -258,7 +259,7 @@ func (af *againstFit) readSummary(srcs sources) error {
 	}
 	for _, need := range []string{"name", "mean", "sd"} {
 		if _, ok := col[need]; !ok {
-			return &ast.Error{Pos: offsetPos(af.summary, src, 0), Msg: fmt.Sprintf("no column %s: not a gpp fit's summary", need)}
+			return &ast.Error{Pos: fitfile.OffsetPos(af.summary, src, 0), Msg: fmt.Sprintf("no column %s: not a gpp fit's summary", need)}
 		}
 	}
 	for i, row := range rows[1:] {
@@ -370,7 +371,7 @@ func legacyNames(names []string) bool {
 // were importance-resampled (--psis-resample) from candidates whose
 // weights have an ESS of E, 1/(1/S + 1/E): resampling with replacement
 // adds the error of S draws to that of the weighted candidates.
-func againstDraws(ff *fitFile) float64 {
+func againstDraws(ff *fitfile.File) float64 {
 	s := float64(ff.Settings.OutputDraws)
 	if rs := ff.Resample; rs != nil && rs.Resampled && rs.ESS > 0 && s > 0 {
 		return 1 / (1/s + 1/float64(rs.ESS))

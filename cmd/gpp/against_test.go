@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/infer/nuts"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/reftest"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -143,12 +144,12 @@ func TestAgainstHeavyTails(t *testing.T) {
 // TestAgainstDraws: the fit's summary counts its output draws, and fewer
 // when they were resampled from weighted candidates (--psis-resample).
 func TestAgainstDraws(t *testing.T) {
-	ff := &fitFile{}
+	ff := &fitfile.File{}
 	ff.Settings.OutputDraws = 1000
 	if got := againstDraws(ff); got != 1000 {
 		t.Errorf("%v draws, want the 1000 output draws", got)
 	}
-	ff.Resample = &fitResample{ESS: 250}
+	ff.Resample = &fitfile.Resample{ESS: 250}
 	if got := againstDraws(ff); got != 1000 {
 		t.Errorf("%v draws with draws not resampled, want 1000", got)
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/fitfile"
 )
 
 // codeSizesModel is a varying-intercept model over numeric subject ids
@@ -60,7 +62,7 @@ func TestFitCodeSizes(t *testing.T) {
 	if sumSet, stderrSet := fit(set, "--set", "S=8"); sumSet != sum || strings.Contains(stderrSet, "S = 8") {
 		t.Errorf("with --set S=8 (stderr %q) summary.csv:\n%s\nwant\n%s", stderrSet, sumSet, sum)
 	}
-	var ff fitFile
+	var ff fitfile.File
 	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(inferred, fitFileName))), &ff); err != nil {
 		t.Fatal(err)
 	}

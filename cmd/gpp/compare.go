@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 )
@@ -571,7 +572,7 @@ func checkOwnOutput(path string, meta *fitMeta) error {
 // readFitMeta reads the fit.json at path, or returns nil when there is
 // none. Errors are positioned in the file.
 func readFitMeta(path string, src sources) (*fitMeta, error) {
-	return readMeta(path, src, fitFormat, "fit")
+	return readMeta(path, src, fitfile.Format, "fit")
 }
 
 // readKfoldMeta reads what gpp compare needs of a gpp kfold's kfold.json at
@@ -593,10 +594,10 @@ func readMeta(path string, src sources, format, what string) (*fitMeta, error) {
 	src[path] = b
 	var ff fitMeta
 	if err := json.Unmarshal(b, &ff); err != nil {
-		return nil, jsonError(path, b, err, what)
+		return nil, fitfile.JSONError(path, b, err, what)
 	}
 	if ff.Format != format {
-		return nil, &ast.Error{Pos: findPos(path, b, `"format"`), Msg: fmt.Sprintf("not a gpp %s file (format %q, want %q)", what, ff.Format, format)}
+		return nil, &ast.Error{Pos: fitfile.FindPos(path, b, `"format"`), Msg: fmt.Sprintf("not a gpp %s file (format %q, want %q)", what, ff.Format, format)}
 	}
 	return &ff, nil
 }

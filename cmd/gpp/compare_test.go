@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/reftest"
 )
 
@@ -463,7 +464,7 @@ func TestFitRecordsDataHash(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var ff fitFile
+	var ff fitfile.File
 	b, err := os.ReadFile(filepath.Join(out, fitFileName))
 	if err != nil {
 		t.Fatal(err)

@@ -22,6 +22,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/lang/ast"
 )
 
@@ -50,25 +51,25 @@ func readEvidenceFit(arg string, src sources) (*evidenceFit, error) {
 	}
 	src[path] = b
 	e := &evidenceFit{label: label, path: path}
-	e.f.LogEvidence = jsonFloat(math.NaN()) // absent: no estimate, not 0
+	e.f.LogEvidence = fitfile.Float(math.NaN()) // absent: no estimate, not 0
 	if err := json.Unmarshal(b, &e.f); err != nil {
-		return nil, jsonError(path, b, err, "evidence")
+		return nil, fitfile.JSONError(path, b, err, "evidence")
 	}
 	if e.f.Format != evidenceFormat {
-		return nil, &ast.Error{Pos: findPos(path, b, `"format"`), Msg: fmt.Sprintf("not a gpp evidence file (format %q, want %q)", e.f.Format, evidenceFormat)}
+		return nil, &ast.Error{Pos: fitfile.FindPos(path, b, `"format"`), Msg: fmt.Sprintf("not a gpp evidence file (format %q, want %q)", e.f.Format, evidenceFormat)}
 	}
 	if v := float64(e.f.LogEvidence); math.IsNaN(v) || math.IsInf(v, 1) {
 		msg := fmt.Sprintf("log_evidence is %s: want a number or -inf", formatNum(v))
 		if !bytes.Contains(b, []byte(`"log_evidence"`)) {
 			msg = "no log_evidence: not an evidence.json that gpp fit or gpp sample --evidence wrote"
 		}
-		return nil, &ast.Error{Pos: findPos(path, b, `"log_evidence"`), Msg: msg}
+		return nil, &ast.Error{Pos: fitfile.FindPos(path, b, `"log_evidence"`), Msg: msg}
 	}
 	if v := float64(e.f.SE); v < 0 || math.IsInf(v, 1) {
-		return nil, &ast.Error{Pos: findPos(path, b, `"se"`), Msg: fmt.Sprintf("se is %s: want a number at least 0", formatNum(v))}
+		return nil, &ast.Error{Pos: fitfile.FindPos(path, b, `"se"`), Msg: fmt.Sprintf("se is %s: want a number at least 0", formatNum(v))}
 	}
 	if e.f.Draws < 0 {
-		return nil, &ast.Error{Pos: findPos(path, b, `"draws"`), Msg: fmt.Sprintf("draws is %d: want at least 0", e.f.Draws)}
+		return nil, &ast.Error{Pos: fitfile.FindPos(path, b, `"draws"`), Msg: fmt.Sprintf("draws is %d: want at least 0", e.f.Draws)}
 	}
 	return e, nil
 }

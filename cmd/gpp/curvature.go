@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/compile"
 )
@@ -335,12 +336,12 @@ func curvAffordable(s sgvb.Settings, r *sgvb.Result) bool {
 
 // maxByLatent returns, per latent, the largest ratio of its elements: the
 // "meanfield_sd_ratio" of fit.json.
-func (cc *curvCheck) maxByLatent() map[string]jsonFloat {
-	out := map[string]jsonFloat{}
+func (cc *curvCheck) maxByLatent() map[string]fitfile.Float {
+	out := map[string]fitfile.Float{}
 	for i, v := range cc.c.Ratio {
 		name := cc.r.Factors[cc.lats[i]].Name
 		if w, ok := out[name]; !ok || v > float64(w) || math.IsNaN(float64(w)) { // NaN: left out of a partial check
-			out[name] = jsonFloat(v)
+			out[name] = fitfile.Float(v)
 		}
 	}
 	return out

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/fitfile"
 )
 
 // TestFitInitElemBounds fits a model whose params have a bound per element
@@ -23,7 +25,7 @@ func TestFitInitElemBounds(t *testing.T) {
 		t.Fatalf("first fit: exit %d: %s", code, stderr)
 	}
 	ff := readFit(t, filepath.Join(first, "fit.json"))
-	want := map[string]*fitBounds{
+	want := map[string]*fitfile.Bounds{
 		"y_cens": {LocV: []float64{2.5, 3, 2.5}, ScaleV: []float64{1, 1, 1}},
 		"p":      {LocV: []float64{0.1, 0.2}, ScaleV: []float64{0.4, 0.7}},
 		"mu":     nil,

@@ -18,6 +18,7 @@ import (
 	"github.com/gpplang/gpp/infer/bridge"
 	"github.com/gpplang/gpp/infer/nuts"
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/compile"
@@ -31,21 +32,21 @@ const (
 // evidenceJSON is evidence.json: the estimate, how it was made, and what
 // was fitted, for gpp compare.
 type evidenceJSON struct {
-	fitHead
+	fitfile.Head
 	// Method is "importance sampling" (gpp fit) or "bridge sampling"
 	// (gpp sample), Proposal what drew the weighted draws.
-	Method      string    `json:"method"`
-	Proposal    string    `json:"proposal"`
-	LogEvidence jsonFloat `json:"log_evidence"`
-	SE          jsonFloat `json:"se"`
+	Method      string        `json:"method"`
+	Proposal    string        `json:"proposal"`
+	LogEvidence fitfile.Float `json:"log_evidence"`
+	SE          fitfile.Float `json:"se"`
 	// Draws is the number of importance draws, or of the bridge's
 	// proposal draws; ParetoK and RelESS are the importance weights'
 	// (null for bridge sampling), ZeroWeights the draws whose log joint
 	// was not finite (weight 0).
-	Draws       int       `json:"draws"`
-	ParetoK     jsonFloat `json:"pareto_k"`
-	RelESS      jsonFloat `json:"rel_ess"`
-	ZeroWeights int       `json:"zero_weights"`
+	Draws       int           `json:"draws"`
+	ParetoK     fitfile.Float `json:"pareto_k"`
+	RelESS      fitfile.Float `json:"rel_ess"`
+	ZeroWeights int           `json:"zero_weights"`
 	// PosteriorDraws and Iterations are bridge sampling's: the posterior
 	// draws of its iterative half and the iterations of its scheme.
 	PosteriorDraws int `json:"posterior_draws,omitempty"`
@@ -83,7 +84,7 @@ func evidenceCaveats(m *compile.Model, printErr func(error)) (ast.ErrorList, boo
 // newEvidenceOutcome starts an estimate by method of the fit of h: what
 // was fitted, from the fit's header, and the model's caveats notes.
 func newEvidenceOutcome(h drawsHeader, method string, notes ast.ErrorList) *evidenceOutcome {
-	o := &evidenceOutcome{file: evidenceJSON{fitHead: newFitHead(evidenceFormat, h), Method: method}, notes: notes}
+	o := &evidenceOutcome{file: evidenceJSON{Head: newFitHead(evidenceFormat, h), Method: method}, notes: notes}
 	for _, n := range notes {
 		o.file.Caveats = append(o.file.Caveats, n.Error())
 	}
@@ -106,8 +107,8 @@ func fitEvidence(cfg *fitConfig, h drawsHeader, r *sgvb.Result, mix *sgvb.Mixtur
 	}
 	o := newEvidenceOutcome(h, "importance sampling", notes)
 	f := &o.file
-	f.Proposal, f.LogEvidence, f.SE, f.Draws = ev.Proposal, jsonFloat(ev.LogZ), jsonFloat(ev.SE), ev.Draws
-	f.ParetoK, f.RelESS, f.ZeroWeights = jsonFloat(ev.K), jsonFloat(ev.RelESS), ev.Zero
+	f.Proposal, f.LogEvidence, f.SE, f.Draws = ev.Proposal, fitfile.Float(ev.LogZ), fitfile.Float(ev.SE), ev.Draws
+	f.ParetoK, f.RelESS, f.ZeroWeights = fitfile.Float(ev.K), fitfile.Float(ev.RelESS), ev.Zero
 	o.detail = fmt.Sprintf("importance sampling, %d draws of %s, k̂ %s", ev.Draws, ev.Proposal, kText(ev.K))
 	return o, nil
 }
@@ -224,8 +225,8 @@ func sampleEvidence(ctx context.Context, sc *sampleConfig, h drawsHeader, res *n
 		f.Proposal = "warp3: a normal fitted to the first half of each chain, the posterior warped to symmetry"
 		how = "bridge sampling, warp3: %d posterior draws warped to symmetry, ESS %.0f, and %d of the standard normal; %d iterations"
 	}
-	f.LogEvidence, f.SE, f.Draws, f.PosteriorDraws, f.Iterations = jsonFloat(br.LogZ), jsonFloat(br.SE), br.N2, br.N1, br.Iterations
-	f.ParetoK, f.RelESS, f.ZeroWeights = jsonFloat(math.NaN()), jsonFloat(math.NaN()), br.ZeroDensity
+	f.LogEvidence, f.SE, f.Draws, f.PosteriorDraws, f.Iterations = fitfile.Float(br.LogZ), fitfile.Float(br.SE), br.N2, br.N1, br.Iterations
+	f.ParetoK, f.RelESS, f.ZeroWeights = fitfile.Float(math.NaN()), fitfile.Float(math.NaN()), br.ZeroDensity
 	o.detail = fmt.Sprintf(how, br.N1, br.N1eff, br.N2, br.Iterations)
 	o.failed, o.evals = failed, br.Evals
 	return o

@@ -14,6 +14,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/reftest"
 )
 
@@ -335,10 +336,10 @@ func TestSampleEvidence(t *testing.T) {
 // evaluations; none for a good estimate of either.
 func TestEvidenceWarnings(t *testing.T) {
 	is := func(k float64, zero int, logZ float64) *evidenceOutcome {
-		return &evidenceOutcome{file: evidenceJSON{Method: "importance sampling", ParetoK: jsonFloat(k), ZeroWeights: zero, Draws: 10000, LogEvidence: jsonFloat(logZ)}}
+		return &evidenceOutcome{file: evidenceJSON{Method: "importance sampling", ParetoK: fitfile.Float(k), ZeroWeights: zero, Draws: 10000, LogEvidence: fitfile.Float(logZ)}}
 	}
 	br := func(se float64, failed int) *evidenceOutcome {
-		return &evidenceOutcome{file: evidenceJSON{Method: "bridge sampling", ParetoK: jsonFloat(math.NaN()), SE: jsonFloat(se), Draws: 2000}, failed: failed, evals: 2001}
+		return &evidenceOutcome{file: evidenceJSON{Method: "bridge sampling", ParetoK: fitfile.Float(math.NaN()), SE: fitfile.Float(se), Draws: 2000}, failed: failed, evals: 2001}
 	}
 	for _, c := range []struct {
 		o    *evidenceOutcome
@@ -375,8 +376,8 @@ func TestCompareEvidenceData(t *testing.T) {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		f := evidenceJSON{fitHead: fitHead{Format: evidenceFormat, Model: model, ModelSHA256: model, Data: []string{data}, DataSHA256: []string{hash}},
-			Method: "importance sampling", LogEvidence: jsonFloat(logZ), SE: 0.01, ParetoK: 0.1, Draws: 10000}
+		f := evidenceJSON{Head: fitfile.Head{Format: evidenceFormat, Model: model, ModelSHA256: model, Data: []string{data}, DataSHA256: []string{hash}},
+			Method: "importance sampling", LogEvidence: fitfile.Float(logZ), SE: 0.01, ParetoK: 0.1, Draws: 10000}
 		var b strings.Builder
 		if err := writeEvidenceJSON(&b, &f); err != nil {
 			t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/autodiff"
@@ -806,7 +807,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	for _, n := range mbNotes {
 		con.note("%s", n)
 	}
-	hash := modelHash(l.Source)
+	hash := fitfile.ModelHash(l.Source)
 	if cfg.init != "" {
 		src, err := os.ReadFile(cfg.init)
 		if err != nil {
@@ -1472,7 +1473,7 @@ func setMinibatch(cfg *fitConfig, m *compile.Model) (notes []string, err error) 
 // readWarmStart reads the fit.json src of --init and sets the fit's warm
 // start from it (initFits); false after printing an error.
 func readWarmStart(cfg *fitConfig, src []byte, hash string, l *pipeline.Loaded, con *console, srcs sources) bool {
-	ff, err := readFitJSON(cfg.init, src)
+	ff, err := fitfile.Read(cfg.init, src)
 	if err != nil {
 		printError(con, err, srcs)
 		return false
@@ -1556,7 +1557,7 @@ func writeOutputs(cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) ([]str
 						ff.FileSHA256[n] = sum
 					}
 				}
-				return writeFitJSON(w, ff)
+				return fitfile.Write(w, ff)
 			}})
 	}
 	if ds.loo != nil {

@@ -14,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,6 +22,7 @@ import (
 	"time"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/reftest"
 )
 
@@ -287,13 +287,13 @@ func readStanCSV(t *testing.T, path string) (comments []string, header []string,
 	return comments, header, rows
 }
 
-func readFit(t *testing.T, path string) *fitFile {
+func readFit(t *testing.T, path string) *fitfile.File {
 	t.Helper()
 	src, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ff, err := readFitJSON(path, src)
+	ff, err := fitfile.Read(path, src)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -461,7 +461,7 @@ func TestFitOutputs(t *testing.T) {
 		t.Errorf("fit.json: %+v", ff)
 	}
 	src, _ := os.ReadFile(poissonModel)
-	if ff.ModelSHA256 != modelHash(src) {
+	if ff.ModelSHA256 != fitfile.ModelHash(src) {
 		t.Errorf("model hash %s", ff.ModelSHA256)
 	}
 }
@@ -1190,89 +1190,6 @@ func TestFitNonFiniteOutputs(t *testing.T) {
 	}
 }
 
-// TestCompactNumberArrays checks fit.json's layout: arrays of numbers (null,
-// "inf" and "-inf" among them) on one line, other arrays as MarshalIndent
-// lays them out, and strings untouched even where they hold brackets.
-func TestCompactNumberArrays(t *testing.T) {
-	v := map[string]any{
-		"a_mean":  []any{1.5, -2e-300, nil, "inf", "-inf", 3},
-		"b_rows":  [][]float64{{1, 2}, {3}},
-		"c_empty": []float64{},
-		"d_names": []string{"beta[1,2]", "x [ 1 ]"},
-		"e_warn":  `element beta[1,2] of "[3, 4]"` + "\n[5,\t6]",
-		"f_mixed": []any{1, "two"},
-	}
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{
-  "a_mean": [1.5, -2e-300, null, "inf", "-inf", 3],
-  "b_rows": [
-    [1, 2],
-    [3]
-  ],
-  "c_empty": [],
-  "d_names": [
-    "beta[1,2]",
-    "x [ 1 ]"
-  ],
-  "e_warn": "element beta[1,2] of \"[3, 4]\"\n[5,\t6]",
-  "f_mixed": [
-    1,
-    "two"
-  ]
-}`
-	if got := string(compactNumberArrays(b)); got != want {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
-	}
-	var back map[string]any
-	if err := json.Unmarshal(compactNumberArrays(b), &back); err != nil {
-		t.Fatal(err)
-	}
-	if back["e_warn"] != v["e_warn"] {
-		t.Errorf("string changed: %q", back["e_warn"])
-	}
-}
-
-// TestReadFitJSONRoundTrip writes a fit file and reads it back, non-finite
-// numbers included.
-func TestReadFitJSONRoundTrip(t *testing.T) {
-	ff := &fitFile{fitHead: fitHead{Format: fitFormat}, fitOutcome: fitOutcome{ELBO: jsonFloat(math.NaN()), ParetoK: jsonFloat(math.Inf(-1))},
-		Factors: []fitFactor{{Name: "W", Family: "normal", Support: "real", Shape: []int{1, 2},
-			Params: paramValues{names: []string{"mean", "sd"}, values: [][]jsonFloat{{-1, 2}, {0.5, 0.25}}}}}}
-	var b bytes.Buffer
-	if err := writeFitJSON(&b, ff); err != nil {
-		t.Fatal(err)
-	}
-	if i, j := strings.Index(b.String(), `"mean"`), strings.Index(b.String(), `"sd"`); i < 0 || j < i {
-		t.Errorf("parameters not in ParamNames order:\n%s", b.String())
-	}
-	got, err := readFitJSON("fit.json", b.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !math.IsNaN(float64(got.ELBO)) || !math.IsInf(float64(got.ParetoK), -1) {
-		t.Errorf("ELBO %v, k %v", got.ELBO, got.ParetoK)
-	}
-	if sd, _ := got.Factors[0].Params.get("sd"); len(sd) != 2 || sd[1] != 0.25 {
-		t.Errorf("sd %v", sd)
-	}
-	var raw map[string]any
-	if err := json.Unmarshal(b.Bytes(), &raw); err != nil {
-		t.Errorf("fit.json is not plain JSON: %v", err)
-	}
-	// a fit.json without pareto_k (an older one) reads it as unknown, NaN,
-	// not as 0, which gpp sensitivity would take for a good q
-	old := regexp.MustCompile(`"pareto_k": *"-inf",?`).ReplaceAll(b.Bytes(), nil)
-	if bytes.Equal(old, b.Bytes()) {
-		t.Fatalf("no pareto_k in\n%s", b.Bytes())
-	}
-	if got, err := readFitJSON("fit.json", old); err != nil || !math.IsNaN(float64(got.ParetoK)) {
-		t.Errorf("fit.json without pareto_k: k %v, err %v", got.ParetoK, err)
-	}
-}
-
 // TestCaretUnderColumn: the caret under a quoted source line counts
 // display columns, not bytes (a CSV header may hold ï, a comment 日本),
 // copies tabs, and a byte-order mark at the start of a file is neither
@@ -1337,7 +1254,7 @@ func TestFitRollback(t *testing.T) {
 		sum += v
 	}
 	prec := float64(len(ys)) + 0.01
-	mu, sd := float64(ff.Factors[0].Params.values[0][0]), float64(ff.Factors[0].Params.values[1][0])
+	mu, sd := float64(ff.Factors[0].Params.Values[0][0]), float64(ff.Factors[0].Params.Values[1][0])
 	if math.Abs(mu-sum/prec) > 0.1/math.Sqrt(prec) || math.Abs(sd*math.Sqrt(prec)-1) > 0.2 {
 		t.Errorf("q = N(%g, %g), posterior N(%g, %g)", mu, sd, sum/prec, 1/math.Sqrt(prec))
 	}
@@ -1476,7 +1393,7 @@ y[1:T] ~ Normal(mu + phi * (y[0:T-1] - mu), sigma)
 				t.Errorf("phi's posterior mean %.3f, simulated with 0.9", mean)
 			}
 			ff := readFit(t, filepath.Join(out, "fit.json"))
-			want := map[string]*fitBounds{"phi": {Loc: -1, Scale: 2}, "mu": {Loc: 5, Scale: -1}, "sigma": nil}
+			want := map[string]*fitfile.Bounds{"phi": {Loc: -1, Scale: 2}, "mu": {Loc: 5, Scale: -1}, "sigma": nil}
 			for _, f := range ff.Factors {
 				w, ok := want[f.Name]
 				if !ok {
@@ -1701,13 +1618,13 @@ func columns(header []string) map[string]int {
 
 // savedFactor returns the factor name of dir's fit.json, failing t if there
 // is none.
-func savedFactor(t *testing.T, dir, name string) fitFactor {
+func savedFactor(t *testing.T, dir, name string) fitfile.Factor {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(dir, "fit.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ff fitFile
+	var ff fitfile.File
 	if err := json.Unmarshal(raw, &ff); err != nil {
 		t.Fatal(err)
 	}
@@ -1717,7 +1634,7 @@ func savedFactor(t *testing.T, dir, name string) fitFactor {
 		}
 	}
 	t.Fatalf("%s/fit.json has no factor %s", dir, name)
-	return fitFactor{}
+	return fitfile.Factor{}
 }
 
 // refitFrom fits model to data for 100 steps into second from first's
@@ -2006,24 +1923,6 @@ func TestFitRDump(t *testing.T) {
 			first = got
 		} else if string(got) != string(first) {
 			t.Errorf("%s: summary.csv\n%s\nwant (from d.csv)\n%s", name, got, first)
-		}
-	}
-}
-
-// BenchmarkWriteFitJSON writes the fit.json of a dense joint normal q at
-// 1000 coordinates (a Laplace or Pathfinder fit's: 500 500 numbers).
-func BenchmarkWriteFitJSON(b *testing.B) {
-	const n = 1000
-	chol := make([]jsonFloat, n*(n+1)/2)
-	for i := range chol {
-		chol[i] = jsonFloat(1 / float64(i+3))
-	}
-	mean := make([]jsonFloat, n)
-	ff := &fitFile{fitHead: fitHead{Format: fitFormat}, Factors: []fitFactor{{Name: "u", Family: "normal", Support: "real", Shape: []int{n},
-		Params: paramValues{names: []string{"mean", "chol"}, values: [][]jsonFloat{mean, chol}}}}}
-	for b.Loop() {
-		if err := writeFitJSON(io.Discard, ff); err != nil {
-			b.Fatal(err)
 		}
 	}
 }

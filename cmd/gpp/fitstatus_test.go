@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/fitfile"
 )
 
 // TestParetoLineNarrow: a k̂ that raises no alarm is followed by how many
@@ -108,7 +109,7 @@ func TestCollapsedStatus(t *testing.T) {
 		if c.hint && (!strings.Contains(h, "--family lognormal") || !strings.Contains(h, "--init path")) {
 			t.Errorf("hint %q names no remedy", h)
 		}
-		js, err := json.Marshal(outcomeOf(r, 0.3))
+		js, err := json.Marshal(fitfile.OutcomeOf(r, 0.3))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/pipeline"
 )
 
@@ -36,7 +37,7 @@ const (
 // means and sds are NUTS's within fullRankNUTSTol and fullRankNUTSSDTol,
 // where the mean-field fit's sds are not. Its fit.json holds the one
 // group, starts another fit (--init) and gpp predict, and read back
-// (initResult) gives the cutpoints' moments of the fit's draws: those of
+// (fitfile.InitResult) gives the cutpoints' moments of the fit's draws: those of
 // the correlated coordinates, not of the parts apart.
 func TestFitFullRankOrdered(t *testing.T) {
 	const model, data = "../../examples/ordinal.gpp", "../../examples/ordinal.csv"
@@ -80,12 +81,12 @@ func TestFitFullRankOrdered(t *testing.T) {
 			}
 		}
 		ff := readFit(t, filepath.Join(fr, "fit.json"))
-		if len(ff.Groups) != 1 || !slices.Equal(ff.Groups[0].Names, []string{"beta", "c"}) || ff.Groups[0].Rank != c.rank || !jointOrdered(ff.Factors, "c", c.fam) {
+		if len(ff.Groups) != 1 || !slices.Equal(ff.Groups[0].Names, []string{"beta", "c"}) || ff.Groups[0].Rank != c.rank || !fitfile.JointOrdered(ff.Factors, "c", c.fam) {
 			t.Fatalf("%s: fit.json: groups %v, want beta+c of rank %d with c's %v parts", what, ff.Groups, c.rank, c.fam)
 		}
-		r, warns := initResult(ff, ff.Factors, ff.Groups, l.Model)
+		r, warns := fitfile.InitResult(ff, ff.Factors, ff.Groups, l.Model)
 		if len(warns) > 0 {
-			t.Fatalf("%s: initResult: %v", what, warns)
+			t.Fatalf("%s: fitfile.InitResult: %v", what, warns)
 		}
 		// the draws' sds: 1000 draws, 2 % Monte Carlo error; the parts'
 		// variances summed instead are 20–60 % larger

@@ -87,7 +87,7 @@ func TestFitFullRankSimplex(t *testing.T) {
 			}
 		}
 		f := savedFactor(t, out, "p")
-		if mean, _ := f.Params.get("mean"); f.Family != "fullrank" || f.Support != "simplex" || len(f.Shape) != 1 || f.Shape[0] != 4 || len(mean) != 3 {
+		if mean, _ := f.Params.Get("mean"); f.Family != "fullrank" || f.Support != "simplex" || len(f.Shape) != 1 || f.Shape[0] != 4 || len(mean) != 3 {
 			t.Errorf("--fullrank %s: fit.json factor p: %+v", fr, f)
 		}
 		code, _, stderr = runSafe(t, "fit", dirMultModel, "--fullrank", fr, "--quiet", "--seed", "2",

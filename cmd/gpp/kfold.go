@@ -27,6 +27,7 @@ import (
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/infer/nuts"
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
@@ -259,7 +260,7 @@ func setupKfold(l *pipeline.Loaded, kc *kfoldConfig, con *console) (*kfoldSetup,
 	}
 	out := m.Outputs[su.ll]
 	if len(out.Shape) != 1 {
-		return su, ast.Errorf(out.Pos, "output %s has shape %s: %s needs a vector, one element per observation (a row of the data)", looOutput, shapeText(out.Shape), su.by())
+		return su, ast.Errorf(out.Pos, "output %s has shape %s: %s needs a vector, one element per observation (a row of the data)", looOutput, fitfile.ShapeText(out.Shape), su.by())
 	}
 	su.n = out.Shape[0]
 	if cells := data.MissingCells(l.Info, l.Data); len(cells) > 0 {
@@ -918,7 +919,7 @@ func sameParams(ma, mb *compile.Model, by, size, na, nb string) error {
 	for i, a := range ma.Latents {
 		b := mb.Latents[i]
 		if slices.Contains(perObs, i) {
-			return ast.Errorf(a.Pos, "param %s has a shape that follows the observations' count %s (%s on %s, %s on %s): %s predicts held-out rows from the other rows' params, so no param may be one per observation", a.Name, size, shapeText(a.Shape), na, shapeText(b.Shape), nb, by)
+			return ast.Errorf(a.Pos, "param %s has a shape that follows the observations' count %s (%s on %s, %s on %s): %s predicts held-out rows from the other rows' params, so no param may be one per observation", a.Name, size, fitfile.ShapeText(a.Shape), na, fitfile.ShapeText(b.Shape), nb, by)
 		}
 		if a.Support != b.Support || a.Loc != b.Loc || a.Scale != b.Scale || !slices.Equal(a.LocV, b.LocV) || !slices.Equal(a.ScaleV, b.ScaleV) {
 			return ast.Errorf(a.Pos, "param %s has bounds that read the split data (they differ between %s and %s): %s evaluates held-out rows at the training fit's values, which need the same bounds on both; bound it by constants or by data used whole", a.Name, na, nb, by)
@@ -1030,9 +1031,9 @@ type kfoldMeta struct {
 	Group string         `json:"group,omitempty"`
 	Seed  uint64         `json:"seed"`
 	Draws int            `json:"draws"`
-	ELPD  jsonFloat      `json:"elpd_kfold"`
-	SE    jsonFloat      `json:"se"`
-	P     jsonFloat      `json:"p_kfold"`
+	ELPD  fitfile.Float  `json:"elpd_kfold"`
+	SE    fitfile.Float  `json:"se"`
+	P     fitfile.Float  `json:"p_kfold"`
 	Fits  []kfoldFitMeta `json:"fits"`
 }
 
@@ -1042,14 +1043,14 @@ type kfoldFitMeta struct {
 	HeldOut int `json:"held_out"`
 	// An SGVB fit's ELBO, k̂ of its draws' weights, convergence and
 	// iterations; NUTS's largest R̂ and its divergent transitions. Numbers
-	// that are not finite are written as fit.json writes them (jsonFloat).
-	ELBO       *jsonFloat `json:"elbo,omitempty"`
-	ParetoK    *jsonFloat `json:"pareto_k,omitempty"`
-	Converged  *bool      `json:"converged,omitempty"`
-	Iterations int        `json:"iterations,omitempty"`
-	RHat       *jsonFloat `json:"rhat,omitempty"`
-	Divergent  *int       `json:"divergent,omitempty"`
-	ELPD       jsonFloat  `json:"elpd"` // the fold's held-out elpd; the full fit's lpd
+	// that are not finite are written as fit.json writes them (fitfile.Float).
+	ELBO       *fitfile.Float `json:"elbo,omitempty"`
+	ParetoK    *fitfile.Float `json:"pareto_k,omitempty"`
+	Converged  *bool          `json:"converged,omitempty"`
+	Iterations int            `json:"iterations,omitempty"`
+	RHat       *fitfile.Float `json:"rhat,omitempty"`
+	Divergent  *int           `json:"divergent,omitempty"`
+	ELPD       fitfile.Float  `json:"elpd"` // the fold's held-out elpd; the full fit's lpd
 }
 
 // runKfold runs gpp kfold.
@@ -1088,23 +1089,23 @@ func runKfold(ctx context.Context, kc *kfoldConfig, stdout io.Writer, con *conso
 		return code
 	}
 	t := su.totals(res)
-	meta := kfoldMeta{fitMeta: fitMeta{Format: kfoldFormat, Model: cfg.model, ModelHash: modelHash(su.l.Source), Data: append([]string{}, cfg.data...),
+	meta := kfoldMeta{fitMeta: fitMeta{Format: kfoldFormat, Model: cfg.model, ModelHash: fitfile.ModelHash(su.l.Source), Data: append([]string{}, cfg.data...),
 		DataSHA256: dataHashes(cfg.data, srcs), Sets: cfg.sets, Method: kfoldMethod(kc), Files: []string{kfoldFile, kfoldMetaFile}},
 		Folds: su.k, Group: kc.group, Seed: cfg.settings.Seed, Draws: cfg.outputDraws,
-		ELPD: jsonFloat(t.elpd), SE: jsonFloat(t.se), P: jsonFloat(t.p)}
+		ELPD: fitfile.Float(t.elpd), SE: fitfile.Float(t.se), P: fitfile.Float(t.p)}
 	for k, r := range res {
 		fm := kfoldFitMeta{Fold: k + 1, HeldOut: len(r.rows)}
 		if kc.nuts {
-			rhat, div := jsonFloat(r.rhat), r.divergent
+			rhat, div := fitfile.Float(r.rhat), r.divergent
 			fm.RHat, fm.Divergent = &rhat, &div
 		} else {
-			elbo, kHat, conv := jsonFloat(r.elbo), jsonFloat(r.k), r.converged
+			elbo, kHat, conv := fitfile.Float(r.elbo), fitfile.Float(r.k), r.converged
 			fm.ELBO, fm.ParetoK, fm.Converged, fm.Iterations = &elbo, &kHat, &conv, r.iterations
 		}
 		if k == su.k {
 			fm.Fold, fm.HeldOut = 0, 0
 		}
-		fm.ELPD = jsonFloat(r.total())
+		fm.ELPD = fitfile.Float(r.total())
 		meta.Fits = append(meta.Fits, fm)
 	}
 	files := []outputFile{

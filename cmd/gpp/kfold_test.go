@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/pipeline"
 )
 
@@ -395,7 +396,7 @@ func TestKfoldOutClash(t *testing.T) {
 func TestKfoldStaleClash(t *testing.T) {
 	dir := t.TempDir()
 	model := writeFile(t, dir, "norm.gpp", kfoldNormal)
-	writeFile(t, dir, fitFileName, `{"format": "`+fitFormat+`"}`)
+	writeFile(t, dir, fitFileName, `{"format": "`+fitfile.Format+`"}`)
 	const data = "y\n0.5\n-0.3\n1.2\n0.8\n0.1\n-0.9\n"
 	csvPath := writeFile(t, dir, summaryFile, data)
 	code, _, stderr := runSafe(t, "kfold", model, csvPath, "--folds", "3", "--quiet", "--out", dir)
@@ -485,8 +486,8 @@ func TestReplKfold(t *testing.T) {
 // observation no draw allows) and a NaN as fit.json writes them, not as a
 // number that reads as a value.
 func TestKfoldMetaNotFinite(t *testing.T) {
-	inf := jsonFloat(math.Inf(-1))
-	b, err := json.Marshal(kfoldMeta{ELPD: inf, SE: jsonFloat(math.NaN()), P: 1, Fits: []kfoldFitMeta{{Fold: 1, ELPD: inf, ParetoK: &inf}}})
+	inf := fitfile.Float(math.Inf(-1))
+	b, err := json.Marshal(kfoldMeta{ELPD: inf, SE: fitfile.Float(math.NaN()), P: 1, Fits: []kfoldFitMeta{{Fold: 1, ELPD: inf, ParetoK: &inf}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/textenc"
 )
 
@@ -76,7 +77,7 @@ func TestFitLabels(t *testing.T) {
 	if got, want := fit(named, fitNamed), fit(coded, fitCoded); got != want {
 		t.Errorf("summary.csv of the names differs from the codes':\n%s\nwant\n%s", got, want)
 	}
-	var ff fitFile
+	var ff fitfile.File
 	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(fitNamed, fitFileName))), &ff); err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/compile"
@@ -145,9 +146,9 @@ func cmdLogprob(args []string, stdout, stderr io.Writer) int {
 // map where the run coded none), for pipeline.LoadCoded: the draws' groups
 // are the run's codes, so data holding a few of its labels in another
 // order must get them, not codes of their own; and a fit's sizes bound
-// from numeric ids (fitFile.Sizes), which data holding a few of the groups
+// from numeric ids (fitfile.File.Sizes), which data holding a few of the groups
 // must not make smaller than the draws' params, and the CSV columns of its
-// matrices (fitFile.DataColumns), bound by name. It returns nil (code
+// matrices (fitfile.File.DataColumns), bound by name. It returns nil (code
 // afresh) for another file: a JSON point, a CSV of draws from elsewhere.
 // The run's file read is added to srcs.
 func drawsRunLevels(file string, srcs sources) (map[string]data.Levels, map[string]int, map[string][]string, error) {
@@ -161,11 +162,11 @@ func drawsRunLevels(file string, srcs sources) (map[string]data.Levels, map[stri
 			return nil, nil, nil, fmt.Errorf("--params: cannot read the fit of %s: %v", file, err)
 		}
 		srcs[path] = src
-		ff, err := readFitJSON(path, src)
+		ff, err := fitfile.Read(path, src)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		return dataLevels(ff.Levels), ff.Sizes, ff.DataColumns, nil
+		return fitfile.DataLevels(ff.Levels), ff.Sizes, ff.DataColumns, nil
 	}
 	if path := filepath.Join(dir, coordsFile); isRegular(path) {
 		sc, err := readCoordsHeader(path)
@@ -175,7 +176,7 @@ func drawsRunLevels(file string, srcs sources) (map[string]data.Levels, map[stri
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		return dataLevels(sc.levels), sc.sizes, sc.columns, nil
+		return fitfile.DataLevels(sc.levels), sc.sizes, sc.columns, nil
 	}
 	return nil, nil, nil, nil
 }

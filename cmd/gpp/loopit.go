@@ -17,6 +17,7 @@ import (
 	"slices"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/lang/compile"
 	"gonum.org/v1/gonum/stat/distuv"
 	"gonum.org/v1/plot"
@@ -120,7 +121,7 @@ func pitChecks(ms []ppcMatch, ds *drawSet, seed uint64) []pitCheck {
 		c := pitCheck{m: m, discrete: m.intRep}
 		if !sameShape(u.shape, v.shape) {
 			c.note = fmt.Sprintf("no LOO-PIT of %s: log_lik has %d element%s of shape %s, %s %d of shape %s; give log_lik a term per element of %s",
-				m.data, len(v.elems), plural(len(v.elems)), shapeText(v.shape), m.data, len(u.elems), shapeText(u.shape), m.data)
+				m.data, len(v.elems), plural(len(v.elems)), fitfile.ShapeText(v.shape), m.data, len(u.elems), fitfile.ShapeText(u.shape), m.data)
 			ds.pits = append(ds.pits, c)
 			continue
 		}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/compile"
 	"github.com/gpplang/gpp/model"
@@ -366,7 +367,7 @@ func TestModelPredictor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := pipeline.LoadPredict(regressionModel, []string{newData}, nil, compile.PredictOptions{}, dataLevels(ff.Levels), ff.Sizes, ff.DataColumns)
+	l, err := pipeline.LoadPredict(regressionModel, []string{newData}, nil, compile.PredictOptions{}, fitfile.DataLevels(ff.Levels), ff.Sizes, ff.DataColumns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -546,7 +547,7 @@ func TestModelPredictorSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := pipeline.LoadPredict(regressionModel, []string{newData}, nil, compile.PredictOptions{}, dataLevels(sc.levels), sc.sizes, sc.columns)
+	l, err := pipeline.LoadPredict(regressionModel, []string{newData}, nil, compile.PredictOptions{}, fitfile.DataLevels(sc.levels), sc.sizes, sc.columns)
 	if err != nil {
 		t.Fatal(err)
 	}

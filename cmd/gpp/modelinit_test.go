@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/model"
 )
 
@@ -125,7 +126,7 @@ func readFitQ(t *testing.T, out, path string) *sgvb.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ff, err := readFitJSON(fitPath, src)
+	ff, err := fitfile.Read(fitPath, src)
 	if err != nil {
 		t.Fatal(err)
 	}

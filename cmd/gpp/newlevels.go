@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/compile"
 )
@@ -56,10 +57,10 @@ func grows(m *compile.Model, lat *compile.Latent, fit []int) bool {
 	return true
 }
 
-// take records that lat, of shape fit in the fit, has new elements here,
+// Take records that lat, of shape fit in the fit, has new elements here,
 // and reports whether --new-levels allows it (g nil: a command other than
 // predict, which never does).
-func (g *growth) take(m *compile.Model, lat *compile.Latent, fit []int) bool {
+func (g *growth) Take(m *compile.Model, lat *compile.Latent, fit []int) bool {
 	if g == nil || !g.allow || !grows(m, lat, fit) {
 		return false
 	}
@@ -70,11 +71,11 @@ func (g *growth) take(m *compile.Model, lat *compile.Latent, fit []int) bool {
 	return true
 }
 
-// hint is the words that end a shape mismatch of lat, of shape fit there,
+// Hint is the words that end a shape mismatch of lat, of shape fit there,
 // when --new-levels would take it: only a param whose type lets new
 // elements be drawn (compile.NewLevelsSupport; the flag refuses a
 // sum_to_zero_vector's, say).
-func (g *growth) hint(m *compile.Model, lat *compile.Latent, fit []int) string {
+func (g *growth) Hint(m *compile.Model, lat *compile.Latent, fit []int) string {
 	if g == nil || g.allow || !grows(m, lat, fit) {
 		return ""
 	}
@@ -130,13 +131,13 @@ func (lv *levelDraws) notes() []string {
 	var out []string
 	for _, g := range lv.ls.Grown() {
 		out = append(out, fmt.Sprintf("--new-levels: %s is %s here, %s in the fit: its %d new element%s drawn at each draw from its prior %s (%s), given that draw's params",
-			g.Name, shapeText(g.Shape), shapeText(g.Fit), g.New, plural(g.New), g.Prior, g.PriorPos))
+			g.Name, fitfile.ShapeText(g.Shape), fitfile.ShapeText(g.Fit), g.New, plural(g.New), g.Prior, g.PriorPos))
 	}
 	return out
 }
 
 // fitModel returns a copy of m laid out as the fit was: each grown param
-// of the fit's shape, the offsets after each other (initResult reads
+// of the fit's shape, the offsets after each other (fitfile.InitResult reads
 // the fit's factors against it).
 func (lv *levelDraws) fitModel() *compile.Model {
 	mf := *lv.m
@@ -254,7 +255,7 @@ func sampleGrows(m *compile.Model, lat *compile.Latent, typ string) ([]int, bool
 	}
 	there := *lat
 	there.Shape = fs
-	return fs, latentTypeText(&there) == typ
+	return fs, fitfile.LatentTypeText(&there) == typ
 }
 
 // levelsErr positions err (from newLevelDraws) for printError.

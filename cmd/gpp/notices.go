@@ -89,7 +89,7 @@ func (ns notices) print(w io.Writer, srcs sources) {
 	}
 }
 
-// fileNotices are the warnings and hints fit.json lists (fitFile's
+// fileNotices are the warnings and hints fit.json lists (fitfile.File's
 // warnings and hints): every one the run printed, in order. The
 // warnings of plots that the commit leaves out (noteUnplotted) come
 // between before and after.

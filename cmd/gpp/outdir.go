@@ -20,6 +20,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/gpplang/gpp/internal/fitfile"
 )
 
 // anyOutputName matches the name of every file that a gpp command writes
@@ -45,7 +47,7 @@ var anyOutputName = regexp.MustCompile(`^(` + strings.Join([]string{
 // wrote (its first line gives gpp_version). Files named as gpp's outputs
 // in another directory are the user's, and no run removes them.
 func gppOutDir(dir string) bool {
-	for name, format := range map[string]string{fitFileName: fitFormat, kfoldMetaFile: kfoldFormat} {
+	for name, format := range map[string]string{fitFileName: fitfile.Format, kfoldMetaFile: kfoldFormat} {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			continue
@@ -105,7 +107,7 @@ func runFiles(dir string) []string {
 // fit.json or kfold.json lists (runFiles), and whether dir has such a
 // list.
 func listedRunFiles(dir string) ([]string, bool) {
-	for _, m := range []struct{ name, format string }{{fitFileName, fitFormat}, {kfoldMetaFile, kfoldFormat}} {
+	for _, m := range []struct{ name, format string }{{fitFileName, fitfile.Format}, {kfoldMetaFile, kfoldFormat}} {
 		b, err := os.ReadFile(filepath.Join(dir, m.name))
 		if err != nil {
 			continue

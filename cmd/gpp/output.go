@@ -20,7 +20,6 @@ import (
 	"crypto/sha256"
 	"encoding/csv"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -40,15 +39,12 @@ import (
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/nuts"
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/pipeline"
-	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/autodiff"
 	"github.com/gpplang/gpp/lang/check"
 	"github.com/gpplang/gpp/lang/compile"
 )
-
-// fitFormat names the layout of fit.json.
-const fitFormat = "gpp-fit/1"
 
 // predictStream seeds the draws of predictive outputs (output y ~ D(args)):
 // sgvb.OutputStream, which the model package's summaries share.
@@ -480,7 +476,7 @@ const (
 	summaryFile = "summary.csv"
 	drawsFile   = "draws.csv"
 	elboFile    = "elbo.csv"
-	fitFileName = "fit.json"
+	fitFileName = fitfile.FileName
 	elboPlot    = "elbo.png"
 	looFile     = "loo.csv" // with an output log_lik (wantsLOO)
 )
@@ -1335,36 +1331,11 @@ func inexactWarnings(ds *drawSet, info *check.Info) []string {
 // ---------------------------------------------------------------------------
 // CSV files
 
-// formatNum formats a number for the CSV files: 6 significant digits as
-// CmdStan writes by default, and NaN, inf, -inf as Stan CSV spells them.
-func formatNum(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "NaN"
-	case math.IsInf(v, 1):
-		return "inf"
-	case math.IsInf(v, -1):
-		return "-inf"
-	}
-	if s, ok := formatWhole(v); ok {
-		return s
-	}
-	return strconv.FormatFloat(v, 'g', 6, 64)
-}
+// formatNum formats a number for the CSV files (fitfile.FormatNum).
+func formatNum(v float64) string { return fitfile.FormatNum(v) }
 
-// formatWhole writes a whole number in an int's range (at most 2^53 in
-// magnitude) with all its digits (a size N = 1234567, an int output, a
-// count's quantile), where 6 significant digits would print 1.23457e+06;
-// -0 is 0.
-func formatWhole(v float64) (string, bool) {
-	if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
-		return "", false
-	}
-	if v == 0 {
-		v = 0 // -0
-	}
-	return strconv.FormatFloat(v, 'f', -1, 64), true
-}
+// formatWhole writes a whole number with all its digits (fitfile.FormatWhole).
+func formatWhole(v float64) (string, bool) { return fitfile.FormatWhole(v) }
 
 // formatExact is formatNum with the shortest digits that read back as v.
 func formatExact(v float64) string {
@@ -1582,7 +1553,7 @@ func writeModelHeader(p func(string, ...any), h drawsHeader) {
 	p("# model = %s", h.model)
 	p("# model_sha256 = %s", h.modelHash)
 	for _, m := range h.missing {
-		p("# %s = %s at %s", m.Latent, m.Data, strings.Join(cellTexts(m.Cells), ", "))
+		p("# %s = %s at %s", m.Latent, m.Data, strings.Join(fitfile.CellTexts(m.Cells), ", "))
 	}
 }
 
@@ -1765,314 +1736,17 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // ---------------------------------------------------------------------------
-// fit.json
-
-// jsonFloat is a float64 that survives JSON: NaN is written as null and
-// the infinities as the strings "inf" and "-inf".
-type jsonFloat float64
-
-// MarshalJSON implements json.Marshaler.
-func (f jsonFloat) MarshalJSON() ([]byte, error) {
-	return f.appendJSON(nil), nil
-}
-
-// appendJSON appends f's JSON text (MarshalJSON's) to b.
-func (f jsonFloat) appendJSON(b []byte) []byte {
-	v := float64(f)
-	switch {
-	case math.IsNaN(v):
-		return append(b, "null"...)
-	case math.IsInf(v, 1):
-		return append(b, `"inf"`...)
-	case math.IsInf(v, -1):
-		return append(b, `"-inf"`...)
-	}
-	return strconv.AppendFloat(b, v, 'g', -1, 64)
-}
-
-// badNumber is jsonFloat's error: encoding/json gives a json.Unmarshaler's
-// error no offset, so jsonError places it at the value's text.
-type badNumber struct{ text string }
-
-func (e *badNumber) Error() string { return "expected a number, got " + e.text }
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (f *jsonFloat) UnmarshalJSON(b []byte) error {
-	switch string(b) {
-	case "null", `"nan"`, `"NaN"`:
-		*f = jsonFloat(math.NaN())
-		return nil
-	case `"inf"`, `"+inf"`, `"Infinity"`:
-		*f = jsonFloat(math.Inf(1))
-		return nil
-	case `"-inf"`, `"-Infinity"`:
-		*f = jsonFloat(math.Inf(-1))
-		return nil
-	}
-	v, err := strconv.ParseFloat(string(b), 64)
-	if err != nil {
-		return &badNumber{string(b)}
-	}
-	*f = jsonFloat(v)
-	return nil
-}
-
-// fitHead opens fit.json and evidence.json: the file's format, the gpp
-// that wrote it, and the model, data and --set values fitted.
-type fitHead struct {
-	Format      string   `json:"format"`
-	GppVersion  string   `json:"gpp_version"`
-	Model       string   `json:"model"`
-	ModelSHA256 string   `json:"model_sha256"`
-	Data        []string `json:"data"`
-	// DataSHA256 holds the sha256 of each data file's contents, in the
-	// order of Data: gpp compare tells the same data read by other paths.
-	DataSHA256 []string          `json:"data_sha256,omitempty"`
-	Sets       map[string]string `json:"sets,omitempty"`
-}
+// fit.json: its types, reader and writer are internal/fitfile's; here, what
+// the commands record in it
 
 // newFitHead is the head of a file of format for the fit of h.
-func newFitHead(format string, h drawsHeader) fitHead {
-	fh := fitHead{Format: format, GppVersion: version, Model: h.model, ModelSHA256: h.modelHash,
+func newFitHead(format string, h drawsHeader) fitfile.Head {
+	fh := fitfile.Head{Format: format, GppVersion: version, Model: h.model, ModelSHA256: h.modelHash,
 		Data: append([]string{}, h.data...), DataSHA256: h.dataHash}
 	if len(h.cfg.sets) > 0 {
 		fh.Sets = map[string]string(h.cfg.sets)
 	}
 	return fh
-}
-
-// fitFile is the content of fit.json.
-type fitFile struct {
-	fitHead
-	Settings fitSettings `json:"settings"`
-	Method   string      `json:"method"`
-	fitOutcome
-	// Hints are the hints the run printed (after "gpp: hint: "), in order;
-	// the outcome's warnings are every warning it printed.
-	Hints   []string    `json:"hints"`
-	Factors []fitFactor `json:"factors,omitempty"`
-	// Groups are the joint full-rank factors (--fullrank a+b, all).
-	Groups []fitGroup `json:"groups,omitempty"`
-	// Restarts holds the fits of a mixture of restarts (--restarts > 1),
-	// in place of Factors; the outcome above is then the mixture's.
-	Restarts []fitRestart `json:"restarts,omitempty"`
-	// Missing says which data cell each fitted missing value is.
-	Missing []fitMissing `json:"missing,omitempty"`
-	// Levels records how each column of labels in the data was coded,
-	// by data declaration: gpp predict codes new data so.
-	Levels map[string]fitLevels `json:"levels,omitempty"`
-	// Sizes records each int data size that no input gave and that the
-	// largest value of the numeric ids it bounds bound (S of
-	// int<lower=0, upper=S-1> subj, data.CodeSizes): gpp predict binds
-	// it so, where new data holding a few groups would bind a smaller S.
-	Sizes map[string]int `json:"sizes,omitempty"`
-	// DataColumns records, by matrix data declaration, the CSV columns it
-	// was bound from, in order (X=train.csv:-y): gpp predict binds a new
-	// file's columns by these names, not by position. Older fits lack it.
-	DataColumns map[string][]string `json:"data_columns,omitempty"`
-	// Labels holds, by variable, the labels that named the elements of its
-	// axes sized by a column of labels (null for an axis named by number;
-	// savedAxes): gpp summary of draws.csv names them so.
-	Labels map[string][][]string `json:"labels,omitempty"`
-	// Resample is what --psis-resample did to the output draws (omitted
-	// without it); the factors above are still q's.
-	Resample *fitResample `json:"psis_resample,omitempty"`
-	// MeanFieldSDRatio is, per param, the largest factor by which the
-	// curvature check of a mean-field fit finds its elements' sds too
-	// small, √(Σ_ii Λ_ii) (docs/inference.md, The mean-field hint);
-	// omitted where the check did not run.
-	MeanFieldSDRatio map[string]jsonFloat `json:"meanfield_sd_ratio,omitempty"`
-	// Files lists the files written with this fit.json in its directory,
-	// fit.json included: the directory holds exactly these of this run
-	// while fit.json is there (staged.commit); the next run written there
-	// removes those it does not write again (staleInDir).
-	Files []string `json:"files,omitempty"`
-	// FileSHA256 holds the sha256 of each file that Files lists but
-	// fit.json: a reader checks that a file is this run's.
-	FileSHA256 map[string]string `json:"files_sha256,omitempty"`
-}
-
-// fitResample records an importance resampling of the output draws
-// (--psis-resample): the draws of q weighted, their Pareto k̂ and ESS,
-// the distinct candidates among the draws, the candidates with a
-// non-finite log joint, and whether the draws were resampled (false: the
-// weights were unusable, q's draws kept; see usable).
-type fitResample struct {
-	Candidates int       `json:"candidates"`
-	ParetoK    jsonFloat `json:"pareto_k"`
-	ESS        jsonFloat `json:"ess"`
-	Distinct   int       `json:"distinct"`
-	Bad        int       `json:"bad_candidates"`
-	Resampled  bool      `json:"resampled"`
-}
-
-// fitLevels is, in fit.json, the coding of a column of labels: label
-// Labels[k] is the int First+k (data.Levels). The column is the data
-// file's, for the reader.
-type fitLevels struct {
-	Column string   `json:"column"`
-	First  int      `json:"first"`
-	Labels []string `json:"labels"`
-}
-
-// fitLevelsOf converts codings for fit.json.
-func fitLevelsOf(levels map[string]data.Levels) map[string]fitLevels {
-	if len(levels) == 0 {
-		return nil
-	}
-	out := map[string]fitLevels{}
-	for k, lv := range levels {
-		out[k] = fitLevels{Column: lv.Column, First: lv.First, Labels: lv.Labels}
-	}
-	return out
-}
-
-// dataLevels converts a fit file's codings for data.BindCoded.
-func dataLevels(levels map[string]fitLevels) map[string]data.Levels {
-	out := map[string]data.Levels{}
-	for k, lv := range levels {
-		out[k] = data.Levels{Column: lv.Column, First: lv.First, Labels: lv.Labels}
-	}
-	return out
-}
-
-// fitMissing is, in fit.json, the latent of the missing values of a data
-// declaration and the cell (file:line:column) of each element in order.
-type fitMissing struct {
-	Latent string   `json:"latent"`
-	Data   string   `json:"data"`
-	Cells  []string `json:"cells"`
-}
-
-// cellTexts writes cell positions as file:line:column.
-func cellTexts(cells []ast.Pos) []string {
-	out := make([]string, len(cells))
-	for i, c := range cells {
-		out[i] = c.String()
-	}
-	return out
-}
-
-// fitOutcome is how a fit ended, in fit.json (its fields inline).
-type fitOutcome struct {
-	ELBO   jsonFloat `json:"elbo"` // null for MAP, which has LogJoint
-	ELBOSE jsonFloat `json:"elbo_se"`
-	// LogJoint is the log joint at a MAP estimate (omitted for SGVB).
-	LogJoint   *jsonFloat `json:"log_joint,omitempty"`
-	Iterations int        `json:"iterations"`
-	Converged  bool       `json:"converged"`
-	// Collapsed: the final ELBO estimate lies orders of magnitude below
-	// the last evaluation's (sgvb.Result.Collapsed), so converged says only
-	// that the evaluations settled; omitted when false.
-	Collapsed     bool      `json:"final_elbo_collapsed,omitempty"`
-	Interrupted   bool      `json:"interrupted"`
-	ParetoK       jsonFloat `json:"pareto_k"`
-	ParetoReading string    `json:"pareto_reading"`
-	// ParetoRelESS is the relative effective sample size ESS/S of the
-	// weights p/q over the same draws as pareto_k, the smaller of the raw
-	// and the Pareto-smoothed weights' (sgvb.ParetoDiagnostics), which the
-	// reading reads with k̂: above 0.7 with a relative ESS of at least
-	// 1/(1 + 0.2²) ≈ 0.962 the tail is negligible (sgvb.TailNegligible);
-	// null where none was computed.
-	ParetoRelESS jsonFloat `json:"pareto_rel_ess"`
-	// ParetoKDraws is the number of draws pareto_k is from: 1000, or
-	// 10 000 where those gave a k̂ near 0.7 (sgvb.KBandLow–KBandHigh);
-	// 0 where none was computed (MAP, an interrupted fit).
-	ParetoKDraws int       `json:"pareto_k_draws"`
-	StepSize     jsonFloat `json:"step_size"`
-	BadSteps     int       `json:"bad_steps"`
-	Rollbacks    int       `json:"rollbacks"` // returns to the best q after a divergence or a drift
-	// AveragedIterates is the number of iterates whose mean is q (the
-	// engine's iterate average); 0: q is the last iterate (a mixture:
-	// see each restart).
-	AveragedIterates int `json:"averaged_iterates"`
-	// PathfinderIterate is the iterate of the L-BFGS path whose normal is
-	// q (--family pathfinder; omitted otherwise), of PathfinderIterates.
-	PathfinderIterate  *int      `json:"pathfinder_iterate,omitempty"`
-	PathfinderIterates *int      `json:"pathfinder_iterates,omitempty"`
-	Seconds            jsonFloat `json:"seconds"`
-	Warnings           []string  `json:"warnings"`
-}
-
-// outcomeOf describes how r ended, with η the step size used.
-func outcomeOf(r *sgvb.Result, eta float64) fitOutcome {
-	o := fitOutcome{
-		ELBO: jsonFloat(r.ELBO), ELBOSE: jsonFloat(r.ELBOSE), Iterations: r.Iterations,
-		Converged: r.Converged, Collapsed: r.Collapsed, Interrupted: r.Interrupted, ParetoK: jsonFloat(r.ParetoK),
-		ParetoReading: r.ParetoReading, ParetoRelESS: jsonFloat(r.ParetoRelESS), ParetoKDraws: r.ParetoKDraws, StepSize: jsonFloat(eta), BadSteps: r.BadSteps, Rollbacks: r.Rollbacks,
-		AveragedIterates: r.Averaged,
-		Seconds:          jsonFloat(math.Round(r.Seconds*1000) / 1000), Warnings: append([]string{}, r.Warnings...),
-	}
-	if r.Method == sgvb.MAP { // the result's ELBO is the log joint at the estimate
-		lj := o.ELBO
-		o.LogJoint, o.ELBO, o.ELBOSE = &lj, jsonFloat(math.NaN()), jsonFloat(math.NaN())
-	}
-	if pf := r.Pathfinder; pf != nil && pf.Scored > 0 {
-		it, its := pf.Iterate, pf.Iterates
-		o.PathfinderIterate, o.PathfinderIterates = &it, &its
-	}
-	return o
-}
-
-// fitRestart is one restart of a mixture in fit.json.
-type fitRestart struct {
-	Seed uint64 `json:"seed"`
-	fitOutcome
-	Factors []fitFactor `json:"factors"`
-	Groups  []fitGroup  `json:"groups,omitempty"`
-}
-
-// fitGroup is a joint full-rank factor (--fullrank a+b): a multivariate
-// normal over the coordinates of the params names, in that order, each
-// param's elements in turn (the values of a real param, the logs of a
-// positive one), with the params of a fullrank factor: mean, L[1] … L[n].
-// Each member's entry in factors is its marginal (family fullrank). With
-// Rank (--rank) it is a low-rank factor, params mean, d, B[1] … B[Rank],
-// and so are its members' marginals (family lowrank). With Band
-// (--band) it is the banded factor of one param, params mean, band[0] …
-// band[Band] (the diagonals of its precision's Cholesky factor L), and
-// its member's factor is the same (family banded); of more than one (an
-// arrowhead: the first the chain, the others global) the params go on
-// with arrow[0] … (the globals' rows of L), the chain's factor is banded
-// with its marginal sds and no band, each global's the full-rank factor
-// of its marginal.
-type fitGroup struct {
-	Names  []string    `json:"names"`
-	Rank   int         `json:"rank,omitempty"`
-	Band   int         `json:"band,omitempty"`
-	Params paramValues `json:"params"`
-}
-
-// fitSettings records the command line's fit settings.
-type fitSettings struct {
-	Family       string    `json:"family"`
-	Optimizer    string    `json:"optimizer"`
-	StepSize     jsonFloat `json:"step_size"` // 0: the optimizer's default
-	Seed         uint64    `json:"seed"`
-	Iter         int       `json:"iter"`
-	DrawsPerStep int       `json:"draws"`
-	GammaGrad    string    `json:"gamma_grad"`
-	GammaParam   string    `json:"gamma_param"`
-	Estimator    string    `json:"estimator"`
-	Tol          jsonFloat `json:"tol"`
-	LastIterate  bool      `json:"last_iterate"`
-	EvalEvery    int       `json:"eval_every"`
-	Workers      int       `json:"workers"`
-	OutputDraws  int       `json:"output_draws"`
-	Restarts     int       `json:"restarts,omitempty"`    // omitted for one fit
-	Jitter       *float64  `json:"jitter,omitempty"`      // --jitter; omitted for one fit
-	InitRadius   float64   `json:"init_radius,omitempty"` // --init-radius; omitted without it
-	Init         string    `json:"init,omitempty"`
-	FullRank     string    `json:"fullrank,omitempty"` // --fullrank as given; omitted without it
-	Rank         int       `json:"rank,omitempty"`     // --rank; omitted for full rank
-	Band         int       `json:"band,omitempty"`     // --band; omitted without it
-	PSISResample bool      `json:"psis_resample,omitempty"`
-	// Minibatch is --minibatch as given (N=B), omitted for a full-data
-	// fit: the steps saw B rows each; the final ELBO, k̂ and draws all.
-	Minibatch string `json:"minibatch,omitempty"`
-	// Anneal is --anneal of a minibatch fit (the step-size halvings), -1
-	// for none; omitted for a full-data fit.
-	Anneal int `json:"anneal,omitempty"`
 }
 
 // minibatchSetting is --minibatch as the fit used it (N=B), or "" for a
@@ -2096,138 +1770,6 @@ func annealSetting(c *fitConfig) int {
 	return c.settings.Anneal
 }
 
-// fitFactor is one fitted factor: its parameters by name, each row-major
-// over the latent's elements.
-type fitFactor struct {
-	Name    string      `json:"name"`
-	Family  string      `json:"family"`
-	Support string      `json:"support"`
-	Shape   []int       `json:"shape"`
-	Params  paramValues `json:"params"`
-	// Bounds: the params describe b on the support, and the latent (a
-	// bounded param) is loc + scale·b.
-	Bounds *fitBounds `json:"bounds,omitempty"`
-	// Parts: an ordered param's factor (family and support "ordered",
-	// params {}) is made of two, each with its own params: parts[0] the
-	// normal factor of x[0] (shape [1], support real) and parts[1] the
-	// factor of the increments x[k] − x[k−1] (shape [K − 1], support
-	// positive; absent when K is 1). The param is their running sum. A
-	// positive_ordered param's (family "ordered", support
-	// "positive_ordered") has one part, the positive factor of x[0] and
-	// the increments (shape [K]).
-	Parts []fitFactor `json:"parts,omitempty"`
-}
-
-// fitBounds records a bounded param's map from its factor's support:
-// {"loc": L, "scale": S}, or for a param with a bound per element
-// (real<lower=c>[M] with c data) arrays of the locs and scales of its
-// elements, row-major, {"loc": [...], "scale": [...]} (LocV, ScaleV).
-type fitBounds struct {
-	Loc, Scale   float64
-	LocV, ScaleV []float64
-}
-
-// MarshalJSON writes the bounds' numbers, or arrays per element.
-func (b fitBounds) MarshalJSON() ([]byte, error) {
-	if b.ScaleV != nil {
-		return json.Marshal(struct {
-			Loc   []jsonFloat `json:"loc"`
-			Scale []jsonFloat `json:"scale"`
-		}{toJSONFloats(b.LocV), toJSONFloats(b.ScaleV)})
-	}
-	return json.Marshal(struct {
-		Loc   float64 `json:"loc"`
-		Scale float64 `json:"scale"`
-	}{b.Loc, b.Scale})
-}
-
-// UnmarshalJSON reads the bounds' numbers, or arrays per element.
-func (b *fitBounds) UnmarshalJSON(data []byte) error {
-	var raw struct{ Loc, Scale json.RawMessage }
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return err
-	}
-	*b = fitBounds{}
-	if t := bytes.TrimSpace(raw.Scale); len(t) > 0 && t[0] == '[' {
-		if err := json.Unmarshal(raw.Loc, &b.LocV); err != nil {
-			return err
-		}
-		return json.Unmarshal(raw.Scale, &b.ScaleV)
-	}
-	if err := json.Unmarshal(raw.Loc, &b.Loc); err != nil {
-		return err
-	}
-	return json.Unmarshal(raw.Scale, &b.Scale)
-}
-
-// paramValues holds a factor's parameters in the order of
-// Family.ParamNames; it is written as a JSON object in that order.
-type paramValues struct {
-	names  []string
-	values [][]jsonFloat
-}
-
-// MarshalJSON implements json.Marshaler.
-func (p paramValues) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, n := range p.names {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(n)
-		b.Write(k)
-		b.WriteByte(':')
-		b.WriteByte('[')
-		for j, v := range p.values[i] { // as json.Marshal writes them, without an allocation a number
-			if j > 0 {
-				b.WriteByte(',')
-			}
-			b.Write(v.appendJSON(b.AvailableBuffer()))
-		}
-		b.WriteByte(']')
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (p *paramValues) UnmarshalJSON(b []byte) error {
-	var m map[string][]jsonFloat
-	if err := json.Unmarshal(b, &m); err != nil {
-		return err
-	}
-	p.names, p.values = nil, nil
-	for _, k := range sortedKeys(m) {
-		p.names = append(p.names, k)
-		p.values = append(p.values, m[k])
-	}
-	return nil
-}
-
-func (p *paramValues) get(name string) ([]jsonFloat, bool) {
-	for i, n := range p.names {
-		if n == name {
-			return p.values[i], true
-		}
-	}
-	return nil, false
-}
-
-func toJSONFloats(v []float64) []jsonFloat {
-	out := make([]jsonFloat, len(v))
-	for i, x := range v {
-		out[i] = jsonFloat(x)
-	}
-	return out
-}
-
-// modelHash returns the hex sha256 of a model's source.
-func modelHash(src []byte) string {
-	h := sha256.Sum256(src)
-	return hex.EncodeToString(h[:])
-}
-
 // dataHashes returns the hex sha256 of the contents of each data argument's
 // file (FILE, NAME=FILE or NAME=FILE:COLUMNS), read from srcs, which holds
 // the files as the fit read them; nil if one is not there.
@@ -2239,7 +1781,7 @@ func dataHashes(args []string, srcs sources) []string {
 		if !ok {
 			return nil
 		}
-		out[i] = modelHash(b)
+		out[i] = fitfile.ModelHash(b)
 	}
 	return out
 }
@@ -2254,7 +1796,7 @@ func (h *drawsHeader) recordData(l *pipeline.Loaded) {
 
 // newFitFile describes a fit for fit.json, with the warnings and hints
 // of h.notices where known.
-func newFitFile(h drawsHeader) *fitFile {
+func newFitFile(h drawsHeader) *fitfile.File {
 	ff := fitFileOf(h)
 	ff.Hints = []string{}
 	if n := h.notices; n != nil {
@@ -2270,46 +1812,46 @@ func newFitFile(h drawsHeader) *fitFile {
 }
 
 // fitFileOf describes a fit for fit.json, its warnings the engine's.
-func fitFileOf(h drawsHeader) *fitFile {
+func fitFileOf(h drawsHeader) *fitfile.File {
 	c, r := h.cfg, h.r
-	ff := &fitFile{
-		fitHead: newFitHead(fitFormat, h), Method: r.Method.String(),
-		Settings: fitSettings{
-			Family: c.family, Optimizer: c.settings.Optimizer.String(), StepSize: jsonFloat(c.settings.StepSize),
+	ff := &fitfile.File{
+		Head: newFitHead(fitfile.Format, h), Method: r.Method.String(),
+		Settings: fitfile.Settings{
+			Family: c.family, Optimizer: c.settings.Optimizer.String(), StepSize: fitfile.Float(c.settings.StepSize),
 			Seed: c.settings.Seed, Iter: c.settings.MaxIter, DrawsPerStep: c.settings.DrawsPerStep,
-			GammaGrad: c.gammaGrad, GammaParam: c.gammaParam, Estimator: c.estimator, Tol: jsonFloat(c.tol), LastIterate: c.settings.LastIterate, EvalEvery: c.settings.EvalEvery,
+			GammaGrad: c.gammaGrad, GammaParam: c.gammaParam, Estimator: c.estimator, Tol: fitfile.Float(c.tol), LastIterate: c.settings.LastIterate, EvalEvery: c.settings.EvalEvery,
 			Workers: c.settings.Workers, OutputDraws: c.outputDraws, Init: initSetting(c), FullRank: c.fullRank, Rank: c.rank, Band: c.band,
 			PSISResample: c.resample,
 			Minibatch:    minibatchSetting(c),
 			Anneal:       annealSetting(c),
 		},
-		fitOutcome: outcomeOf(r, h.stepSize),
+		Outcome: fitfile.OutcomeOf(r, h.stepSize),
 	}
 	for _, m := range h.missing {
-		ff.Missing = append(ff.Missing, fitMissing{Latent: m.Latent, Data: m.Data, Cells: cellTexts(m.Cells)})
+		ff.Missing = append(ff.Missing, fitfile.Missing{Latent: m.Latent, Data: m.Data, Cells: fitfile.CellTexts(m.Cells)})
 	}
-	ff.Levels = fitLevelsOf(h.levels)
+	ff.Levels = fitfile.LevelsOf(h.levels)
 	ff.Sizes = h.sizes
 	ff.DataColumns = h.columns
 	if h.curv != nil {
 		ff.MeanFieldSDRatio = h.curv.maxByLatent()
 	}
 	if o := h.resample; o != nil {
-		ff.Resample = &fitResample{Candidates: o.rs.Candidates, ParetoK: jsonFloat(o.rs.K), ESS: jsonFloat(o.rs.ESS), Distinct: o.distinct, Bad: o.rs.Bad, Resampled: o.used}
+		ff.Resample = &fitfile.Resample{Candidates: o.rs.Candidates, ParetoK: fitfile.Float(o.rs.K), ESS: fitfile.Float(o.rs.ESS), Distinct: o.distinct, Bad: o.rs.Bad, Resampled: o.used}
 	}
 	m := h.mix
 	if m == nil {
-		ff.Factors, ff.Groups = fitFactors(r), fitGroups(r)
+		ff.Factors, ff.Groups = fitfile.FactorsOf(r), fitfile.GroupsOf(r)
 		return ff
 	}
 	ff.Settings.Restarts = len(m.Components)
 	ff.Settings.Jitter = &c.jitter
 	ff.Settings.InitRadius = c.initRadius
-	ff.ELBO, ff.ELBOSE, ff.ParetoK, ff.ParetoReading = jsonFloat(m.ELBO), jsonFloat(m.ELBOSE), jsonFloat(m.ParetoK), m.ParetoReading
-	ff.ParetoKDraws, ff.ParetoRelESS = m.ParetoKDraws, jsonFloat(m.ParetoRelESS)
+	ff.ELBO, ff.ELBOSE, ff.ParetoK, ff.ParetoReading = fitfile.Float(m.ELBO), fitfile.Float(m.ELBOSE), fitfile.Float(m.ParetoK), m.ParetoReading
+	ff.ParetoKDraws, ff.ParetoRelESS = m.ParetoKDraws, fitfile.Float(m.ParetoRelESS)
 	ff.Iterations, ff.Converged, ff.Interrupted, ff.BadSteps, ff.Rollbacks, ff.AveragedIterates = 0, true, m.Interrupted, 0, 0, 0
 	ff.PathfinderIterate, ff.PathfinderIterates = nil, nil // each path's own, in its restart's entry
-	ff.Seconds, ff.Warnings = jsonFloat(math.Round(m.Seconds*1000)/1000), append([]string{}, m.Warnings...)
+	ff.Seconds, ff.Warnings = fitfile.Float(math.Round(m.Seconds*1000)/1000), append([]string{}, m.Warnings...)
 	for i, rc := range m.Components {
 		ff.Iterations = max(ff.Iterations, rc.Iterations)
 		ff.Converged = ff.Converged && rc.Converged
@@ -2319,683 +1861,9 @@ func fitFileOf(h drawsHeader) *fitFile {
 		if eta == 0 {
 			eta = h.stepSize
 		}
-		ff.Restarts = append(ff.Restarts, fitRestart{Seed: m.Seeds[i], fitOutcome: outcomeOf(rc, eta), Factors: fitFactors(rc), Groups: fitGroups(rc)})
+		ff.Restarts = append(ff.Restarts, fitfile.Restart{Seed: m.Seeds[i], Outcome: fitfile.OutcomeOf(rc, eta), Factors: fitfile.FactorsOf(rc), Groups: fitfile.GroupsOf(rc)})
 	}
 	return ff
-}
-
-// fitFactors lists a fit's factors for fit.json.
-func fitFactors(r *sgvb.Result) []fitFactor { return toFitFactors(r.Factors) }
-
-// fitGroups lists a fit's joint full-rank factors for fit.json.
-func fitGroups(r *sgvb.Result) []fitGroup {
-	var out []fitGroup
-	for _, g := range r.Groups {
-		pv := paramValues{names: groupParamNames(g.Rank, g.Band, len(g.Params[0]), max(len(g.Params)-g.Band-2, 0))}
-		for _, p := range g.Params {
-			pv.values = append(pv.values, toJSONFloats(p))
-		}
-		out = append(out, fitGroup{Names: append([]string{}, g.Names...), Rank: g.Rank, Band: g.Band, Params: pv})
-	}
-	return out
-}
-
-// groupParamNames returns the parameter names of a group of size elements
-// and rank (0: full rank) or bandwidth band (0: not banded) with glob
-// global elements after its chain (an arrowhead).
-func groupParamNames(rank, band, size, glob int) []string {
-	if band > 0 {
-		return sgvb.BandedParamNames(band, glob)
-	}
-	if rank > 0 {
-		return sgvb.LowRankParamNames(rank)
-	}
-	return sgvb.FamilyFullRank.ParamNames(size)
-}
-
-// fitParamNames returns the parameter names a fit file's factor of family
-// fam and size elements must have: a low-rank factor's rank is the number
-// of its parameters B[k] (fitted, at most its size).
-func fitParamNames(fam sgvb.Family, size int, pv paramValues) []string {
-	if fam == sgvb.FamilyBanded {
-		k := 0
-		for _, n := range pv.names {
-			if strings.HasPrefix(n, "band[") {
-				k++
-			}
-		}
-		return sgvb.BandedParamNames(max(k-1, 1), 0)
-	}
-	if fam != sgvb.FamilyLowRank {
-		return fam.ParamNames(size)
-	}
-	r := 0
-	for _, n := range pv.names {
-		if strings.HasPrefix(n, "B[") {
-			r++
-		}
-	}
-	return sgvb.LowRankParamNames(max(r, 1))
-}
-
-// toFitFactors lists factors (or an ordered factor's parts) for fit.json.
-func toFitFactors(fs []sgvb.Factor) []fitFactor {
-	var out []fitFactor
-	for _, f := range fs {
-		pv := paramValues{names: f.ParamNames()}
-		for _, p := range f.Params {
-			pv.values = append(pv.values, toJSONFloats(p))
-		}
-		shape := f.Shape
-		if shape == nil {
-			shape = []int{}
-		}
-		ff := fitFactor{Name: f.Name, Family: f.Family.String(), Support: f.Support.String(), Shape: shape, Params: pv}
-		if f.Scale != 0 || f.ScaleV != nil {
-			ff.Bounds = &fitBounds{Loc: f.Loc, Scale: f.Scale, LocV: f.LocV, ScaleV: f.ScaleV}
-		}
-		ff.Parts = toFitFactors(f.Parts)
-		out = append(out, ff)
-	}
-	return out
-}
-
-// writeFitJSON writes fit.json, indented, with each array of numbers on
-// one line.
-func writeFitJSON(w io.Writer, ff *fitFile) error {
-	b, err := json.MarshalIndent(ff, "", "  ")
-	if err != nil {
-		return err
-	}
-	b = append(compactNumberArrays(b), '\n')
-	_, err = w.Write(b)
-	return err
-}
-
-// compactNumberArrays puts each array of json.MarshalIndent's output
-// whose elements are all numbers (jsonFloat's null, "inf" and "-inf"
-// among them) on one line, as "[1, 2.5, null]"; strings are copied as
-// they are, so a name or a warning that holds brackets is left alone.
-// One pass over b: the dense covariance of a Laplace or Pathfinder q at
-// 1000 coordinates makes a fit.json of tens of MB, which a regular
-// expression took seconds to rewrite.
-func compactNumberArrays(b []byte) []byte {
-	out := make([]byte, 0, len(b)/2)
-	for i := 0; i < len(b); {
-		switch b[i] {
-		case '"':
-			j := jsonStringEnd(b, i)
-			out = append(out, b[i:j]...)
-			i = j
-		case '[':
-			if j, ok := numberArrayEnd(b, i); ok {
-				out = appendNumberArray(out, b[i:j])
-				i = j
-				continue
-			}
-			out = append(out, '[')
-			i++
-		default:
-			out = append(out, b[i])
-			i++
-		}
-	}
-	return out
-}
-
-// jsonStringEnd returns the index just past the string that opens at
-// b[i] (a '"'), escapes included.
-func jsonStringEnd(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-	return len(b)
-}
-
-// numberArrayEnd reports whether the array that opens at b[i] holds one or
-// more elements, each a number, null, "inf" or "-inf", and returns the
-// index just past its ']'.
-func numberArrayEnd(b []byte, i int) (int, bool) {
-	j := i + 1
-	for {
-		j = skipJSONSpace(b, j)
-		k := numberTokenEnd(b, j)
-		if k == j {
-			return 0, false
-		}
-		j = skipJSONSpace(b, k)
-		if j == len(b) {
-			return 0, false
-		}
-		switch b[j] {
-		case ',':
-			j++
-		case ']':
-			return j + 1, true
-		default:
-			return 0, false
-		}
-	}
-}
-
-// numberTokenEnd returns the index just past the number, null, "inf" or
-// "-inf" at b[j], or j if there is none.
-func numberTokenEnd(b []byte, j int) int {
-	for _, lit := range [...]string{"null", `"inf"`, `"-inf"`} {
-		if bytes.HasPrefix(b[j:], []byte(lit)) {
-			return j + len(lit)
-		}
-	}
-	k := j
-	if k < len(b) && b[k] == '-' {
-		k++
-	}
-	if k == len(b) || b[k] < '0' || b[k] > '9' {
-		return j
-	}
-	for k < len(b) && (b[k] >= '0' && b[k] <= '9' || b[k] == '.' || b[k] == 'e' || b[k] == 'E' || b[k] == '+' || b[k] == '-') {
-		k++
-	}
-	return k
-}
-
-func skipJSONSpace(b []byte, j int) int {
-	for j < len(b) && (b[j] == ' ' || b[j] == '\n' || b[j] == '\t' || b[j] == '\r') {
-		j++
-	}
-	return j
-}
-
-// appendNumberArray appends the array a (from '[' to ']', as
-// numberArrayEnd found it) to out on one line, its elements joined by ", ".
-func appendNumberArray(out, a []byte) []byte {
-	out = append(out, '[')
-	j := 1
-	for first := true; ; first = false {
-		j = skipJSONSpace(a, j)
-		k := numberTokenEnd(a, j)
-		if !first {
-			out = append(out, ", "...)
-		}
-		out = append(out, a[j:k]...)
-		j = skipJSONSpace(a, k)
-		if a[j] == ']' {
-			return append(out, ']')
-		}
-		j++ // the ','
-	}
-}
-
-// supports are the latent supports fit.json may name.
-var supports = map[string]dist.Support{
-	"real": dist.Real, "positive": dist.Positive, "unit": dist.Unit, "simplex": dist.Simplex,
-	"ordered": dist.Ordered, "cholesky_factor_corr": dist.CholCorr, "positive_ordered": dist.PositiveOrdered, "corr_matrix": dist.CorrMatrix, "cholesky_factor_cov": dist.CholCov, "cov_matrix": dist.CovMatrix,
-	"sum_to_zero_vector": dist.SumToZero, "sum_to_zero_matrix": dist.SumToZeroMatrix,
-}
-
-// readFitJSON reads a fit.json for --init and checks it. Errors are
-// *ast.Error positioned in the file.
-func readFitJSON(path string, src []byte) (*fitFile, error) {
-	// pareto_k absent (an older fit.json) is unknown, not 0
-	ff := fitFile{fitOutcome: fitOutcome{ParetoK: jsonFloat(math.NaN())}}
-	dec := json.NewDecoder(bytes.NewReader(src))
-	if err := dec.Decode(&ff); err != nil {
-		return nil, jsonError(path, src, err, "fit")
-	}
-	if dec.More() {
-		return nil, &ast.Error{Pos: offsetPos(path, src, int(dec.InputOffset())), Msg: "unexpected data after the fit object"}
-	}
-	if ff.Format != fitFormat {
-		return nil, &ast.Error{Pos: findPos(path, src, `"format"`), Msg: fmt.Sprintf("not a gpp fit file (format %q, want %q)", ff.Format, fitFormat)}
-	}
-	if len(ff.Restarts) > 0 && len(ff.Factors) > 0 {
-		return nil, &ast.Error{Pos: findPos(path, src, `"restarts"`), Msg: "the fit has both factors and restarts"}
-	}
-	if len(ff.Restarts) == 0 && len(ff.Factors) == 0 {
-		return nil, &ast.Error{Pos: findPos(path, src, `"factors"`), Msg: "the fit has no factors"}
-	}
-	if err := checkFactors(path, src, ff.Factors); err != nil {
-		return nil, err
-	}
-	if err := checkGroups(path, src, ff.Groups, ff.Factors); err != nil {
-		return nil, err
-	}
-	for _, rs := range ff.Restarts {
-		if len(rs.Factors) == 0 {
-			return nil, &ast.Error{Pos: findPos(path, src, `"restarts"`), Msg: fmt.Sprintf("restart with seed %d has no factors", rs.Seed)}
-		}
-		if err := checkFactors(path, src, rs.Factors); err != nil {
-			return nil, err
-		}
-		if err := checkGroups(path, src, rs.Groups, rs.Factors); err != nil {
-			return nil, err
-		}
-	}
-	return &ff, nil
-}
-
-// checkFactors validates the factors of one fit: each on its own, and no
-// name twice (which would leave it unclear which one warm-starts).
-func checkFactors(path string, src []byte, fs []fitFactor) error {
-	seen := map[string]bool{}
-	for _, f := range fs {
-		if err := checkFactor(path, src, &f); err != nil {
-			return err
-		}
-		if seen[f.Name] {
-			return &ast.Error{Pos: findPos(path, src, `"name": `+strconv.Quote(f.Name)), Msg: fmt.Sprintf("factor %s appears twice", f.Name)}
-		}
-		seen[f.Name] = true
-	}
-	return nil
-}
-
-// checkGroups validates the joint full-rank factors of one fit: each of
-// two or more fullrank factors of the fit, no factor in two, and the params
-// of a fullrank factor over all their elements.
-func checkGroups(path string, src []byte, gs []fitGroup, fs []fitFactor) error {
-	seen := map[string]bool{}
-	for _, g := range gs {
-		name := strings.Join(g.Names, "+")
-		pos := findPos(path, src, `"groups"`)
-		errf := func(format string, args ...any) error {
-			return &ast.Error{Pos: pos, Msg: fmt.Sprintf("group %s: ", name) + fmt.Sprintf(format, args...)}
-		}
-		if len(g.Names) < 2 && !((g.Rank > 0 || g.Band > 0) && len(g.Names) == 1) && !(len(g.Names) == 1 && jointOrdered(fs, g.Names[0], sgvb.FamilyFullRank)) {
-			return errf("a group has two or more factors (one, with a rank or a band, or an ordered one's full-rank parts)")
-		}
-		if g.Rank < 0 {
-			return errf("bad rank %d", g.Rank)
-		}
-		if g.Band != 0 && (sgvb.CheckBand(g.Band) != nil || g.Rank > 0) {
-			return errf("bad band %d (a banded group has no rank)", g.Band)
-		}
-		fam := sgvb.FamilyFullRank
-		if g.Rank > 0 {
-			fam = sgvb.FamilyLowRank
-		}
-		if g.Band > 0 {
-			fam = sgvb.FamilyBanded
-		}
-		size, nc := 0, 0
-		for k, n := range g.Names {
-			var f *fitFactor
-			for i := range fs {
-				if fs[i].Name == n {
-					f = &fs[i]
-				}
-			}
-			want := fam
-			if g.Band > 0 && k > 0 { // an arrowhead's globals: their full-rank marginals
-				want = sgvb.FamilyFullRank
-			}
-			if f == nil || f.Family != want.String() && !(g.Band == 0 && jointOrdered(fs, n, want)) {
-				return errf("%s is not a %s factor of the fit", n, want)
-			}
-			elems := sgvb.FactorElems(want, supports[f.Support], f.Shape) // an ordered one's: its size
-			if k == 0 {
-				nc = elems
-			}
-			if seen[n] {
-				return errf("%s is in two groups, or twice in one", n)
-			}
-			seen[n] = true
-			size += elems
-		}
-		if g.Rank > size {
-			return errf("rank %d above its %d elements", g.Rank, size)
-		}
-		if g.Band > 0 && size-nc > sgvb.MaxArrow {
-			return errf("%d global elements, at most %d", size-nc, sgvb.MaxArrow)
-		}
-		for j, n := range groupParamNames(g.Rank, g.Band, size, size-nc) {
-			vals, ok := g.Params.get(n)
-			if !ok {
-				return errf("missing parameter %q", n)
-			}
-			if len(vals) != size {
-				return errf("parameter %q has %d values, want %d (the members' elements)", n, len(vals), size)
-			}
-			for i, v := range vals {
-				x := float64(v)
-				bad := math.IsNaN(x) || math.IsInf(x, 0)
-				if g.Band > 0 && j > g.Band+1 { // arrow[r]: zero from element nc + r on
-					bad = bad || (i >= nc+j-g.Band-2 && x != 0)
-				} else if g.Band > 0 { // band[0] positive, band[k] zero at i < k and for the globals
-					bad = bad || (j == 1 && x <= 0) || (j > 1 && (i < j-1 || i >= nc) && x != 0)
-				} else if g.Rank > 0 { // d positive, B any
-					bad = bad || (n == "d" && x <= 0)
-				} else if j > 0 { // column j−1 of a lower-triangular L, positive diagonal
-					bad = bad || (i == j-1 && x <= 0) || (i < j-1 && x != 0)
-				}
-				if bad {
-					return errf("parameter %q: bad value %v at element %d", n, x, i)
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// jointOrdered reports whether fs's factor name is an ordered one whose
-// parts are marginals of family fam (full-rank or low-rank): a member of
-// a group (--fullrank, --family laplace), by its coordinates.
-func jointOrdered(fs []fitFactor, name string, fam sgvb.Family) bool {
-	for _, f := range fs {
-		if f.Name != name {
-			continue
-		}
-		ok := f.Family == sgvb.FamilyOrdered.String() && len(f.Parts) > 0
-		for _, p := range f.Parts {
-			ok = ok && p.Family == fam.String()
-		}
-		return ok
-	}
-	return false
-}
-
-// checkFactor validates one factor of a fit file.
-func checkFactor(path string, src []byte, f *fitFactor) error {
-	pos := findPos(path, src, `"name": `+strconv.Quote(f.Name))
-	if f.Name == "" {
-		pos = findPos(path, src, `"factors"`)
-		return &ast.Error{Pos: pos, Msg: "a factor has no name"}
-	}
-	errf := func(format string, args ...any) error {
-		return &ast.Error{Pos: pos, Msg: fmt.Sprintf("factor %s: ", f.Name) + fmt.Sprintf(format, args...)}
-	}
-	fam, err := sgvb.ParseFamily(f.Family)
-	if err != nil || fam == sgvb.FamilyAuto {
-		return errf("unknown family %q", f.Family)
-	}
-	if _, ok := supports[f.Support]; !ok {
-		return errf("unknown support %q (want real, positive, unit, simplex, ordered, positive_ordered, cholesky_factor_corr, corr_matrix, cholesky_factor_cov or cov_matrix)", f.Support)
-	}
-	size := 1
-	for _, d := range f.Shape {
-		if d <= 0 {
-			return errf("bad shape %v", f.Shape)
-		}
-		size *= d
-	}
-	if (fam == sgvb.FamilyOrdered) != (f.Support == "ordered" || f.Support == "positive_ordered") || fam != sgvb.FamilyOrdered && len(f.Parts) > 0 {
-		return errf("family %s on the %s support", f.Family, f.Support)
-	}
-	if fam == sgvb.FamilyOrdered {
-		return checkOrderedParts(path, src, f, size, errf)
-	}
-	size = sgvb.FactorElems(fam, supports[f.Support], f.Shape) // a simplex's full-rank factor: K − 1 a row
-	names := fitParamNames(fam, size, f.Params)
-	if fam == sgvb.FamilyLowRank && len(f.Params.names) != len(names) {
-		return errf("a lowrank factor has the parameters mean, d and B[1] … B[R]")
-	}
-	if fam == sgvb.FamilyBanded && len(f.Params.names) != len(names) {
-		return errf("a banded factor has the parameters mean and band[0] … band[K]")
-	}
-	for j, n := range names {
-		vals, ok := f.Params.get(n)
-		if !ok {
-			return errf("missing parameter %q of the %s family", n, fam)
-		}
-		if len(vals) != size {
-			return errf("parameter %q has %d values, want %d (shape %v)", n, len(vals), size, f.Shape)
-		}
-		positive := !(n == "mean" || n == "meanlog" || n == "value" || strings.HasPrefix(n, "B[")) && !(fam == sgvb.FamilyBanded && j > 1)
-		for i, v := range vals {
-			x := float64(v)
-			bad := math.IsNaN(x) || math.IsInf(x, 0) || (positive && x <= 0)
-			if fam == sgvb.FamilyFullRank && j > 0 { // column j−1 of a lower-triangular L, positive diagonal
-				bad = math.IsNaN(x) || math.IsInf(x, 0) || (i == j-1 && x <= 0) || (i < j-1 && x != 0)
-			}
-			if bad {
-				return errf("parameter %q: bad value %v at element %d", n, x, i)
-			}
-		}
-	}
-	return nil
-}
-
-// checkOrderedParts validates the parts of an ordered factor of size
-// elements: a real part of one element, then (for size > 1) a positive
-// part of size − 1, each a valid factor; of a positive_ordered factor, one
-// positive part of size.
-func checkOrderedParts(path string, src []byte, f *fitFactor, size int, errf func(string, ...any) error) error {
-	want := []struct {
-		support string
-		size    int
-	}{{"real", 1}, {"positive", size - 1}}
-	if size == 1 {
-		want = want[:1]
-	}
-	if f.Support == "positive_ordered" {
-		want = want[1:]
-		want[0].size = size
-	}
-	if len(f.Parts) != len(want) {
-		return errf("an %s factor of %d elements has %d parts, want %d", f.Support, size, len(f.Parts), len(want))
-	}
-	for i, w := range want {
-		p := &f.Parts[i]
-		if p.Support != w.support || compile.ShapeLen(p.Shape) != w.size || len(p.Shape) != 1 || p.Name != f.Name {
-			return errf("part %d must be a %s factor of shape [%d] named %s", i, w.support, w.size, f.Name)
-		}
-		if err := checkFactor(path, src, p); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// initResult turns the factors of a fit file into a Result for
-// Settings.Init, matching them to the model's latents by name and size. It
-// returns warnings for factors that match nothing.
-func initResult(ff *fitFile, factors []fitFactor, groups []fitGroup, m *compile.Model) (*sgvb.Result, []string) {
-	r := &sgvb.Result{Dim: m.Dim}
-	if meth, err := sgvb.ParseMethod(ff.Method); err == nil {
-		r.Method = meth
-	}
-	var warns []string
-	for _, f := range factors {
-		fam, _ := sgvb.ParseFamily(f.Family)
-		size := compile.ShapeLen(f.Shape)
-		var lat *compile.Latent
-		for i := range m.Latents {
-			if m.Latents[i].Name == f.Name {
-				lat = &m.Latents[i]
-			}
-		}
-		if lat == nil || lat.Size != size {
-			warns = append(warns, fmt.Sprintf("--init: factor %s %s matches no latent of the same name and size; ignored", f.Name, shapeText(f.Shape)))
-			continue
-		}
-		if lat.Support.IsOrdered() != (fam == sgvb.FamilyOrdered) || fam == sgvb.FamilyOrdered && supports[f.Support] != lat.Support {
-			warns = append(warns, fmt.Sprintf("--init: factor %s is %s, the latent %s; ignored", f.Name, f.Support, lat.Support))
-			continue
-		}
-		// The params are of b on the support; the model's latent says how
-		// b maps to its values.
-		fac := factorOf(f, lat.Offset, lat.Loc, lat.Scale)
-		fac.LocV, fac.ScaleV = lat.LocV, lat.ScaleV
-		r.Factors = append(r.Factors, fac)
-	}
-	for _, g := range groups {
-		size, ok := 0, true
-		var kept []string // the members that m lays out
-		var keep []bool   // per coordinate of the group
-		for _, name := range g.Names {
-			if f := r.Factor(name); f != nil {
-				n := sgvb.FactorElems(f.Family, f.Support, f.Shape) // a simplex's: K − 1 a row
-				size += n
-				kept = append(kept, name)
-				keep = append(keep, slices.Repeat([]bool{true}, n)...)
-				continue
-			}
-			// a fit's missing values, which a model compiled to predict
-			// does not lay out: the group is the others' marginal
-			k := slices.IndexFunc(factors, func(f fitFactor) bool { return f.Name == name })
-			if !m.MissingName(name) || k < 0 {
-				ok = false
-				break
-			}
-			size += compile.ShapeLen(factors[k].Shape)
-			keep = append(keep, slices.Repeat([]bool{false}, compile.ShapeLen(factors[k].Shape))...)
-		}
-		if !ok || len(kept) == 0 {
-			warns = append(warns, fmt.Sprintf("--init: group %s has a member that matches no latent; its members start from their own factors", strings.Join(g.Names, "+")))
-			continue
-		}
-		sg := sgvb.Group{Names: append([]string(nil), g.Names...), Rank: g.Rank, Band: g.Band}
-		glob := 0 // an arrowhead's global elements: all but the first member's
-		if k := slices.IndexFunc(factors, func(f fitFactor) bool { return f.Name == g.Names[0] }); g.Band > 0 && k >= 0 {
-			glob = size - compile.ShapeLen(factors[k].Shape) // no simplex: banded factors take none
-		}
-		for _, n := range groupParamNames(g.Rank, g.Band, size, glob) {
-			vals, _ := g.Params.get(n)
-			p := make([]float64, len(vals))
-			for i, v := range vals {
-				p[i] = float64(v)
-			}
-			sg.Params = append(sg.Params, p)
-		}
-		if len(kept) < len(g.Names) {
-			mg, err := sg.Marginal(kept, keep)
-			if err != nil {
-				warns = append(warns, fmt.Sprintf("--init: group %s: %v; its members start from their own factors", strings.Join(g.Names, "+"), err))
-				continue
-			}
-			sg = mg
-		}
-		r.Groups = append(r.Groups, sg)
-	}
-	for _, l := range m.Latents {
-		found := false
-		for _, f := range r.Factors {
-			found = found || f.Name == l.Name
-		}
-		if !found {
-			warns = append(warns, fmt.Sprintf("--init: latent %s has no factor in the fit file; it starts from the default", l.Name))
-		}
-	}
-	r.LinkOrdered() // an ordered member's moments, from its coordinates' marginal under its group
-	return r, warns
-}
-
-// factorOf converts a fit file's factor (checked by checkFactor) into the
-// engine's at offset off, its parts (an ordered factor's) after each other.
-func factorOf(f fitFactor, off int, loc, scale float64) sgvb.Factor {
-	fam, _ := sgvb.ParseFamily(f.Family)
-	size := compile.ShapeLen(f.Shape)
-	fac := sgvb.Factor{Name: f.Name, Family: fam, Support: supports[f.Support], Offset: off, Size: size,
-		Shape: append([]int(nil), f.Shape...), Loc: loc, Scale: scale}
-	for _, n := range fitParamNames(fam, sgvb.FactorElems(fam, fac.Support, f.Shape), f.Params) {
-		vals, _ := f.Params.get(n)
-		p := make([]float64, len(vals))
-		for i, v := range vals {
-			p[i] = float64(v)
-		}
-		fac.Params = append(fac.Params, p)
-	}
-	for _, part := range f.Parts {
-		fac.Parts = append(fac.Parts, factorOf(part, off, 0, 0))
-		off += compile.ShapeLen(part.Shape)
-	}
-	return fac
-}
-
-func shapeText(s []int) string {
-	if len(s) == 0 {
-		return "(scalar)"
-	}
-	parts := make([]string, len(s))
-	for i, d := range s {
-		parts[i] = strconv.Itoa(d)
-	}
-	return "[" + strings.Join(parts, ", ") + "]"
-}
-
-// jsonError positions a JSON decoding error in its file, a gpp what file
-// (fit, kfold, evidence).
-func jsonError(path string, src []byte, err error, what string) error {
-	malformed := "malformed " + what + " file: "
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		return &ast.Error{Pos: offsetPos(path, src, int(syn.Offset)), Msg: malformed + syn.Error()}
-	case errors.As(err, &typ):
-		// the path less Go's names of embedded structs (fitHead,
-		// fitOutcome): the file's keys are lower case
-		field := strings.Join(slices.DeleteFunc(strings.Split(typ.Field, "."), func(k string) bool { return strings.ToLower(k) != k }), ".")
-		if field == "" {
-			// the top level: typ.Type is a Go struct's name
-			return &ast.Error{Pos: offsetPos(path, src, int(typ.Offset)),
-				Msg: malformed + fmt.Sprintf("the file must be a JSON object, not a JSON %s", typ.Value)}
-		}
-		return &ast.Error{Pos: offsetPos(path, src, int(typ.Offset)),
-			Msg: malformed + fmt.Sprintf("%s must be %s, not a JSON %s", field, typ.Type, typ.Value)}
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return &ast.Error{Pos: offsetPos(path, src, len(src)), Msg: malformed + "unexpected end of file"}
-	}
-	var num *badNumber
-	if errors.As(err, &num) {
-		if i := valueIndex(src, num.text); i >= 0 {
-			return &ast.Error{Pos: offsetPos(path, src, i+1), Msg: malformed + err.Error()}
-		}
-	}
-	return &ast.Error{Pos: ast.Pos{File: path, Line: 1, Col: 1}, Msg: malformed + err.Error()}
-}
-
-// valueIndex returns the offset of the first occurrence of text in src as a
-// JSON value (after a colon, a comma or a bracket, and not a key), or -1: where a bad
-// number is when two values hold the same text, a guess at the first.
-func valueIndex(src []byte, text string) int {
-	for off := 0; ; {
-		i := bytes.Index(src[off:], []byte(text))
-		if i < 0 {
-			return -1
-		}
-		i += off
-		before := bytes.TrimRight(src[:i], " \t\r\n")
-		after := bytes.TrimLeft(src[i+len(text):], " \t\r\n")
-		if len(before) > 0 && strings.IndexByte(":,[", before[len(before)-1]) >= 0 && !bytes.HasPrefix(after, []byte(":")) {
-			return i
-		}
-		off = i + 1
-	}
-}
-
-// offsetPos converts a byte offset into a 1-based line and column. An
-// offset just past a token points at the token's last byte.
-func offsetPos(path string, src []byte, off int) ast.Pos {
-	off = min(max(off, 1), len(src))
-	if off > 0 {
-		off-- // json offsets count the bytes read, so the culprit is the last
-	}
-	line, col := 1, 1
-	for i := 0; i < off; i++ {
-		if src[i] == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
-		}
-	}
-	return ast.Pos{File: path, Line: line, Col: col}
-}
-
-// findPos returns the position of the first occurrence of text in src, or
-// the start of the file.
-func findPos(path string, src []byte, text string) ast.Pos {
-	i := bytes.Index(src, []byte(text))
-	if i < 0 {
-		return ast.Pos{File: path, Line: 1, Col: 1}
-	}
-	return offsetPos(path, src, i+1)
 }
 
 // initSetting is fit.json's record of --init: the file, path, or "".

@@ -30,8 +30,8 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/gpplang/gpp/data"
-	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/compile"
@@ -283,7 +283,7 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 		con.info("--set %s=%s from the fit (a const of the model; --set %s=... chooses another)", k, cfg.sets[k], k)
 	}
 	opt, _ := v.drawOptions(set["draw"]) // checked by cmdPredict
-	l, ok := loadPredictModel(con, cfg, opt, ff.Sets, growLevels(dataLevels(ff.Levels), v.newLevels), ff.Sizes, ff.DataColumns, srcs)
+	l, ok := loadPredictModel(con, cfg, opt, ff.Sets, growLevels(fitfile.DataLevels(ff.Levels), v.newLevels), ff.Sizes, ff.DataColumns, srcs)
 	if !ok {
 		return exitError
 	}
@@ -347,7 +347,7 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 	}
 	nameByLabels(ds.vars, l)
 	st := summariseColumns(ds, cfg.hdi, cfg.probs)
-	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, cfg: cfg, mix: mix, heldOut: heldOutLPPD(ds)}
+	h := drawsHeader{model: l.Path, modelHash: fitfile.ModelHash(l.Source), data: cfg.data, cfg: cfg, mix: mix, heldOut: heldOutLPPD(ds)}
 	written, ok := commitOutputs(cfg, h, ds, st, con, removeIfEmpty)
 	if !ok {
 		return exitError
@@ -374,9 +374,9 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 // fitQ makes the fit's q for the model m from the fit file: one fit's
 // Result, or a mixture's (mix not nil; r its restart 0). Each of m's params
 // must match a factor of the fit in name, type, bounds and shape, and each
-// factor a param (matchFit, need ending its messages); gpp predict and
+// factor a param (fitfile.Match, need ending its messages); gpp predict and
 // gpp sample --init read q so.
-func fitQ(ff *fitFile, path string, src []byte, sets setFlags, model string, m *compile.Model, need [2]string) (r *sgvb.Result, mix *sgvb.Mixture, err error) {
+func fitQ(ff *fitfile.File, path string, src []byte, sets setFlags, model string, m *compile.Model, need [2]string) (r *sgvb.Result, mix *sgvb.Mixture, err error) {
 	r, mix, _, err = fitQLevels(ff, path, src, sets, model, m, need, nil, 0)
 	return r, mix, err
 }
@@ -385,10 +385,10 @@ func fitQ(ff *fitFile, path string, src []byte, sets setFlags, model string, m *
 // fit's (g collects them, g.allow being --new-levels): q is then of the
 // fit's layout, and lv (not nil) lays its draws out as m's and draws the
 // new elements from the streams of seed.
-func fitQLevels(ff *fitFile, path string, src []byte, sets setFlags, model string, m *compile.Model, need [2]string, g *growth, seed uint64) (r *sgvb.Result, mix *sgvb.Mixture, lv *levelDraws, err error) {
+func fitQLevels(ff *fitfile.File, path string, src []byte, sets setFlags, model string, m *compile.Model, need [2]string, g *growth, seed uint64) (r *sgvb.Result, mix *sgvb.Mixture, lv *levelDraws, err error) {
 	layout := m
-	layoutOf := func(factors []fitFactor) error {
-		if err := matchFit(factors, path, src, ff.Sets, sets, model, m, need, g); err != nil {
+	layoutOf := func(factors []fitfile.Factor) error {
+		if err := fitfile.Match(factors, path, src, ff.Sets, sets, model, m, need, g); err != nil {
 			return err
 		}
 		if g == nil || len(g.shapes) == 0 || lv != nil {
@@ -405,7 +405,7 @@ func fitQLevels(ff *fitFile, path string, src []byte, sets setFlags, model strin
 		if err := layoutOf(ff.Factors); err != nil {
 			return nil, nil, nil, err
 		}
-		r, _ = initResult(ff, ff.Factors, ff.Groups, layout)
+		r, _ = fitfile.InitResult(ff, ff.Factors, ff.Groups, layout)
 		return r, nil, lv, nil
 	}
 	mix = &sgvb.Mixture{}
@@ -413,7 +413,7 @@ func fitQLevels(ff *fitFile, path string, src []byte, sets setFlags, model strin
 		if err := layoutOf(rs.Factors); err != nil {
 			return nil, nil, nil, err
 		}
-		c, _ := initResult(ff, rs.Factors, rs.Groups, layout)
+		c, _ := fitfile.InitResult(ff, rs.Factors, rs.Groups, layout)
 		mix.Components = append(mix.Components, c)
 		mix.Seeds = append(mix.Seeds, rs.Seed)
 		mix.Restarts = append(mix.Restarts, i)
@@ -421,55 +421,15 @@ func fitQLevels(ff *fitFile, path string, src []byte, sets setFlags, model strin
 	return mix.Components[0], mix, lv, nil
 }
 
-// predictNeeds ends matchFit's messages for gpp predict.
+// predictNeeds ends fitfile.Match's messages for gpp predict.
 var predictNeeds = [2]string{"predict draws every param from the fitted q", "predict needs the fitted model's params"}
-
-// matchFit checks that the params of m are the factors of a fit, one each:
-// the same names, supports, bounds and shapes. A param that differs, or
-// that the fit lacks, is an error at its declaration; a factor that no
-// param takes is an error in the fit file, but for the fitted missing
-// values of data, which predict, fitting nothing, does not lay out. need
-// ends the messages of a param missing on either side: why the command
-// needs the fitted model's params.
-func matchFit(factors []fitFactor, path string, src []byte, fitSets map[string]string, sets setFlags, model string, m *compile.Model, need [2]string, g *growth) error {
-	hint := setsHint(fitSets, sets)
-	for i := range m.Latents {
-		lat := &m.Latents[i]
-		k := slices.IndexFunc(factors, func(f fitFactor) bool { return f.Name == lat.Name })
-		if k < 0 {
-			return &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("param %s is not in the fit at %s (its params: %s): %s", lat.Name, path, factorNames(factors), need[0])}
-		}
-		f := factors[k]
-		if !sameFactorType(f, lat) {
-			if sameBut(f, lat) && g.take(m, lat, f.Shape) {
-				continue
-			}
-			if sameBut(f, lat) {
-				hint += g.hint(m, lat, f.Shape)
-			}
-			here, there := latentTypeText(lat), factorTypeText(f)
-			if here == there {
-				there += " (with other bounds)"
-			}
-			return &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("param %s is %s here, but the fit at %s has %s: %s%s",
-				lat.Name, here, path, lat.Name, there, hint)}
-		}
-	}
-	for _, f := range factors {
-		if latentNamed(m, f.Name) == nil && !m.MissingName(f.Name) {
-			return &ast.Error{Pos: findPos(path, src, fmt.Sprintf("%q: %q", "name", f.Name)),
-				Msg: fmt.Sprintf("the fit has param %s, which %s does not declare: %s", f.Name, model, need[1])}
-		}
-	}
-	return nil
-}
 
 // inheritSets adds to cfg.sets the fit's --set values of the model's
 // consts that this run does not set (K of a factor model, J of a
 // hierarchical one: what the params' shapes are made of), and returns
 // their names. A --set of scalar data is the data's, not inherited. A
 // model that does not parse inherits nothing; LoadPredict reports it.
-func inheritSets(cfg *fitConfig, ff *fitFile) []string {
+func inheritSets(cfg *fitConfig, ff *fitfile.File) []string {
 	if len(ff.Sets) == 0 {
 		return nil
 	}
@@ -539,111 +499,6 @@ func fitSetsNoData(err error, fitSets map[string]string, sets setFlags) error {
 		}
 	}
 	return out
-}
-
-// setsHint reminds of the fit's --set values when this run's differ, the
-// likely cause of a shape that differs.
-func setsHint(fitSets map[string]string, sets setFlags) string {
-	var diff []string
-	for _, k := range sortedKeys(fitSets) {
-		if sets[k] != fitSets[k] {
-			diff = append(diff, "--set "+k+"="+fitSets[k])
-		}
-	}
-	if len(diff) == 0 {
-		return ""
-	}
-	return " (the fit was run with " + strings.Join(diff, " ") + ")"
-}
-
-func factorNames(fs []fitFactor) string {
-	names := make([]string, len(fs))
-	for i, f := range fs {
-		names[i] = f.Name
-	}
-	return strings.Join(names, ", ")
-}
-
-// sameFactorType reports whether the fit's factor f is of a param like lat:
-// the same support, coordinate shape and bounds.
-func sameFactorType(f fitFactor, lat *compile.Latent) bool {
-	if supports[f.Support] != lat.Support || !slices.Equal(f.Shape, orEmpty(lat.Shape)) {
-		return false
-	}
-	b := f.Bounds
-	if b == nil {
-		return !lat.Bounded()
-	}
-	return b.Loc == lat.Loc && b.Scale == lat.Scale && slices.Equal(b.LocV, lat.LocV) && slices.Equal(b.ScaleV, lat.ScaleV)
-}
-
-// sameBut reports whether the fit's factor f is of a param like lat but
-// for its shape (gpp predict --new-levels: growth says whether it may
-// grow).
-func sameBut(f fitFactor, lat *compile.Latent) bool {
-	f.Shape = orEmpty(lat.Shape)
-	if f.Bounds != nil && f.Bounds.ScaleV != nil && lat.ScaleV != nil {
-		b := *f.Bounds // bounds per element, of another length: NewLevelSampler refuses them
-		b.LocV, b.ScaleV = lat.LocV, lat.ScaleV
-		f.Bounds = &b
-	}
-	return sameFactorType(f, lat)
-}
-
-func orEmpty(s []int) []int {
-	if s == nil {
-		return []int{}
-	}
-	return s
-}
-
-// latentTypeText writes a param's type as a declaration would: real[3],
-// real<lower=0>, cholesky_factor_corr[4].
-func latentTypeText(lat *compile.Latent) string {
-	return typeText(lat.Support, lat.Shape, lat.Loc, lat.Scale, lat.ScaleV != nil)
-}
-
-// factorTypeText writes the type of the param that a fit's factor fits.
-func factorTypeText(f fitFactor) string {
-	var loc, scale float64
-	if f.Bounds != nil {
-		loc, scale = f.Bounds.Loc, f.Bounds.Scale
-	}
-	return typeText(supports[f.Support], f.Shape, loc, scale, f.Bounds != nil && f.Bounds.ScaleV != nil)
-}
-
-// typeText writes a param's type from its support, coordinate shape and
-// bounds (loc + scale·b; elemBounds: a bound per element).
-func typeText(sup dist.Support, shape []int, loc, scale float64, elemBounds bool) string {
-	kind := sup.String()
-	switch {
-	case elemBounds:
-		kind = "real<bounds per element>"
-	case scale != 0 && sup == dist.Unit:
-		kind = fmt.Sprintf("real<lower=%s, upper=%s>", formatNum(loc), formatNum(loc+scale))
-	case scale > 0:
-		kind = fmt.Sprintf("real<lower=%s>", formatNum(loc))
-	case scale < 0:
-		kind = fmt.Sprintf("real<upper=%s>", formatNum(loc))
-	}
-	if sup == dist.SumToZeroMatrix && len(shape) == 2 {
-		return fmt.Sprintf("%s[%d, %d]", kind, shape[0]+1, shape[1]+1)
-	}
-	if sup.IsCoords() && len(shape) == 1 {
-		for k := 1; sup.MatrixSize(k) <= shape[0]; k++ {
-			if sup.MatrixSize(k) == shape[0] {
-				return fmt.Sprintf("%s[%d]", kind, k)
-			}
-		}
-	}
-	if len(shape) == 0 {
-		return kind
-	}
-	dims := make([]string, len(shape))
-	for i, n := range shape {
-		dims[i] = fmt.Sprint(n)
-	}
-	return kind + "[" + strings.Join(dims, ", ") + "]"
 }
 
 // writePredictHeader writes the comment lines of predictions' draws.csv
@@ -779,7 +634,7 @@ func hasHeldOutLogLik(m *compile.Model) bool {
 // outputs, its usual change, but says so, as a changed likelihood, prior
 // or let goes unnoticed otherwise. No hash (an old run): nothing.
 func otherModel(con *console, l *pipeline.Loaded, hash, model, whose string) {
-	if hash == "" || hash == modelHash(l.Source) {
+	if hash == "" || hash == fitfile.ModelHash(l.Source) {
 		return
 	}
 	con.note("warning: %s is not the model of %s (%s; their sha256 differ): its outputs are evaluated at that run's params, right only if they mean what they meant there (new or changed outputs are fine; a changed prior, likelihood or let is not)", l.Path, whose, model)

@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/compile"
@@ -57,13 +58,13 @@ type sampleCoords struct {
 	path        string
 	src         []byte
 	model, hash string
-	types       map[string]string     // param name → type text (latentTypeText)
-	levels      map[string]fitLevels  // the sample's codings of columns of labels, by data declaration
-	sizes       map[string]int        // the sample's sizes bound from numeric ids (data.CodeSizes)
-	columns     map[string][]string   // the CSV columns of each matrix, in order (data.MatrixColumns)
-	axes        map[string][][]string // the labels that named its variables' elements (savedAxes)
-	params      []string              // in the file's order
-	cols        map[string][]int      // param name → its columns
+	types       map[string]string         // param name → type text (fitfile.LatentTypeText)
+	levels      map[string]fitfile.Levels // the sample's codings of columns of labels, by data declaration
+	sizes       map[string]int            // the sample's sizes bound from numeric ids (data.CodeSizes)
+	columns     map[string][]string       // the CSV columns of each matrix, in order (data.MatrixColumns)
+	axes        map[string][][]string     // the labels that named its variables' elements (savedAxes)
+	params      []string                  // in the file's order
+	cols        map[string][]int          // param name → its columns
 	chain, draw []int
 	rows        [][]float64
 }
@@ -182,12 +183,12 @@ func (sc *sampleCoords) readComments(lines []string) (int, error) {
 			sc.params = append(sc.params, name)
 		case strings.HasPrefix(l, "# levels "):
 			name, text, ok := strings.Cut(strings.TrimPrefix(l, "# levels "), " = ")
-			var lv fitLevels
+			var lv fitfile.Levels
 			if !ok || json.Unmarshal([]byte(text), &lv) != nil {
 				return 0, at(i, "a levels line that is not NAME = a JSON object of column, first and labels")
 			}
 			if sc.levels == nil {
-				sc.levels = map[string]fitLevels{}
+				sc.levels = map[string]fitfile.Levels{}
 			}
 			sc.levels[name] = lv
 		case strings.HasPrefix(l, "# size "):
@@ -244,21 +245,21 @@ func (sc *sampleCoords) matchLevels(m *compile.Model, model, need string, g *gro
 		typ, ok := sc.types[lat.Name]
 		fs, grown := sampleGrows(m, lat, typ)
 		if ok && grown && len(sc.cols[lat.Name]) == compile.ShapeLen(fs) {
-			if g.take(m, lat, fs) {
+			if g.Take(m, lat, fs) {
 				continue
 			}
-			need += g.hint(m, lat, fs)
+			need += g.Hint(m, lat, fs)
 		}
 		switch {
 		case !ok:
 			return &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("param %s is not in the sample at %s (its params: %s): %s", lat.Name, sc.path, strings.Join(sc.params, ", "), need)}
-		case typ != latentTypeText(lat) || len(sc.cols[lat.Name]) != lat.Size:
-			return &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("param %s is %s here, but the sample at %s has %s: %s", lat.Name, latentTypeText(lat), sc.path, typ, need)}
+		case typ != fitfile.LatentTypeText(lat) || len(sc.cols[lat.Name]) != lat.Size:
+			return &ast.Error{Pos: lat.Pos, Msg: fmt.Sprintf("param %s is %s here, but the sample at %s has %s: %s", lat.Name, fitfile.LatentTypeText(lat), sc.path, typ, need)}
 		}
 	}
 	for _, p := range sc.params {
 		if latentNamed(m, p) == nil && !m.MissingName(p) {
-			return &ast.Error{Pos: findPos(sc.path, sc.src, "# param "+p+" "),
+			return &ast.Error{Pos: fitfile.FindPos(sc.path, sc.src, "# param "+p+" "),
 				Msg: fmt.Sprintf("the sample has param %s, which %s does not declare: %s", p, model, need)}
 		}
 	}
@@ -305,11 +306,11 @@ func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string
 	}
 	cfg.predict = path
 	sets, seed, fixedParam := sampleRunSettings(dir)
-	for _, k := range inheritSets(cfg, &fitFile{fitHead: fitHead{Sets: sets}}) {
+	for _, k := range inheritSets(cfg, &fitfile.File{Head: fitfile.Head{Sets: sets}}) {
 		con.info("--set %s=%s from the sample (a const of the model; --set %s=... chooses another)", k, cfg.sets[k], k)
 	}
 	opt, _ := v.drawOptions(set["draw"])
-	l, ok := loadPredictModel(con, cfg, opt, sets, growLevels(dataLevels(sc.levels), v.newLevels), sc.sizes, sc.columns, srcs)
+	l, ok := loadPredictModel(con, cfg, opt, sets, growLevels(fitfile.DataLevels(sc.levels), v.newLevels), sc.sizes, sc.columns, srcs)
 	if !ok {
 		return exitError
 	}
@@ -354,7 +355,7 @@ func runPredictSample(cfg *fitConfig, dir string, v predictFlags, set map[string
 	nameByLabels(sd.ds.vars, l)
 	sd.fixedParam = fixedParam
 	st, ms := summariseChains(sd, runtime.NumCPU(), cfg.hdi, cfg.probs)
-	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, cfg: cfg}
+	h := drawsHeader{model: l.Path, modelHash: fitfile.ModelHash(l.Source), data: cfg.data, cfg: cfg}
 	files := []outputFile{
 		{summaryFile, func(w io.Writer) error { return writeSampleSummaryCSV(w, cfg, sd, st, ms) }},
 		{drawsFile, func(w io.Writer) error { return writePredictSampleDrawsCSV(w, h, sd) }},
@@ -411,7 +412,7 @@ func evalSampleCoords(sc *sampleCoords, m *compile.Model, seed uint64, lv *level
 	n := total / chains
 	for d := range total {
 		if sc.chain[d] != d/n+1 || sc.draw[d] != d%n+1 {
-			return nil, &ast.Error{Pos: findPos(sc.path, sc.src, "chain__"), Msg: fmt.Sprintf("row %d is chain %d draw %d, want chain %d draw %d: the chains must follow each other, of equal length", d+1, sc.chain[d], sc.draw[d], d/n+1, d%n+1)}
+			return nil, &ast.Error{Pos: fitfile.FindPos(sc.path, sc.src, "chain__"), Msg: fmt.Sprintf("row %d is chain %d draw %d, want chain %d draw %d: the chains must follow each other, of equal length", d+1, sc.chain[d], sc.draw[d], d/n+1, d%n+1)}
 		}
 	}
 	ds := modelDrawSet(m, "nuts", total)

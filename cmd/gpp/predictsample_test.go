@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpplang/gpp/infer/nuts"
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/compile"
 )
@@ -58,7 +59,7 @@ func TestPredictSampleExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	h := drawsHeader{model: model, modelHash: modelHash(l.Source)}
+	h := drawsHeader{model: model, modelHash: fitfile.ModelHash(l.Source)}
 	if err := writeCoordsCSV(&b, h, sd, l.Model); err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
@@ -78,7 +79,7 @@ func runPrior(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *consol
 		return exitError
 	}
 	defer lock.release()
-	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, cfg: cfg}
+	h := drawsHeader{model: l.Path, modelHash: fitfile.ModelHash(l.Source), data: cfg.data, cfg: cfg}
 	h.recordData(l)
 	written, ok := commitOutputs(cfg, h, ds, st, con, removeIfEmpty)
 	if !ok {

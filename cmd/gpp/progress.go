@@ -487,7 +487,7 @@ func (c *console) note(format string, args ...any) {
 }
 
 // warnings returns the warnings that note has printed so far, without
-// "warning: ", for fit.json (fitFile's warnings).
+// "warning: ", for fit.json (fitfile.File's warnings).
 func (c *console) warnings() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -16,6 +16,7 @@ import (
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/nuts"
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
@@ -264,7 +265,7 @@ func (r *repl) fitCmd(args []string) {
 			defer values.setStart(l.Model)()
 			start = "started at " + values.describe(-1)
 		} else {
-			ff, err := readFitJSON(cfg.init, src)
+			ff, err := fitfile.Read(cfg.init, src)
 			if err != nil {
 				r.printError(err, srcs)
 				return
@@ -277,7 +278,7 @@ func (r *repl) fitCmd(args []string) {
 				r.errorf("%s holds a mixture of %d restarts, and :fit keeps one q: warm-start it with gpp fit --restarts %d", cfg.init, len(ff.Restarts), len(ff.Restarts))
 				return
 			}
-			init, warns := initResult(ff, ff.Factors, ff.Groups, l.Model)
+			init, warns := fitfile.InitResult(ff, ff.Factors, ff.Groups, l.Model)
 			for _, w := range warns {
 				con.note("warning: %s", w)
 			}
@@ -395,7 +396,7 @@ func (r *repl) fitCmd(args []string) {
 	if !cfg.autoFullRank {
 		curv = meanFieldCurvature(ctx, s, l, res)
 	}
-	h := drawsHeader{model: replModel, modelHash: modelHash([]byte(r.src)), data: r.dataArgs(), dataHash: r.dataHashes(), cfg: cfg, r: res, stepSize: res.StepSize, curv: curv}
+	h := drawsHeader{model: replModel, modelHash: fitfile.ModelHash([]byte(r.src)), data: r.dataArgs(), dataHash: r.dataHashes(), cfg: cfg, r: res, stepSize: res.StepSize, curv: curv}
 	h.recordData(l)
 	if h.stepSize == 0 {
 		h.stepSize = s.Optimizer.DefaultStepSize()
@@ -501,7 +502,7 @@ func (r *repl) dataArgs() []string {
 func (r *repl) dataHashes() []string {
 	var out []string
 	for _, d := range r.data {
-		out = append(out, modelHash(d.src))
+		out = append(out, fitfile.ModelHash(d.src))
 	}
 	return out
 }
@@ -595,7 +596,7 @@ func takeLast(args []string, flag string) ([]string, bool) {
 // session's last fit, whose latent the model m still has with the same
 // name, shape and support, moved to the latent's coordinates and bounds in
 // m (the params are of the value on the support, as a fit file's, which
-// initResult matches by name and size), and prev's joint groups whose
+// fitfile.InitResult matches by name and size), and prev's joint groups whose
 // members all match. fresh names the latents that start from the default,
 // new or of another shape or support: "sigma (new)", "mu (real[3], was
 // real[2])".

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/compile"
 )
@@ -141,7 +142,7 @@ func (r *repl) predict(args []string) {
 
 // withoutMissing returns res without the factors of the fitted missing
 // values (NAME_missing) that m, compiled to predict, does not lay out, as
-// gpp predict reads a fit file (initResult): a joint factor keeps the
+// gpp predict reads a fit file (fitfile.InitResult): a joint factor keeps the
 // others' marginal, and their correlations with it. res itself when it
 // has none.
 func withoutMissing(res *sgvb.Result, m *compile.Model) (*sgvb.Result, error) {
@@ -199,16 +200,16 @@ func (r *repl) predictLevels(m *compile.Model, res *sgvb.Result, grow bool) (*le
 		if k < 0 {
 			continue // latentChange names it
 		}
-		f := toFitFactors(res.Factors[k : k+1])[0]
-		if sameFactorType(f, lat) || !sameBut(f, lat) || !grows(m, lat, f.Shape) || g.take(m, lat, f.Shape) {
+		f := fitfile.ToFactors(res.Factors[k : k+1])[0]
+		if fitfile.SameType(f, lat) || !fitfile.SameBut(f, lat) || !grows(m, lat, f.Shape) || g.Take(m, lat, f.Shape) {
 			continue
 		}
 		why := "the fit's q has no elements for what the fit did not see"
-		if h := g.hint(m, lat, f.Shape); h != "" {
+		if h := g.Hint(m, lat, f.Shape); h != "" {
 			why = ":predict --new-levels draws the new elements from the param's prior"
 		}
 		r.errorf("param %s is %s with the new data, %s in the fit (a group or label the fit did not see): %s",
-			lat.Name, latentTypeText(lat), factorTypeText(f), why)
+			lat.Name, fitfile.LatentTypeText(lat), fitfile.FactorTypeText(f), why)
 		return nil, false
 	}
 	if len(g.shapes) == 0 {

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/lang/compile"
 )
 
@@ -209,7 +210,7 @@ func (r *repl) sampleCmd(args []string) {
 			}, true
 		}
 	}
-	h := drawsHeader{model: replModel, modelHash: modelHash([]byte(r.src)), data: r.dataArgs(), dataHash: r.dataHashes(), cfg: cfg}
+	h := drawsHeader{model: replModel, modelHash: fitfile.ModelHash([]byte(r.src)), data: r.dataArgs(), dataHash: r.dataHashes(), cfg: cfg}
 	h.recordData(l)
 	ctx, stop := r.interruptible(func() { con.note("interrupted: stopping the chains; the session keeps the draws so far") })
 	defer stop()
@@ -240,7 +241,7 @@ func (r *repl) againstLastFit(m *compile.Model) (*againstFit, error) {
 		return nil, err
 	}
 	st := summariseColumns(ds, 0, nil)
-	af := &againstFit{label: fmt.Sprintf("fit %d, the session's last,", r.fit.n), ff: &fitFile{},
+	af := &againstFit{label: fmt.Sprintf("fit %d, the session's last,", r.fit.n), ff: &fitfile.File{},
 		mean: map[string]float64{}, sd: map[string]float64{}}
 	af.ff.Settings.OutputDraws = r.fit.draws
 	af.ff.Method = r.fit.res.Method.String() // intervals.png's legend: "Laplace q" after :fit --family laplace

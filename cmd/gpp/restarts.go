@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/compile"
@@ -22,7 +23,7 @@ import (
 // initFits sets the warm start of a fit from a fit file: Settings.Init
 // from a single fit (for every restart), or one start per restart from a
 // fit of as many restarts.
-func initFits(cfg *fitConfig, ff *fitFile, l *pipeline.Loaded, con *console, srcs sources) error {
+func initFits(cfg *fitConfig, ff *fitfile.File, l *pipeline.Loaded, con *console, srcs sources) error {
 	if err := initOverflowed(cfg.init, ff, srcs); err != nil {
 		return err
 	}
@@ -32,17 +33,17 @@ func initFits(cfg *fitConfig, ff *fitFile, l *pipeline.Loaded, con *console, src
 		}
 	}
 	if len(ff.Restarts) == 0 {
-		init, warns := initResult(ff, ff.Factors, ff.Groups, l.Model)
+		init, warns := fitfile.InitResult(ff, ff.Factors, ff.Groups, l.Model)
 		warnAll(warns)
 		cfg.settings.Init = init
 		return nil
 	}
 	if len(ff.Restarts) != cfg.restarts {
-		return &ast.Error{Pos: findPos(cfg.init, srcs[cfg.init], `"restarts"`),
+		return &ast.Error{Pos: fitfile.FindPos(cfg.init, srcs[cfg.init], `"restarts"`),
 			Msg: fmt.Sprintf("--init: the file holds a mixture of %d restarts; warm-start it with --restarts %d", len(ff.Restarts), len(ff.Restarts))}
 	}
 	for i, rs := range ff.Restarts {
-		init, warns := initResult(ff, rs.Factors, rs.Groups, l.Model)
+		init, warns := fitfile.InitResult(ff, rs.Factors, rs.Groups, l.Model)
 		if i == 0 {
 			warnAll(warns) // the restarts share their latents
 		}
@@ -55,39 +56,28 @@ func initFits(cfg *fitConfig, ff *fitFile, l *pipeline.Loaded, con *console, src
 // (an error at its "elbo", or "elbo_se" where only that overflowed): such a fit's outputs are written for
 // inspection only, its q no result (gpp fit exits 1 for it), as the REPL's
 // :fit --init last refuses the session's overflowed fit.
-func initOverflowed(path string, ff *fitFile, srcs sources) error {
+func initOverflowed(path string, ff *fitfile.File, srcs sources) error {
 	return fitOverflowed(path, ff, srcs, "--init", initAdvice)
 }
 
 // initAdvice ends the error of an overflowed fit given to --init.
 const initAdvice = "not as a start; fit without --init, or with --init path"
 
-// fitOverflowed is the error of a use (--init, predict) of a saved fit
-// whose ELBO or its standard error overflowed, at that key of its
-// fit.json; nil when neither did. use names the use, advice ends the
-// message.
-func fitOverflowed(path string, ff *fitFile, srcs sources, use, advice string) error {
-	if !sgvb.Overflows(float64(ff.ELBO), float64(ff.ELBOSE)) {
-		return nil
-	}
-	key, what := `"elbo"`, "its ELBO overflows"
-	if !math.IsInf(float64(ff.ELBO), 0) {
-		key, what = `"elbo_se"`, "its ELBO's standard error overflows"
-	}
-	return &ast.Error{Pos: findPos(path, srcs[path], key),
-		Msg: use + ": this fit failed (" + what + "): its outputs were written for inspection only, " + advice}
+// fitOverflowed is fitfile.Overflowed of the fit at path, read into srcs.
+func fitOverflowed(path string, ff *fitfile.File, srcs sources, use, advice string) error {
+	return fitfile.Overflowed(path, srcs[path], ff, use, advice)
 }
 
 // readUsedFit reads the saved fit at path for a use (--init, --against)
 // and adds its source to srcs: an error if it cannot be read or parsed,
 // or if it overflowed (fitOverflowed, with use and advice).
-func readUsedFit(path string, srcs sources, use, advice string) (*fitFile, []byte, error) {
+func readUsedFit(path string, srcs sources, use, advice string) (*fitfile.File, []byte, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: cannot read the fit: %v", use, err)
 	}
 	srcs[path] = src
-	ff, err := readFitJSON(path, src)
+	ff, err := fitfile.Read(path, src)
 	if err == nil {
 		err = fitOverflowed(path, ff, srcs, use, advice)
 	}

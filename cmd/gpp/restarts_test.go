@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/reftest"
 )
 
@@ -48,12 +49,12 @@ func TestFitRestarts(t *testing.T) {
 		}
 	}
 	p0, p1 := ff.Restarts[0].Factors[0].Params, one.Factors[0].Params
-	for i := range p0.values {
-		if p0.values[i][0] != p1.values[i][0] {
-			t.Errorf("restart 0's %s %v, the single fit's %v", p0.names[i], p0.values[i][0], p1.values[i][0])
+	for i := range p0.Values {
+		if p0.Values[i][0] != p1.Values[i][0] {
+			t.Errorf("restart 0's %s %v, the single fit's %v", p0.Names[i], p0.Values[i][0], p1.Values[i][0])
 		}
 	}
-	if ff.Restarts[0].ELBO != one.ELBO || ff.Restarts[1].Factors[0].Params.values[0][0] == p0.values[0][0] {
+	if ff.Restarts[0].ELBO != one.ELBO || ff.Restarts[1].Factors[0].Params.Values[0][0] == p0.Values[0][0] {
 		t.Error("restart 0 differs from the single fit, or restart 1 equals it")
 	}
 	// the mixture's ELBO lies between the restarts' mean and log 3 above it
@@ -81,8 +82,8 @@ func TestFitRestarts(t *testing.T) {
 	}
 	shape, rate := make([]float64, 3), make([]float64, 3)
 	for i, rs := range ff.Restarts {
-		a, _ := rs.Factors[0].Params.get("shape")
-		b, _ := rs.Factors[0].Params.get("rate")
+		a, _ := rs.Factors[0].Params.Get("shape")
+		b, _ := rs.Factors[0].Params.Get("rate")
 		shape[i], rate[i] = float64(a[0]), float64(b[0])
 	}
 	for d, r := range rows[1:] {
@@ -247,7 +248,7 @@ func TestFitRestartsInit(t *testing.T) {
 func TestFitRestartsJitter(t *testing.T) {
 	d := t.TempDir()
 	args := []string{"fit", poissonModel, poissonData, "--quiet", "--iter", "300", "--tol", "0", "--output-draws", "10"}
-	run := func(name string, more ...string) *fitFile {
+	run := func(name string, more ...string) *fitfile.File {
 		t.Helper()
 		out := filepath.Join(d, name)
 		if code, _, stderr := runSafe(t, append(append(args, "--out", out), more...)...); code != 0 {
@@ -258,7 +259,7 @@ func TestFitRestartsJitter(t *testing.T) {
 	one := run("one", "--seed", strconv.FormatUint(sgvb.RestartSeed(1, 1), 10))
 	same := run("same", "--restarts", "2", "--jitter", "0")
 	apart := run("apart", "--restarts", "2")
-	rate := func(f []fitFactor) float64 { return float64(f[0].Params.values[1][0]) }
+	rate := func(f []fitfile.Factor) float64 { return float64(f[0].Params.Values[1][0]) }
 	if rate(same.Restarts[1].Factors) != rate(one.Factors) {
 		t.Errorf("--jitter 0: restart 1's rate %v, the single fit of its seed %v", rate(same.Restarts[1].Factors), rate(one.Factors))
 	}

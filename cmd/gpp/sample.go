@@ -32,6 +32,7 @@ import (
 	"github.com/gpplang/gpp/infer/bridge"
 	"github.com/gpplang/gpp/infer/nuts"
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/compile"
@@ -569,7 +570,7 @@ func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *con
 			return exitError
 		}
 	}
-	h := drawsHeader{model: l.Path, modelHash: modelHash(l.Source), data: cfg.data, dataHash: dataHashes(cfg.data, srcs), cfg: cfg}
+	h := drawsHeader{model: l.Path, modelHash: fitfile.ModelHash(l.Source), data: cfg.data, dataHash: dataHashes(cfg.data, srcs), cfg: cfg}
 	h.recordData(l)
 	var af *againstFit
 	if cfg.against != "" {
@@ -1710,11 +1711,11 @@ func writeCoordsCSV(w io.Writer, h drawsHeader, sd *sampleDraws, m *compile.Mode
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# gpp_version = %s\n# model = %s\n# model_sha256 = %s\n", version, h.model, h.modelHash)
 	for i := range m.Latents {
-		fmt.Fprintf(bw, "# param %s = %s\n", m.Latents[i].Name, latentTypeText(&m.Latents[i]))
+		fmt.Fprintf(bw, "# param %s = %s\n", m.Latents[i].Name, fitfile.LatentTypeText(&m.Latents[i]))
 	}
 	// the codings of columns of labels, which gpp predict codes new data
 	// by: a JSON object on one line, any label quoted
-	levels := fitLevelsOf(h.levels)
+	levels := fitfile.LevelsOf(h.levels)
 	for _, name := range sortedKeys(levels) {
 		text, err := json.Marshal(levels[name])
 		if err != nil {

@@ -20,12 +20,13 @@ import (
 
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/compile"
 )
 
-// initNeeds ends matchFit's messages for gpp sample --init.
+// initNeeds ends fitfile.Match's messages for gpp sample --init.
 var initNeeds = [2]string{"--init starts the chains from a fit of this model, param by param", "--init starts the chains from a fit of this model, param by param"}
 
 // initFit is the q the chains start from: chain c from draw c of q, drawn
@@ -256,7 +257,7 @@ func readInitValues(file string, src []byte, vals map[string]*data.Array, l *pip
 func jsonKeyPos(file string, src []byte, vals map[string]*data.Array) func(name string) ast.Pos {
 	return func(name string) ast.Pos {
 		if q := strconv.Quote(name); bytes.Contains(src, []byte(q)) {
-			return findPos(file, src, q)
+			return fitfile.FindPos(file, src, q)
 		}
 		return vals[name].Pos
 	}

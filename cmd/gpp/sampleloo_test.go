@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/reftest"
 )
 
@@ -233,7 +234,7 @@ func TestCompareSampleDataByHash(t *testing.T) {
 			t.Fatalf("sample: exit %d:\n%s", code, stderr)
 		}
 	}
-	if meta := readSampleMeta(filepath.Join(out[dataA], drawsFile), sources{}); meta == nil || !slices.Equal(meta.DataSHA256, []string{modelHash([]byte(a))}) {
+	if meta := readSampleMeta(filepath.Join(out[dataA], drawsFile), sources{}); meta == nil || !slices.Equal(meta.DataSHA256, []string{fitfile.ModelHash([]byte(a))}) {
 		t.Errorf("the sample's data_sha256 read back as %v, want the sha256 of %s", meta, dataA)
 	}
 	warns := func(x, y string) bool {

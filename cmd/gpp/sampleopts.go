@@ -20,6 +20,7 @@ import (
 
 	"github.com/gpplang/gpp/infer/nuts"
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/compile"
@@ -148,7 +149,7 @@ func (sc *sampleConfig) readMetricFiles(d int, srcs sources) error {
 }
 
 // jsonNode is a value of a metric file with where it starts (a byte
-// offset, from 1, for offsetPos): a number, a string or an array.
+// offset, from 1, for fitfile.OffsetPos): a number, a string or an array.
 type jsonNode struct {
 	off   int
 	num   json.Number
@@ -221,7 +222,7 @@ func (n *jsonNode) what() string {
 // at its place in the file.
 func parseMetricFile(path string, src []byte, d int, metric nuts.Metric) ([]float64, error) {
 	errAt := func(off int, format string, args ...any) error {
-		return &ast.Error{Pos: offsetPos(path, src, off), Msg: "--metric-file: " + fmt.Sprintf(format, args...)}
+		return &ast.Error{Pos: fitfile.OffsetPos(path, src, off), Msg: "--metric-file: " + fmt.Sprintf(format, args...)}
 	}
 	if metric == nuts.UnitE {
 		return nil, errAt(1, "--metric unit adapts no metric and takes none: give --metric diag or dense")

@@ -27,6 +27,7 @@ import (
 
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/compile"
@@ -110,7 +111,7 @@ model, the data or the fit; 2: a bad command line.
 // likelihood sensitivity 0.104, 20 000 give 0.043).
 const sensFitDraws = 4000
 
-// sensNeeds ends matchFit's and match's messages for gpp sensitivity.
+// sensNeeds ends fitfile.Match's and match's messages for gpp sensitivity.
 var sensNeeds = [2]string{"sensitivity evaluates the prior and the likelihood at the fitted draws of every param", "sensitivity needs the fitted model's params"}
 
 // sensConfig is a parsed gpp sensitivity command line.
@@ -352,7 +353,7 @@ func sensLoad(cfg *sensConfig, levels map[string]data.Levels, sizes map[string]i
 // params matched: a model of the same params but other densities would
 // give the sensitivities of another posterior.
 func sensModelHash(l *pipeline.Loaded, hash string, hashPos ast.Pos, what string) error {
-	if hash != "" && hash != modelHash(l.Source) {
+	if hash != "" && hash != fitfile.ModelHash(l.Source) {
 		return &ast.Error{Pos: hashPos, Msg: fmt.Sprintf("%s a model of other contents than %s (their sha256 differ): the sensitivities are of that model's posterior; give its model", what, l.Path)}
 	}
 	return nil
@@ -382,7 +383,7 @@ func sensFromSample(cfg *sensConfig, dir string, srcs sources, con *console) (*s
 		return nil, fmt.Errorf("%s records no model: give the sampled model and its data after %s", path, dir)
 	}
 	sensInputs(cfg, sc.model, data, sets)
-	l, err := sensLoad(cfg, dataLevels(sc.levels), sc.sizes, sc.columns, srcs, con)
+	l, err := sensLoad(cfg, fitfile.DataLevels(sc.levels), sc.sizes, sc.columns, srcs, con)
 	if err != nil {
 		return nil, err
 	}
@@ -391,12 +392,12 @@ func sensFromSample(cfg *sensConfig, dir string, srcs sources, con *console) (*s
 	if err := sc.match(m, l.Path, sensNeeds[0]); err != nil {
 		return nil, err
 	}
-	if err := sensModelHash(l, sc.hash, findPos(path, sc.src, "# model_sha256"), "the sample at "+dir+" was drawn from"); err != nil {
+	if err := sensModelHash(l, sc.hash, fitfile.FindPos(path, sc.src, "# model_sha256"), "the sample at "+dir+" was drawn from"); err != nil {
 		return nil, err
 	}
 	if h := dataHashes(cfg.data, sourcesOf(l)); dataHash != nil && h != nil && !slices.Equal(h, dataHash) {
 		srcs[drawsPath] = mustRead(drawsPath) // to quote the line
-		return nil, &ast.Error{Pos: findPos(drawsPath, srcs[drawsPath], "#   file_sha256"), Msg: fmt.Sprintf("the sample read data of other contents (%s) than %s: the sensitivities are of the sampled posterior; give the sampled data",
+		return nil, &ast.Error{Pos: fitfile.FindPos(drawsPath, srcs[drawsPath], "#   file_sha256"), Msg: fmt.Sprintf("the sample read data of other contents (%s) than %s: the sensitivities are of the sampled posterior; give the sampled data",
 			strings.Join(data, " "), quoteArgs(cfg.data))}
 	}
 	sd, err := evalSampleCoords(sc, m, seed, nil)
@@ -543,13 +544,13 @@ func sensFromFit(cfg *sensConfig, arg string, srcs sources, con *console) (*sens
 		return nil, err
 	}
 	if ff.Method == sgvb.MAP.String() {
-		return nil, &ast.Error{Pos: findPos(path, src, `"method"`), Msg: "a MAP fit has no draws to power-scale: sensitivity reweights draws of the posterior; give a gpp sample, or a fit of a distribution (an SGVB, --family laplace or --family pathfinder fit)"}
+		return nil, &ast.Error{Pos: fitfile.FindPos(path, src, `"method"`), Msg: "a MAP fit has no draws to power-scale: sensitivity reweights draws of the posterior; give a gpp sample, or a fit of a distribution (an SGVB, --family laplace or --family pathfinder fit)"}
 	}
 	if cfg.model == "" && ff.Model == "" {
 		return nil, fmt.Errorf("%s records no model: give the fitted model and its data after %s", path, arg)
 	}
 	sensInputs(cfg, ff.Model, ff.Data, ff.Sets)
-	l, err := sensLoad(cfg, dataLevels(ff.Levels), ff.Sizes, ff.DataColumns, srcs, con)
+	l, err := sensLoad(cfg, fitfile.DataLevels(ff.Levels), ff.Sizes, ff.DataColumns, srcs, con)
 	if err != nil {
 		return nil, err
 	}
@@ -559,11 +560,11 @@ func sensFromFit(cfg *sensConfig, arg string, srcs sources, con *console) (*sens
 	if err != nil {
 		return nil, err
 	}
-	if err := sensModelHash(l, ff.ModelSHA256, findPos(path, src, `"model_sha256"`), "the fit at "+path+" is of"); err != nil {
+	if err := sensModelHash(l, ff.ModelSHA256, fitfile.FindPos(path, src, `"model_sha256"`), "the fit at "+path+" is of"); err != nil {
 		return nil, err
 	}
 	if h := dataHashes(cfg.data, sourcesOf(l)); ff.DataSHA256 != nil && h != nil && !slices.Equal(h, ff.DataSHA256) {
-		return nil, &ast.Error{Pos: findPos(path, src, `"data_sha256"`), Msg: fmt.Sprintf("the fit read data of other contents (%s) than %s: the sensitivities are of the fitted posterior; give the fitted data",
+		return nil, &ast.Error{Pos: fitfile.FindPos(path, src, `"data_sha256"`), Msg: fmt.Sprintf("the fit read data of other contents (%s) than %s: the sensitivities are of the fitted posterior; give the fitted data",
 			strings.Join(ff.Data, " "), quoteArgs(cfg.data))}
 	}
 	var q sgvb.Proposal = r

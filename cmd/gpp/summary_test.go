@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/internal/fitfile"
 )
 
 // tableRows returns the rows of a printed summary table by name, each
@@ -202,7 +204,7 @@ func TestSummaryColumnShape(t *testing.T) {
 	vars := columnVariables([]string{"lp__", "a", "b.1", "b.2", "M.1.1", "M.2.1", "M.1.2", "M.2.2", "c.2", "c.1", "d.1"}, "nuts")
 	var got []string
 	for _, v := range vars {
-		got = append(got, v.name+shapeText(v.shape))
+		got = append(got, v.name+fitfile.ShapeText(v.shape))
 	}
 	want := "lp__(scalar) a(scalar) b[2] M[2, 2] c.2(scalar) c.1(scalar) d[1]"
 	if g := strings.Join(got, " "); g != want {
