@@ -894,6 +894,9 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 				con.note("warning: %s", w)
 			}
 		}
+		if h := expOverflowHint(err, l.File); h != "" {
+			con.note("hint: %s", h)
+		}
 		serr := startError(context.Background(), l.Model)
 		switch {
 		case autodiff.DataOnly(serr):
