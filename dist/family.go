@@ -227,6 +227,10 @@ type Univariate struct {
 	// UpperArg, when positive, says that the support ends at parameter
 	// UpperArg − 1 (DiscreteUniform's upper), where Support says nothing.
 	UpperArg int
+	// EndsOf, when set, gives the support's ends from all the arguments,
+	// where they move with several (GEV's μ − σ/ξ, below or above by ξ's
+	// sign); Ends returns it in place of Support's and LowerArg's.
+	EndsOf func(p []float64) (lo, hi float64)
 	// Least, when positive, is the least value of a Count family whose
 	// mass below it is 0 (Geometric's 1, its trials until a success): the
 	// support's lower end (Ends), and observed data below it is an error
@@ -309,8 +313,8 @@ type Univariate struct {
 
 // Ends returns the ends of the closure of u's support for the parameters
 // p: lo and hi, −Inf or +Inf on a side where it is unbounded. The bounds
-// of Interval, BoundedCount (n, the first count parameter), LowerArg and
-// UpperArg are read from p; Least is a Count family's own. Ordered,
+// of Interval, BoundedCount (n, the first count parameter), LowerArg,
+// UpperArg and EndsOf are read from p; Least is a Count family's own. Ordered,
 // Simplex and matrix supports have no ends.
 func (u *Univariate) Ends(p []float64) (lo, hi float64) {
 	lo, hi = math.Inf(-1), math.Inf(1)
@@ -331,6 +335,9 @@ func (u *Univariate) Ends(p []float64) (lo, hi float64) {
 				break
 			}
 		}
+	}
+	if u.EndsOf != nil && len(p) == len(u.Params) {
+		return u.EndsOf(p)
 	}
 	if u.LowerArg > 0 && u.LowerArg <= len(p) {
 		lo = p[u.LowerArg-1]

@@ -45,7 +45,7 @@ func LogCDFNames() []string {
 	return []string{"Normal", "HalfNormal", "LogNormal", "Cauchy", "HalfCauchy", "StudentT", "Laplace",
 		"Exponential", "Weibull", "Gamma", "InvGamma", "Beta", "BetaProportion", "Uniform",
 		"Logistic", "Gumbel", "ChiSquare", "InvChiSquare", "ScaledInvChiSquare", "Rayleigh", "Pareto",
-		"ParetoType2", "Frechet", "LogLogistic", "ExpModNormal", "SkewNormal",
+		"ParetoType2", "Frechet", "GEV", "GeneralizedPareto", "LogLogistic", "ExpModNormal", "SkewNormal",
 		"VonMises", "SkewDoubleExponential", "Wald", "Kumaraswamy", "LogitNormal", "AsymmetricLaplace", "Moyal", "Poisson", "PoissonLog", "Bernoulli", "BernoulliLogit", "Binomial", "BinomialLogit", "BetaBinomial",
 		"NegBinomial", "NegBinomialLog", "BetaNegBinomial",
 		"ZeroInflatedPoisson", "ZeroInflatedNegBinomial", "HurdlePoisson", "HurdleNegBinomial",
@@ -101,6 +101,8 @@ var logCDFs = map[string]logCDF{
 	"Pareto":                paretoLogCDF,
 	"ParetoType2":           paretoType2LogCDF,
 	"Frechet":               frechetLogCDF,
+	"GEV":                   gevLogCDF,               // gev.go
+	"GeneralizedPareto":     generalizedParetoLogCDF, // gev.go
 	"LogLogistic":           logLogisticLogCDF,
 	"ExpModNormal":          expModNormalLogCDF,  // expmodnormal.go
 	"SkewNormal":            skewNormalLogCDF,    // skewnormal_cdf.go

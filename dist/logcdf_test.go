@@ -137,7 +137,7 @@ func TestLogCDFComplement(t *testing.T) {
 	params := map[string][]float64{
 		"StudentT": {3, 1.3, 0.7}, "Uniform": {0, 4}, "Bernoulli": {0.3}, "BernoulliLogit": {0.4},
 		"Binomial": {5, 0.3}, "BinomialLogit": {5, -0.5}, "PoissonLog": {0.3},
-		"BetaProportion": {0.3, 5}, "Pareto": {0.1, 1.3}, "ParetoType2": {-0.5, 1.3, 0.7},
+		"BetaProportion": {0.3, 5}, "Pareto": {0.1, 1.3}, "ParetoType2": {-0.5, 1.3, 0.7}, "GEV": {1.3, 0.7, 0.2}, "GeneralizedPareto": {0.1, 1.3, -0.2},
 		"ExpModNormal": {1.3, 0.7, 1.6}, "SkewNormal": {1.3, 0.7, -2.5}, "SkewDoubleExponential": {1.3, 0.7, 0.2},
 		"BetaBinomial": {6, 1.5, 2.5}, "NegBinomialLog": {0.3, 2}, "BetaNegBinomial": {1.3, 0.7, 2.5}, "AsymmetricLaplace": {1.3, 0.7, 1.6},
 		"ZeroInflatedPoisson": {0.7, 1.3}, "ZeroInflatedNegBinomial": {0.7, 1.3, 2}, "HurdlePoisson": {0.7, 1.3},

@@ -15,9 +15,11 @@ import (
 // 0 and take NonNegative values; Gamma, InvGamma, LogNormal and Weibull take
 // Positive values (0 is outside, log density −Inf); Beta and BetaProportion
 // take Unit (0 and 1 are outside); Uniform takes the closed Interval [lo, hi].
-// Pareto's support starts at its argument y_min and ParetoType2's at mu,
-// which a Support cannot say: they are declared Positive and Real, and the
-// log density is −Inf below the argument.
+// Pareto's support starts at its argument y_min and ParetoType2's and
+// GeneralizedPareto's at mu, which a Support cannot say: they are declared
+// Positive and Real, and the log density is −Inf below the argument. GEV's
+// ends (1 + xi (y − mu)/sigma > 0) depend on all three arguments: Real, and
+// −Inf outside.
 var Univariates = []*Univariate{
 	{
 		Name: "Normal", Params: []Param{{"mu", Real}, {"sigma", Positive}},
@@ -215,6 +217,24 @@ var Univariates = []*Univariate{
 			return Frechet{p[0], p[1]}.eval(x, dp)
 		},
 		Rand: func(p []float64, rng *rand.Rand) float64 { return Frechet{p[0], p[1]}.Rand(rng) },
+	},
+	{
+		Name: "GEV", Params: []Param{{"mu", Real}, {"sigma", Positive}, {"xi", Real}},
+		Support: Real, Doc: "generalized extreme value with location mu, scale sigma and shape xi (Gumbel at xi = 0; log density −Inf outside 1 + xi (y − mu)/sigma > 0)",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return GEV{p[0], p[1], p[2]}.eval(x, dp)
+		},
+		Rand:   func(p []float64, rng *rand.Rand) float64 { return GEV{p[0], p[1], p[2]}.Rand(rng) },
+		EndsOf: gevEnds,
+	},
+	{
+		Name: "GeneralizedPareto", LowerArg: 1, Params: []Param{{"mu", Real}, {"sigma", Positive}, {"xi", Real}},
+		Support: Real, Doc: "generalized Pareto with location mu, scale sigma and shape xi (log density −Inf below mu, and above mu − sigma/xi for xi < 0)",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return GeneralizedPareto{p[0], p[1], p[2]}.eval(x, dp)
+		},
+		Rand:   func(p []float64, rng *rand.Rand) float64 { return GeneralizedPareto{p[0], p[1], p[2]}.Rand(rng) },
+		EndsOf: generalizedParetoEnds,
 	},
 	{
 		Name: "LogLogistic", Params: []Param{{"alpha", Positive}, {"beta", Positive}},

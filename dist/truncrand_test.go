@@ -68,6 +68,13 @@ var truncCases = []truncCase{
 	{"Pareto", []float64{1, 2}, 0, 3}, // below y_min the CDF is 0
 	{"ParetoType2", []float64{0, 2, 3}, 0.5, inf},
 	{"Frechet", []float64{2, 1}, 0.5, 3},
+	{"GEV", []float64{100, 25, 0.15}, 150, inf},
+	{"GEV", []float64{0, 1, -0.3}, 2, inf}, // up to the upper end 10/3
+	{"GEV", []float64{0, 1, 0}, -inf, -2.5},
+	{"GEV", []float64{0, 1, 0.2}, 1e4, inf},
+	{"GeneralizedPareto", []float64{0, 1, 0.3}, 1, 4},
+	{"GeneralizedPareto", []float64{0, 1, 0.3}, 1e6, inf},
+	{"GeneralizedPareto", []float64{1, 2, -0.5}, 4.5, inf}, // up to the upper end 5
 	{"LogLogistic", []float64{1, 3}, 0.5, 2},
 	{"ExpModNormal", []float64{0, 1, 0.5}, 1, 6},
 	{"SkewNormal", []float64{0, 1, 3}, -0.5, 1.5},

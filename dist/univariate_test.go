@@ -19,7 +19,7 @@ const (
 	chiSqMinP    = 1e-4  // chi-square goodness of fit of the discrete samplers
 	fdRelStep    = 1e-5  // finite-difference step, relative to max(1, |v|)
 	randPoints   = 6     // random evaluation points per family
-	univariateNo = 57    // families in the registry
+	univariateNo = 59    // families in the registry
 )
 
 // uniDist is the method set every scalar family shares.
@@ -258,6 +258,19 @@ var uniCases = []uniCase{
 		params:  func(r *rand.Rand) []float64 { return []float64{unif(r, 0.3, 8), unif(r, 0.2, 3)} },
 		value:   func(p []float64, r *rand.Rand) float64 { return p[1] * unif(r, 0.2, 10) },
 		moments: [][]float64{{9, 1.5}}, intParam: -1,
+	},
+	{
+		name: "GEV", newDist: func(p []float64) uniDist { return GEV{p[0], p[1], p[2]} },
+		params: func(r *rand.Rand) []float64 { return []float64{unif(r, -3, 3), unif(r, 0.2, 3), unif(r, -0.6, 0.6)} },
+		// L = log1p(ξz)/ξ in (−2, 4): inside the support whatever ξ's sign
+		value:   func(p []float64, r *rand.Rand) float64 { return p[0] + p[1]*expm1Over(unif(r, -2, 4), p[2]) },
+		moments: [][]float64{{100, 25, 0.15}, {0, 1, 0}, {1, 2, -0.3}, {-2, 0.5, 1e-9}}, intParam: -1,
+	},
+	{
+		name: "GeneralizedPareto", newDist: func(p []float64) uniDist { return GeneralizedPareto{p[0], p[1], p[2]} },
+		params:  func(r *rand.Rand) []float64 { return []float64{unif(r, -3, 3), unif(r, 0.2, 3), unif(r, -0.6, 0.6)} },
+		value:   func(p []float64, r *rand.Rand) float64 { return p[0] + p[1]*expm1Over(unif(r, 0.02, 5), p[2]) },
+		moments: [][]float64{{0, 1, 0.15}, {2, 3, 0}, {-1, 2, -0.4}, {0, 1, -1e-9}}, intParam: -1,
 	},
 	{
 		name: "LogLogistic", newDist: func(p []float64) uniDist { return LogLogistic{p[0], p[1]} },
@@ -531,7 +544,7 @@ func TestRegistryMatchesCases(t *testing.T) {
 	want := []string{"Normal", "HalfNormal", "Cauchy", "HalfCauchy", "StudentT", "Laplace", "LogNormal",
 		"Exponential", "Gamma", "InvGamma", "Weibull", "Beta", "BetaProportion", "Uniform",
 		"Logistic", "Gumbel", "ChiSquare", "InvChiSquare", "ScaledInvChiSquare", "Rayleigh", "Pareto",
-		"ParetoType2", "Frechet", "LogLogistic", "SkewNormal", "ExpModNormal", "VonMises", "SkewDoubleExponential",
+		"ParetoType2", "Frechet", "GEV", "GeneralizedPareto", "LogLogistic", "SkewNormal", "ExpModNormal", "VonMises", "SkewDoubleExponential",
 		"Wald", "Kumaraswamy", "LogitNormal", "AsymmetricLaplace", "Moyal", "Rice", "Wiener", "Poisson", "PoissonLog", "Bernoulli",
 		"BernoulliLogit", "Binomial", "BinomialLogit", "BetaBinomial", "Hypergeometric", "BetaNegBinomial", "NegBinomial", "NegBinomialLog",
 		"ZeroInflatedPoisson", "ZeroInflatedNegBinomial", "HurdlePoisson", "HurdleNegBinomial",

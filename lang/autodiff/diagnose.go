@@ -1130,6 +1130,13 @@ func (p *Program) densityErrorAt(n *node, only int) error {
 			case ua > 0 && ua <= len(par) && x > par[ua-1]:
 				// above the argument where the support ends (DiscreteUniform's upper)
 				what += fmt.Sprintf(", above %s, where %s's support ends", paramName(d, ua-1), d.Name)
+			case d.EndsOf != nil:
+				// ends that move with several arguments (GEV's mu − sigma/xi)
+				if lo, hi := d.Ends(par); x <= lo {
+					what += fmt.Sprintf(", not above %.6g, where %s's support starts for these arguments", lo, d.Name)
+				} else if x >= hi {
+					what += fmt.Sprintf(", not below %.6g, where %s's support ends for these arguments", hi, d.Name)
+				}
 			}
 		}
 		err = ast.Errorf(n.pos, "%s%s", msg(what, paramList(d, par), el), cell)

@@ -339,6 +339,9 @@ var stanGLMs = map[string]string{
 // another name or writes otherwise, with what to write, for the error at a
 // model ported from PyMC. Keys are lower case without underscores.
 var otherDists = map[string]string{
+	"genextreme":       "gpp calls it GEV(mu, sigma, xi), scipy's genextreme(c, loc, scale) with xi = −c",
+	"genpareto":        "gpp calls it GeneralizedPareto(mu, sigma, xi), scipy's genpareto(c, loc, scale) with xi = c",
+	"gpd":              "gpp calls it GeneralizedPareto(mu, sigma, xi)",
 	"asymlaplace":      "gpp writes brms's asym_laplace(mu, sigma, quantile), density quantile (1 − quantile) / sigma · exp(−ρ(y − mu) / sigma), as SkewDoubleExponential(mu, 2 * sigma, quantile); PyMC's AsymmetricLaplace(b, kappa, mu) is gpp's AsymmetricLaplace",
 	"exgaussian":       "gpp writes PyMC's ExGaussian(mu, sigma, nu) as ExpModNormal(mu, sigma, 1 / nu): nu is the exponential's mean, gpp's lambda its rate; brms's exgaussian(mu, sigma, beta), whose mu is the mean of the whole, is ExpModNormal(mu - beta, sigma, 1 / beta)",
 	"inversegaussian":  "gpp calls it Wald(mu, lambda), mu the mean and lambda the shape (PyMC's Wald(mu, lam), brms's inverse.gaussian(mu, shape), scipy's invgauss(mu / lambda, scale = lambda))",

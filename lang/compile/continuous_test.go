@@ -11,7 +11,8 @@ import (
 
 // TestContinuousFamiliesLogJoint compiles y ~ D(args) and the log CDFs of
 // Logistic, Gumbel, ChiSquare, InvChiSquare, ScaledInvChiSquare, Rayleigh,
-// Pareto, ParetoType2, Frechet and LogLogistic, and PyMC's Wald,
+// Pareto, ParetoType2, Frechet, GEV, GeneralizedPareto and LogLogistic,
+// and PyMC's Wald,
 // Kumaraswamy, LogitNormal, AsymmetricLaplace, Moyal and Rice, against the
 // same log density written out with target += (Stan's and the textbooks'
 // formulas), in value and gradient, with params in every argument position.
@@ -94,6 +95,16 @@ func TestContinuousFamiliesLogJoint(t *testing.T) {
 			"target += sum(log1mexp(a * log1p((y + 2 + c) / s)))\n"},
 		{"Frechet CDF", "target += logcdf(tc, Frechet(a, s))\n", "target += -sum(pow(tc / s, -a))\n"},
 		{"LogLogistic survival", "target += logccdf(tc, LogLogistic(a, s))\n", "target += -sum(log1p(pow(tc / a, s)))\n"},
+		// GEV and GeneralizedPareto by scipy's genextreme and genpareto
+		// forms, (1 + xi z)^(−1/xi) written with pow, xi from c
+		{"GEV", "y ~ GEV(log(a), s + 3, 0.2 * inv_logit(c) - 0.1)\ntarget += logcdf(y, GEV(log(a), s + 3, 0.2 * inv_logit(c) - 0.1)) + logccdf(tc, GEV(log(a), s + 3, 0.2 * inv_logit(c) - 0.1))\n",
+			"target += sum(-log(s + 3) - (1 + 1 / (0.2 * inv_logit(c) - 0.1)) * log1p((0.2 * inv_logit(c) - 0.1) * (y - log(a)) / (s + 3)) - pow(1 + (0.2 * inv_logit(c) - 0.1) * (y - log(a)) / (s + 3), -1 / (0.2 * inv_logit(c) - 0.1)))" +
+				" - sum(pow(1 + (0.2 * inv_logit(c) - 0.1) * (y - log(a)) / (s + 3), -1 / (0.2 * inv_logit(c) - 0.1)))" +
+				" + sum(log1m(exp(-pow(1 + (0.2 * inv_logit(c) - 0.1) * (tc - log(a)) / (s + 3), -1 / (0.2 * inv_logit(c) - 0.1)))))\n"},
+		{"GeneralizedPareto", "tc ~ GeneralizedPareto(0.2 - a, s + 1, 0.2 * inv_logit(c) - 0.1)\ntarget += logccdf(tc, GeneralizedPareto(0.2 - a, s + 1, 0.2 * inv_logit(c) - 0.1)) + logcdf(tc, GeneralizedPareto(0.2 - a, s + 1, 0.2 * inv_logit(c) - 0.1))\n",
+			"target += sum(-log(s + 1) - (1 + 1 / (0.2 * inv_logit(c) - 0.1)) * log1p((0.2 * inv_logit(c) - 0.1) * (tc - 0.2 + a) / (s + 1)))" +
+				" - sum(log1p((0.2 * inv_logit(c) - 0.1) * (tc - 0.2 + a) / (s + 1))) / (0.2 * inv_logit(c) - 0.1)" +
+				" + sum(log1m(pow(1 + (0.2 * inv_logit(c) - 0.1) * (tc - 0.2 + a) / (s + 1), -1 / (0.2 * inv_logit(c) - 0.1))))\n"},
 	} {
 		d := compileSrc(t, "a.gpp", decls+c.dist, nil, in)
 		plain := compileSrc(t, "b.gpp", decls+c.plain, nil, in)
@@ -111,6 +122,8 @@ output g_rep ~ Gumbel(rep(b, 3) + [-1, 0, 1], 2)
 output l_rep ~ LogLogistic(2, 9)
 output p_rep ~ ParetoType2(b, 1.5, 9)
 output c_rep ~ ScaledInvChiSquare(12, 0.7)
+output v_rep ~ GEV(b, 2, 0.1)
+output q_rep ~ GeneralizedPareto(b, 1.5, -0.2)
 `, nil, data.Input{})
 	ev, err := m.NewEvaluator()
 	if err != nil {
@@ -128,9 +141,12 @@ output c_rep ~ ScaledInvChiSquare(12, 0.7)
 	// ParetoType2(μ, λ, α): μ + λ/(α − 1), λ²α/((α − 1)²(α − 2)); the scaled
 	// inverse chi-square: νs²/(ν − 2), 2ν²s⁴/((ν − 2)²(ν − 4)).
 	s2 := 0.49
-	checkReplicateMoments(t, ev, []float64{b}, 20000, []string{"g_rep", "l_rep", "p_rep", "c_rep"},
-		[][]float64{gm, {lm}, {b + 1.5/8}, {12 * s2 / 10}},
-		[][]float64{gv, {lv}, {2.25 * 9 / (64 * 7)}, {2 * 144 * s2 * s2 / (100 * 8)}})
+	// GEV(μ, σ, ξ): μ + σ(Γ(1 − ξ) − 1)/ξ, σ²(Γ(1 − 2ξ) − Γ(1 − ξ)²)/ξ²;
+	// GeneralizedPareto: μ + σ/(1 − ξ), σ²/((1 − ξ)²(1 − 2ξ)).
+	g1, g2 := math.Gamma(0.9), math.Gamma(0.8)
+	checkReplicateMoments(t, ev, []float64{b}, 20000, []string{"g_rep", "l_rep", "p_rep", "c_rep", "v_rep", "q_rep"},
+		[][]float64{gm, {lm}, {b + 1.5/8}, {12 * s2 / 10}, {b + 2*(g1-1)/0.1}, {b + 1.5/1.2}},
+		[][]float64{gv, {lv}, {2.25 * 9 / (64 * 7)}, {2 * 144 * s2 * s2 / (100 * 8)}, {4 * (g2 - g1*g1) / 0.01}, {2.25 / (1.44 * 1.4)}})
 }
 
 // TestTruncatedPriorNewFamilies: a prior wider than its param's bounds is
