@@ -231,6 +231,11 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 				"compare the fit of the model with %s integrated out instead", r.fit.label, names, names, names)
 			continue
 		}
+		if pAboveN(r) {
+			_, _, pName := comparedEstimate([]looRank{r})
+			errorf(stderr, "warning: %s: %s = %s is more than its %d observations: its %s is unreliable and the model badly misspecified (the loo package's check, p_loo > N), or it observes no data (a ~ left out: the fit is of the prior); its rank and weight are suspect (marked ! in the table)",
+				r.fit.label, pName, num1(r.p), r.nObserve, strings.Replace(pName, "p_", "elpd_", 1))
+		}
 		if r.badK > 0 && r.fit.kfold {
 			errorf(stderr, "warning: %s: kfold.csv's pareto_k, the k̂ of a held-out estimate's terms, is above 0.7 for %d of %d observations: their elpd_kfold may be unreliable (gpp kfold said why, counting apart those in a fold whose q misses its posterior, for which --fullrank all or --nuts, and the others, for which more --output-draws)", r.fit.label, r.badK, r.nObserve)
 			continue
@@ -923,12 +928,16 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 		head = slices.Insert(head, 1, "model")
 	}
 	t.row(head...)
-	conditional := false
+	conditional, absurd := false, false
 	for _, r := range ranks {
 		label := r.fit.label
 		if len(r.fit.conditional) > 0 {
 			label += " *"
 			conditional = true
+		}
+		if pAboveN(r) {
+			label += " !"
+			absurd = true
 		}
 		cells := []string{label, num1(r.elpd), num1(r.se), num1(r.diff), num1(r.seDiff), weightNum(r.weight), num1(r.p), strconv.Itoa(r.badK)}
 		if withModel {
@@ -959,7 +968,16 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 		fmt.Fprint(w, "* log_lik reads a param with an element per observation (loo.csv's\n"+
 			"per_observation_params): elpd_loo unreliable, typically too optimistic.\n")
 	}
+	if absurd {
+		fmt.Fprintf(w, "! %s is more than the number of observations: %s unreliable, the model badly\nmisspecified or observing no data.\n", pName, elpdName)
+	}
 }
+
+// pAboveN reports whether a row's p (p_loo or p_kfold) is more than its
+// observations, which the loo package reads as a badly misspecified
+// model (a gross outlier), or one that observes no data (a fit of the
+// prior): its elpd is unreliable.
+func pAboveN(r looRank) bool { return r.nObserve > 1 && r.p > float64(r.nObserve) }
 
 // lopsidedWithoutPreference reports whether no fit's elpd_diff is a clear
 // preference (each within 4 nats or 2·se_diff of the best, as the table's

@@ -54,6 +54,13 @@ func sourcesOf(l *pipeline.Loaded) sources {
 	return sources(l.Sources)
 }
 
+// printReplLoadWarnings is printLoadWarnings less the lets read nowhere:
+// a session's lets are there to be printed at the prompt.
+func printReplLoadWarnings(w io.Writer, l *pipeline.Loaded) {
+	l.Info.Drop(l.Info.UnreadLets...)
+	printLoadWarnings(w, l)
+}
+
 // printLoadWarnings prints what a loaded model and its data may have wrong
 // (check.Info.Warnings, pipeline.Loaded.Warnings), and the missing data
 // values it fits (pipeline.Loaded.Notes), before a fit or a diagnosis

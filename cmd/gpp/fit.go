@@ -1159,6 +1159,9 @@ func loadModel(ctx context.Context, cfg *fitConfig, con *console, what string, s
 		return nil, exitError, false
 	}
 	l = ld.l
+	if what == "draw" { // the prior draws are the prior on purpose
+		l.Info.Drop(l.Info.NoDataObserved)
+	}
 	printLoadWarnings(con, l)
 	if len(l.Model.Latents) == 0 && what == "fit" { // prior draws and gpp sample draw the outputs alone
 		con.note("%s: the model has no params to %s", cfg.model, what)

@@ -237,6 +237,11 @@ func prepareKfold(kc *kfoldConfig, con *console) (*kfoldSetup, error) {
 	if err != nil {
 		return &kfoldSetup{l: l}, err
 	}
+	for _, sym := range l.Info.Symbols { // int data may be there for --group, which the folds read
+		if sym.Kind == check.Data && sym.Type.Elem == check.Int {
+			l.Info.Drop(l.Info.UnreadData[sym.Name])
+		}
+	}
 	printLoadWarnings(con, l)
 	return setupKfold(l, kc, con)
 }

@@ -435,6 +435,30 @@ func drawsLOOWarning(ds *drawSet, fitK, fitESS float64, listed, joint bool, more
 	return w
 }
 
+// looPWarning is the loo package's reading of the draws' p_loo, the effective number
+// of parameters (its glossary, after Vehtari et al.), or "": p_loo above
+// the n observations is no estimate at all, as when the likelihood does
+// not observe log_lik's data (a fit of the prior) or a gross outlier; above the model's dim
+// parameters with k̂ above 0.7 on some observation, the model is likely
+// badly misspecified. Either way elpd_loo is unreliable and its rank in
+// gpp compare means nothing.
+func looPWarning(ds *drawSet, dim int) string {
+	lo := ds.loo
+	if lo == nil || len(lo.Points) < 2 || len(ds.looCond) > 0 { // looConditionalWarning says why already
+		return ""
+	}
+	n := len(lo.Points)
+	switch {
+	case lo.P > float64(n):
+		return fmt.Sprintf("p_loo = %.3g is more than the %d observations of log_lik: elpd_loo (%.4g) is unreliable and the model badly misspecified (the loo package's check, p_loo > N), or it observes no data (no ~ on log_lik's data: the fit is of the prior); check the model, and its predictive checks (--plots)",
+			lo.P, n, lo.ELPD)
+	case dim > 0 && lo.P > float64(dim) && lo.BadK() > 0:
+		return fmt.Sprintf("p_loo = %.3g is more than the model's %d parameters, with Pareto k̂ above 0.7 for %d of %d observations: the model is likely badly misspecified (the loo package's check, p_loo > p) and elpd_loo unreliable; check its predictive checks (--plots), or a likelihood with wider tails (overdispersed)",
+			lo.P, dim, lo.BadK(), n)
+	}
+	return ""
+}
+
 // jointAllFlag is the joint factor the LOO warning advises for a
 // mean-field q of model m (settings s): --fullrank all, or past
 // sgvb.MaxFullRank elements, which a full-rank factor cannot hold, the

@@ -142,6 +142,7 @@ func fitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Res
 	if w := drawsLOOWarning(ds, k, ess, true, len(r.Groups) > 0, "--output-draws", jointAllFlag(s, l.Model)); w != "" {
 		ns.warn(w + momentMatchAdvice(cfg, ds))
 	}
+	ns.warn(looPWarning(ds, r.Dim))
 	ns.warn(momentMatchWarning(ds.mm))
 	ns.warn(inexactWarnings(ds, l.Info)...)
 	return ns

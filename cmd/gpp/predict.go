@@ -466,6 +466,7 @@ func loadPredictModel(con *console, cfg *fitConfig, opt compile.PredictOptions, 
 		printError(con, unseenLabelHint(fitSetsNoData(err, fitSets, cfg.sets), "gpp predict --new-levels"), srcs)
 		return nil, false
 	}
+	l.Info.Drop(l.Info.NoDataObserved) // a prediction observes the fit's data, not these
 	printLoadWarnings(con, l)
 	if cfg.plots {
 		cfg.ppc = findReplicates(l)

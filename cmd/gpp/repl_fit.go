@@ -216,7 +216,7 @@ func (r *repl) fitCmd(args []string) {
 		r.errorf("%s", msg)
 		return
 	}
-	printLoadWarnings(r.err, l)
+	printReplLoadWarnings(r.err, l)
 	if err := checkDrawsSize(cfg.outputDraws, cfg.settings.DrawsPerStep, l.Model); err != nil {
 		r.errorf("%v", err)
 		return
@@ -1722,6 +1722,7 @@ func replFitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, res *sg
 	if w := drawsLOOWarning(ds, res.ParetoK, res.ParetoRelESS, looWritten, len(res.Groups) > 0, "--output-draws", jointAllFlag(s, l.Model)); w != "" {
 		ns.warn(w + momentMatchAdvice(cfg, ds))
 	}
+	ns.warn(looPWarning(ds, res.Dim))
 	ns.warn(momentMatchWarning(ds.mm))
 	ns.warn(inexactWarnings(ds, l.Info)...)
 	return ns

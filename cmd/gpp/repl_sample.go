@@ -126,7 +126,7 @@ func (r *repl) sampleCmd(args []string) {
 		r.errorf("the model has no params to sample: its outputs need no sampler; gpp sample draws them with Stan's fixed_param sampler")
 		return
 	}
-	printLoadWarnings(r.err, l)
+	printReplLoadWarnings(r.err, l)
 	con := newConsole(r.err, isTerminal(r.err), cfg.quiet, cfg.verbose)
 	if cfg.evidence {
 		if sc.evNotes, ok = evidenceCaveats(l.Model, func(err error) { r.printError(err, srcs) }); !ok {

@@ -1152,7 +1152,7 @@ func TestReplDataChecksModel(t *testing.T) {
 			[][]string{{"testdata/repl_neg.csv"}}},
 		{"declared shape", []string{"data X: real[N, 2]", "param b: real[2] ~ Normal(0, 1)", "output m = X * b"},
 			[][]string{{"X=testdata/repl_short.csv"}}},
-		{"index out of range", []string{"data y: real[N]", "param mu: real ~ Normal(0, 1)", "let z = y[5] * mu"},
+		{"index out of range", []string{"data y: real[N]", "param mu: real ~ Normal(0, 1)", "output z = y[5] * mu"},
 			[][]string{{"testdata/repl_short.csv"}}},
 		{"index in an if on the data", []string{"data y: real[N]", "param mu: real ~ Normal(0, 1)", "if y[0] > 2 {\n  target += y[3] * mu\n}"},
 			[][]string{{"testdata/repl_short.csv"}}},

@@ -81,6 +81,7 @@ func Check(f *ast.File, cfg *Config) (*Info, error) {
 		c.errs = append(c.errs, ast.Errorf(stopped.Pos(), "too many errors; the file was not checked beyond here"))
 	case len(c.errs) == 0:
 		c.improper()
+		c.unread()
 		c.oneBasedLoops()
 		c.intDivisions()
 		c.matrixLogSumExps()

@@ -591,7 +591,7 @@ func TestLogLikWarnings(t *testing.T) {
 		{"output log_lik = logpdf(Y, Normal(mu, 1))", ""},
 		{"output ll = sum(logpdf(y, Normal(mu, 1)))", ""},
 	} {
-		src := "data y: real[N]\ndata Y: real[N, K]\nparam mu: real ~ Normal(0, 1)\n" + tc.out + "\ny ~ Normal(mu, 1)\n"
+		src := "data y: real[N]\ndata Y: real[N, K]\nparam mu: real ~ Normal(0, 1)\n" + tc.out + "\ny ~ Normal(mu, 1)\nY ~ Normal(mu, 1)\n"
 		_, info := checkSource(t, "m.gpp", src, nil)
 		got := warningLines(info)
 		switch {
@@ -671,5 +671,5 @@ func TestMatrixLogSumExpWarning(t *testing.T) {
 		"m.gpp:4:11 `logsumexp(lp)` of a matrix is one log-sum-exp over all its elements, rows and columns together; a mixture's log density is a log-sum-exp per row (each observation's components) summed over the rows: target += sum(rowlogsumexp(lp))",
 	})
 	wantWarnings(t, head+"target += sum(rowlogsumexp(lp))\n", nil)
-	wantWarnings(t, head+"target += logsumexp(mu)\n", nil)
+	wantWarnings(t, head+"target += logsumexp(lp[0])\n", nil)
 }

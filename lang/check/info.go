@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -86,6 +87,14 @@ type Info struct {
 	// 1-based for (loops.go), a replicate not of the shape of the data
 	// it mirrors (replicate.go); in source order.
 	Warnings []*ast.Error
+	// NoDataObserved is Warnings' noDataObserved (unread.go), nil when
+	// the model observes data; UnreadData are Warnings' data read nowhere,
+	// by name, UnreadLets its lets read nowhere. A command that reads them
+	// otherwise leaves them out (Drop): gpp fit --prior and gpp predict fit
+	// nothing, gpp kfold --group reads int data, the REPL prints lets.
+	NoDataObserved *ast.Error
+	UnreadData     map[string]*ast.Error
+	UnreadLets     []*ast.Error
 
 	cfg *Config // the check's configuration, for Imputing
 }
@@ -556,4 +565,9 @@ type OutputVar struct {
 	Type  Type
 	Dims  Shape
 	Let   *Symbol // the top-level let reported by the short form, else nil
+}
+
+// Drop removes the warnings ws (nil ones are ignored) from Warnings.
+func (info *Info) Drop(ws ...*ast.Error) {
+	info.Warnings = slices.DeleteFunc(info.Warnings, func(w *ast.Error) bool { return slices.Contains(ws, w) })
 }

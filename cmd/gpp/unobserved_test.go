@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/infer/sgvb"
+)
+
+// TestLOOPWarning: p_loo above the observations warns whatever the k̂;
+// above the model's parameters only with some k̂ above 0.7 (the loo
+// package's reading); below both, or with log_lik conditional on a
+// per-observation param (its own warning), it does not.
+func TestLOOPWarning(t *testing.T) {
+	loo := func(p float64, k float64) *drawSet {
+		lo := &sgvb.LOO{P: p, ELPD: -10}
+		for range 4 {
+			lo.Points = append(lo.Points, sgvb.LOOPoint{P: p / 4, K: k})
+		}
+		return &drawSet{loo: lo}
+	}
+	for _, tc := range []struct {
+		p, k float64
+		dim  int
+		want string
+	}{
+		{4.5, 0.1, 10, "p_loo = 4.5 is more than the 4 observations of log_lik"},
+		{4.5, 0.9, 100, "p_loo = 4.5 is more than the 4 observations"},
+		{3.5, 0.9, 3, "p_loo = 3.5 is more than the model's 3 parameters, with Pareto k̂ above 0.7 for 4 of 4 observations"},
+		{3.5, 0.5, 3, ""},
+		{2.5, 0.9, 3, ""},
+		{4, 0.9, 10, ""},
+	} {
+		got := looPWarning(loo(tc.p, tc.k), tc.dim)
+		if tc.want == "" && got != "" || !strings.HasPrefix(got, tc.want) {
+			t.Errorf("p_loo %g, k̂ %g, %d params: %q, want %q", tc.p, tc.k, tc.dim, got, tc.want)
+		}
+	}
+	ds := loo(100, 0.9)
+	ds.looCond = []looCondParam{{name: "z"}}
+	if w := looPWarning(ds, 3); w != "" {
+		t.Errorf("conditional log_lik: %q", w)
+	}
+}
+
+// TestFitWarnsUnobserved: the trial's 4PL with its ~ lines lost
+// (check_unobserved.gpp) is fitted with the warnings that the model
+// observes no data and that its p_loo is more than its observations; gpp
+// fit --prior, which draws the prior on purpose, and gpp predict leave out
+// the first and keep the data read nowhere.
+func TestFitWarnsUnobserved(t *testing.T) {
+	model, data := "testdata/check_unobserved.gpp", "testdata/check_unobserved.json"
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	if code := run([]string{"fit", model, data, "--out", filepath.Join(dir, "fit")}, strings.NewReader(""), &out, &errb); code != exitOK {
+		t.Fatalf("gpp fit exits %d:\n%s", code, errb.String())
+	}
+	for _, want := range []string{
+		model + ":4:1: warning: the model observes no data",
+		model + ":5:6: warning: data `yu` is read nowhere",
+		"gpp: warning: p_loo = ",
+		"is more than the 6 observations of log_lik",
+	} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("gpp fit's stderr lacks %q:\n%s", want, errb.String())
+		}
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"fit", "--prior", model, data, "--out", filepath.Join(dir, "prior")}, strings.NewReader(""), &out, &errb); code != exitOK {
+		t.Fatalf("gpp fit --prior exits %d:\n%s", code, errb.String())
+	}
+	if s := errb.String(); strings.Contains(s, "observes no data") || !strings.Contains(s, "data `yu` is read nowhere") {
+		t.Errorf("gpp fit --prior's stderr:\n%s", s)
+	}
+
+	// gpp predict: new data at a fit of the regression, with an outcome
+	// read only by an output
+	src, err := os.ReadFile("testdata/predict_new.gpp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pm := filepath.Join(dir, "m.gpp")
+	text := strings.Replace(string(src), "proline ~ Normal(mu, sigma)\n", "", 1) + "output lp = logpdf(proline, Normal(mu, sigma))\n"
+	pd := filepath.Join(dir, "new.csv")
+	if err := os.WriteFile(pm, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pd, []byte("alcohol,color_intensity,proline\n0,0,1\n1,0,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	errb.Reset()
+	if code := run([]string{"check", pm}, strings.NewReader(""), &out, &errb); code != exitOK || !strings.Contains(errb.String(), "observes no data") {
+		t.Fatalf("gpp check exits %d, does not warn:\n%s", code, errb.String())
+	}
+	errb.Reset()
+	if code := run([]string{"predict", "testdata/predict", pm, pd, "--out", filepath.Join(dir, "p")}, strings.NewReader(""), &out, &errb); code != exitOK {
+		t.Fatalf("gpp predict exits %d:\n%s", code, errb.String())
+	}
+	if strings.Contains(errb.String(), "observes no data") {
+		t.Errorf("gpp predict warns:\n%s", errb.String())
+	}
+}
