@@ -420,11 +420,11 @@ func TestAgainstHeavyTailsQ(t *testing.T) {
 		s, qs := summarise(all, 0), summarise(q, 0)
 		N := float64(len(all))
 		mc := mcmcStats{mcse: s.sd / math.Sqrt(N), essBulk: N, essTail: N, mcseSD: nuts.MCSESD(x)}
-		sh := againstShape{qKurt: kurtosis(q), kurt: kurtosis(all)}
+		sh := againstShape{qKurt: kurtosis(q), kurt: kurtosis(all), q: q, nuts: all}
 		if againstElem("x", qs.mean, qs.sd, S, s.mean, s.sd, mc, sh).flagged {
 			flagged++
 		}
-		sh.qKurt, sh.kurt = 0, 0
+		sh = againstShape{}
 		if againstElem("x", qs.mean, qs.sd, S, s.mean, s.sd, mc, sh).flagged {
 			flaggedNormal++
 		}
@@ -533,6 +533,139 @@ func TestAgainstBinaryNeverSeen(t *testing.T) {
 	} {
 		if got := indicatorDraws(c.nuts, c.q); got != c.want {
 			t.Errorf("indicatorDraws(%v, %v) = %v", c.nuts, c.q, got)
+		}
+	}
+}
+
+// againstDrawsRead reads q's draws q against NUTS's iid chains x (all
+// pooled) as compareAgainst does, with each side's draws at hand.
+func againstDrawsRead(name string, q []float64, x [][]float64, all []float64) againstRow {
+	s, qs := summarise(all, 0), summarise(q, 0)
+	N := float64(len(all))
+	mc := mcmcStats{mcse: s.sd / math.Sqrt(N), essBulk: N, essTail: N, mcseSD: nuts.MCSESD(x)}
+	sh := againstShape{qKurt: kurtosis(q), kurt: kurtosis(all), q: q, nuts: all}
+	return againstElem(name, qs.mean, qs.sd, float64(len(q)), s.mean, s.sd, mc, sh)
+}
+
+// TestAgainstRobust: where q's mean or sd differ beyond tolerance but a few
+// far draws of q make their Monte Carlo errors swallow the difference, the
+// draws' quantiles and a distribution-free bound on q's sd read it (a GEV
+// fit's return level, one q draw of 1000 at 4·10¹¹ beside NUTS's 211 ± 24,
+// read "within Monte Carlo error"): a bulk like NUTS's with one far draw
+// is "q too wide", by its tail, however far that draw (z 10⁶ and more); a
+// narrower bulk with a few far draws "q too narrow" by its 5%–95%
+// interval, whatever its sd ratio; a median far below "q shifted below".
+// Without q's draws (an older fit's draws.csv removed) the reading is the
+// moments' alone. The summary line names them among the worst.
+func TestAgainstRobust(t *testing.T) {
+	src := rand.New(rand.NewPCG(7, 11))
+	normal := func() float64 { return src.NormFloat64() }
+	x, all := iidChains(normal, 4, 500)
+	bulk := func(scale, shift float64, far ...float64) []float64 {
+		q := make([]float64, 1000)
+		for i := range q {
+			q[i] = shift + scale*src.NormFloat64()
+		}
+		copy(q, far)
+		return q
+	}
+	for _, c := range []struct {
+		name string
+		q    []float64
+		want string
+	}{
+		{"one far draw", bulk(1, 0, 4e11), "q too wide (draws far in its tail: its sd at least "},
+		{"one far draw, nearer", bulk(1, 0, 3e3), "q too wide (draws far in its tail: its sd at least "},
+		{"a narrow bulk", bulk(0.6, 0, 50, -40, 45), "q too narrow (its 5%–95% interval 0.5"},
+		{"a narrow bulk, one far draw", bulk(0.6, 0, 4e11), "q too narrow (its 5%–95% interval 0.5"},
+		{"a median below", bulk(0.3, -1, 300, 300), "q shifted below (its median, z -1"},
+	} {
+		r := againstDrawsRead("x", c.q, x, all)
+		if c.name == "a narrow bulk, one far draw" && !strings.Contains(r.reading, ", too wide in its tail (draws far in its tail: its sd at least ") {
+			t.Errorf("%s: reading %q, want its tail too", c.name, r.reading)
+		}
+		if !strings.HasPrefix(r.reading, c.want) && !strings.Contains(r.reading, ", "+c.want) || !r.flagged || !r.robust {
+			t.Errorf("%s: reading %q (flagged %v, z %.3g ± %.3g, ratio %.3g ± %.3g), want %q", c.name, r.reading, r.flagged, r.z, r.seZ, r.ratio, r.seRatio, c.want)
+		}
+		// the moments alone cannot tell
+		s, qs := summarise(all, 0), summarise(c.q, 0)
+		mc := mcmcStats{mcse: s.sd / math.Sqrt(2000), essBulk: 2000, essTail: 2000, mcseSD: nuts.MCSESD(x)}
+		if m := againstElem("x", qs.mean, qs.sd, 1000, s.mean, s.sd, mc, againstShape{qKurt: kurtosis(c.q), kurt: kurtosis(all)}); m.flagged {
+			t.Errorf("%s: without the draws, reading %q: want the moments' errors to swallow the difference", c.name, m.reading)
+		}
+		rows := []againstRow{{name: "a", z: 0.2, ratio: 0.5, flagged: true}, {name: "b", z: 0.3, ratio: 0.6, flagged: true}, {name: "c", z: 0.4, ratio: 0.7, flagged: true}, r}
+		if c.name == "one far draw" && !strings.Contains(againstSummary(rows), "the worst: x (z ") {
+			t.Errorf("%s: the summary leaves it out of the worst: %s", c.name, againstSummary(rows))
+		}
+	}
+}
+
+// TestAgainstRobustKeepsAgrees: an element whose mean and sd agree within
+// both tolerances is "agrees" though its quantiles differ (q a mixture of
+// 95 % N(0, 0.7²) and 5 % N(0, 3²), sd 0.96, whose 5%–95% interval is
+// 0.77 of a normal's): the quantiles read only what the moments leave open.
+func TestAgainstRobustKeepsAgrees(t *testing.T) {
+	src := rand.New(rand.NewPCG(2, 8))
+	x, all := iidChains(src.NormFloat64, 4, 500)
+	q := make([]float64, 1000)
+	for i := range q {
+		sd := 0.7
+		if i%20 == 0 {
+			sd = 3
+		}
+		q[i] = sd * src.NormFloat64()
+	}
+	if r := againstDrawsRead("x", q, x, all); r.reading != "agrees" || math.Abs(r.ratio-1) > againstSD {
+		t.Errorf("reading %q (z %.3g, sd ratio %.3g), want agrees", r.reading, r.z, r.ratio)
+	}
+}
+
+// TestAgainstRobustAgrees: q's draws of NUTS's own distribution are not
+// read as differing by the quantiles or the tail bound more often than
+// the moments' 3 errors would: heavy tails (Student-t ν = 2.5, a LogNormal
+// of σ 1.5), 1000 q draws against 4 chains of 250.
+func TestAgainstRobustAgrees(t *testing.T) {
+	const reps = 300
+	src := rand.New(rand.NewPCG(5, 3))
+	for _, c := range []struct {
+		name string
+		draw func() float64
+	}{
+		{"t2.5", distuv.StudentsT{Mu: 0, Sigma: 1, Nu: 2.5, Src: src}.Rand},
+		{"lognormal", distuv.LogNormal{Mu: 0, Sigma: 1.5, Src: src}.Rand},
+		{"normal", src.NormFloat64},
+	} {
+		flagged := 0
+		for range reps {
+			x, all := iidChains(c.draw, 4, 250)
+			q := make([]float64, 1000)
+			for i := range q {
+				q[i] = c.draw()
+			}
+			if r := againstDrawsRead("x", q, x, all); r.robust {
+				flagged++
+			}
+		}
+		t.Logf("%s: %d of %d agreeing replicates flagged by the quantiles or the tail", c.name, flagged, reps)
+		if float64(flagged)/reps > 0.015 {
+			t.Errorf("%s: %d of %d agreeing replicates flagged by the quantiles or the tail, want at most 1.5 %%", c.name, flagged, reps)
+		}
+	}
+}
+
+// TestChebyshevSD: the tail bound is Chebyshev's, d·c/(1 + c) with c =
+// √(jα/n) of the j-th farthest draw from the median, α shared by the j
+// tried (1, 2, 4, … up to n: 10 of them for n = 1000): one draw 1000 from
+// 999 at 0 bounds the sd by j = 1, two such draws by j = 2.
+func TestChebyshevSD(t *testing.T) {
+	for _, far := range []int{1, 2} {
+		x := make([]float64, 1000)
+		for i := range far {
+			x[999-i] = 1000
+		}
+		c := math.Sqrt(float64(far) * againstTailAlpha / 10 / 1000)
+		if got, want := chebyshevSD(x, 1000), 1000*c/(1+c); math.Abs(got-want) > 1e-12*want {
+			t.Errorf("%d far draws: bound %v, want %v", far, got, want)
 		}
 	}
 }

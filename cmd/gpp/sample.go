@@ -208,8 +208,16 @@ Monte Carlo standard errors (of NUTS's sd, its mcse_sd, and of the fit's,
 from its output draws, fewer when --psis-resample resampled them; both
 widened by the draws' kurtosis, the larger of the two sides'),
 "q shifted above" (or "below") when |z| is above 0.1 and 3 standard errors
-(NUTS's mcse, q's sd/√draws), "agrees" when both are within 0.1, and
-"within Monte Carlo error" otherwise. An element whose draws are all 0 or
+(NUTS's mcse, q's sd/√draws), "agrees" when both are within 0.1. Where
+a difference beyond 0.1 is not read so (a few far draws of q make the
+moments' errors swallow it), the draws' quantiles read it: "q shifted
+above (its median, z ...)" by the medians, "q too narrow (its 5%–95%
+interval ... of NUTS's)" (or "too wide") by those intervals, each with its
+distribution-free error of order statistics, and "q too wide (draws far
+in its tail: its sd at least ... of NUTS's ...)" by Chebyshev's bound on
+q's sd from its farthest draws, which holds whatever its tails; the
+reading is "within Monte Carlo error" when none of these tells. An
+element whose draws are all 0 or
 1 (an indicator) is read by its mean alone ("0/1, by the mean alone: ..."),
 its sd being a function of its mean. A
 summary line counts the elements within 0.1 sd, gives the median sd ratio

@@ -135,22 +135,81 @@ func (p *Program) visitCell(i int32, k int, t *cellTrace, reads map[int32]bool) 
 			return
 		}
 		t.dyn = true
-		name, ok := p.paramElem(i, k, func(g *node, j int) {
-			c := tracedCell{g, g.cells(j), j, float64(g.idx[j])}
-			if len(t.idx) < maxRowCells && !hasCell(t.idx, c) { // xi[gauge], a[gauge]: one gauge
-				t.idx = append(t.idx, c)
-			}
-		})
-		switch {
-		case !ok:
-			t.unnamed = true
-		case !slices.Contains(t.names, name):
-			t.names = append(t.names, name)
-		}
+		p.paramsIn(i, k, t, map[int32]bool{})
 	case m.n == 1, m.op == OpConst && m.name == "":
 		// a value of data alone that is one number, or a literal
 	default:
 		t.bad = true // data computed otherwise (sort(x)), or given without a file
+	}
+}
+
+// paramsIn adds to t the param elements that element k of node i, which
+// reads no data along the axis, is computed from: through indexing (a data
+// index's pick, whose cell goes to t.idx), bounds' transforms and
+// elementwise ops with their broadcasts, so that a let c = a + b read as
+// c[g] names a[g[k]] and b, not only a single param's element. Where an
+// op is no elementwise one (a matrix product, a sum), the params it reads
+// are named whole (beta); whole names holds those already named.
+func (p *Program) paramsIn(i int32, k int, t *cellTrace, whole map[int32]bool) {
+	if t.budget--; t.budget < 0 {
+		t.unnamed = true
+		return
+	}
+	i, k = indexedElemVia(p.nodes, i, k, func(g *node, j int) {
+		c := tracedCell{g, g.cells(j), j, float64(g.idx[j])}
+		if len(t.idx) < maxRowCells && !hasCell(t.idx, c) { // xi[gauge], a[gauge]: one gauge
+			t.idx = append(t.idx, c)
+		}
+	})
+	m := &p.nodes[i]
+	switch {
+	case !m.dyn:
+		// data or constants: traced by visitCell, or read along no axis
+	case m.op == OpInput:
+		t.addParam(m.name, m.name+m.shape.elem(k))
+	case m.op == OpInside, m.op.isUnary():
+		p.paramsIn(m.args[0], k, t, whole) // Inside's ends per element, if any, are constants
+	case m.op.isBinary():
+		gc := max(m.gc, 1)
+		for a, x := range m.args {
+			p.paramsIn(x, k/gc*m.bc[2*a]+k%gc*m.bc[2*a+1], t, whole)
+		}
+	default:
+		p.wholeParams(i, t, whole)
+	}
+}
+
+// wholeParams adds to t, by name, every param that node i reads.
+func (p *Program) wholeParams(i int32, t *cellTrace, seen map[int32]bool) {
+	if seen[i] {
+		return
+	}
+	seen[i] = true
+	if t.budget--; t.budget < 0 {
+		t.unnamed = true
+		return
+	}
+	m := &p.nodes[i]
+	if !m.dyn {
+		return
+	}
+	if m.op == OpInput {
+		t.addParam(m.name, m.name)
+		return
+	}
+	for _, a := range m.args {
+		p.wholeParams(a, t, seen)
+	}
+}
+
+// addParam adds name, the element of param param that enters, to t's
+// names, once; a param without a name makes t unnamed.
+func (t *cellTrace) addParam(param, name string) {
+	switch {
+	case param == "":
+		t.unnamed = true
+	case !slices.Contains(t.names, name):
+		t.names = append(t.names, name)
 	}
 }
 
@@ -223,18 +282,27 @@ func (p *Program) paramElem(i int32, k int, index func(g *node, j int)) (string,
 const maxParamNames = 4
 
 // fromParams is traceCell's words for the params that enter a value, after
-// its data cell: " and param shift[2]", " and params m, s", or " and params"
-// where one has no name or they are many; "" when none enter.
+// its data cell: " and param shift[2]", " and params m, s", the first
+// maxParamNames of many with how many more, " and params" alone only where
+// none has a name; "" when none enter.
 func (t *cellTrace) fromParams() string {
+	names := t.names
+	more := ""
+	if len(names) > maxParamNames {
+		more = fmt.Sprintf(" and %d more", len(names)-maxParamNames)
+		names = names[:maxParamNames]
+	} else if t.unnamed && len(names) > 0 {
+		more = " and others"
+	}
 	switch {
 	case !t.dyn:
 		return ""
-	case t.unnamed || len(t.names) == 0 || len(t.names) > maxParamNames:
+	case len(names) == 0:
 		return " and params"
-	case len(t.names) == 1:
-		return " and param " + t.names[0]
+	case len(names) == 1 && more == "":
+		return " and param " + names[0]
 	}
-	return " and params " + strings.Join(t.names, ", ")
+	return " and params " + strings.Join(names, ", ") + more
 }
 
 // computedCell is the note of the data cells element k of node i is

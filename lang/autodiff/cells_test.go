@@ -12,7 +12,9 @@ import (
 // param element an index by data picks, and, for a datum minus a bounded
 // param whose upper bound is above the datum, the bound; a value
 // computed from two data along the axis, or from data read otherwise
-// (a matrix product), names none.
+// (a matrix product), names none. The params are named through lets of
+// them (c[subj] of c = a + b names a[subj[k]] and b), those of a matrix
+// product whole, and the first four of more.
 func TestComputedCell(t *testing.T) {
 	// rt read from d.csv, one row a line from line 2, in column 3; the
 	// subjects of its rows are subj; shift[j] = 0.4·inv_logit(z_j), 0.2
@@ -99,6 +101,16 @@ func TestComputedCell(t *testing.T) {
 		{"four params named", func(b *Builder, v vars) ID {
 			return b.Density(logNormal, b.Sub(b.Mul(b.Sub(v.rt, v.mu, at(5, 6)), b.Gather(v.beta, []int{0, 0, 1, 1}, at(5, 6)), at(5, 6)), b.Add(b.Gather(v.shift, subj, at(5, 6)), v.s, at(5, 6)), at(5, 3)), []ID{v.mu, v.s}, at(5, 3))
 		}, "model.gpp:5:3: log density is -Inf: value -1.156 outside the support of LogNormal (element [0]); the value is computed from rt's at d.csv:2:3 and params mu, beta[0], shift[0], s"},
+		{"a let of params picked by an index", func(b *Builder, v vars) ID {
+			return b.Density(logNormal, b.Sub(v.rt, b.Gather(b.Add(b.Mul(b.Scalar(0.5, at(4, 9)), v.shift, at(4, 9)), b.Mul(v.mu, b.Scalar(0.5, at(4, 9)), at(4, 9)), at(4, 9)), subj, at(5, 6)), at(5, 3)), []ID{v.mu, v.s}, at(5, 3))
+		}, "model.gpp:5:3: log density is -Inf: value -0.14 outside the support of LogNormal (element [1]); the value is computed from rt's at d.csv:3:3 and params shift[2], mu"},
+		{"params in a matrix product", func(b *Builder, v vars) ID {
+			return b.Density(logNormal, b.Sub(v.rt, b.Add(b.MatMul(b.Const([]float64{1, 0, 0, 1, 1, 1, 2, 0}, Matrix(4, 2), at(4, 9)), v.beta, at(4, 9)), v.s, at(5, 6)), at(5, 3)), []ID{v.mu, v.s}, at(5, 3))
+		}, "model.gpp:5:3: log density is -Inf: value -0.6799999999999999 outside the support of LogNormal (element [0]); the value is computed from rt's at d.csv:2:3 and params beta, s"},
+		{"five params", func(b *Builder, v vars) ID {
+			sum := b.Add(b.Add(b.Add(v.mu, v.s, at(5, 6)), b.Gather(v.shift, subj, at(5, 6)), at(5, 6)), b.Gather(v.beta, []int{0, 0, 1, 1}, at(5, 6)), at(5, 6))
+			return b.Density(logNormal, b.Sub(v.rt, b.Add(sum, b.Gather(v.beta, []int{1, 1, 0, 0}, at(5, 6)), at(5, 6)), at(5, 3)), []ID{v.mu, v.s}, at(5, 3))
+		}, "model.gpp:5:3: log density is -Inf: value -1.38 outside the support of LogNormal (element [0]); the value is computed from rt's at d.csv:2:3 and params mu, s, shift[0], beta[0] and 1 more"},
 		{"data in a matrix product", func(b *Builder, v vars) ID {
 			return b.Density(logNormal, b.Sub(v.rt, b.MatMul(v.X, v.beta, at(5, 6)), at(5, 3)), []ID{v.mu, v.s}, at(5, 3))
 		}, bad},

@@ -9,7 +9,8 @@ import (
 
 // TestComputedCellErrors: a density's value or a function's argument
 // computed from a datum and params that falls outside its support names
-// the datum's cell, the param element an index by data picks, and a
+// the datum's cell, the param elements an index by data picks (through a
+// let of params too), and a
 // bounded param's upper bound above the datum (a shifted lognormal whose
 // shift may pass a subject's least response time); in a loop, with its
 // iteration. The params are at the origin: shift at 0.2, mu 0, sigma 1.
@@ -30,6 +31,8 @@ func TestComputedCellErrors(t *testing.T) {
 		{"rt - 2 * shift[subj] ~ LogNormal(0, sigma)\n", "a.gpp:8:24: log density is -Inf: value -0.29000000000000004 outside the support of LogNormal (element [1])" + cell},
 		{"(rt - mu[subj]) / sigma - 0.2 ~ LogNormal(0, 1)\n", "a.gpp:8:33: " + bad + " (element [1]); the value is computed from rt's at d.json:1:15 and params mu[2], sigma"},
 		{"target += sum(log(rt - shift[subj]))\n", "a.gpp:8:15: log: argument -0.09 < 0 (element [1]); the argument is computed from rt's at d.json:1:15 and param shift[2]"},
+		// through a let of params that a data index reads: both named
+		{"let c = shift + mu\ntarget += sum(log(rt - c[subj]))\n", "a.gpp:9:15: log: argument -0.09 < 0 (element [1]); the argument is computed from rt's at d.json:1:15 and params shift[2], mu[2]"},
 		// two data along the axis: no one datum
 		{"rt - w .* shift[subj] ~ LogNormal(0, sigma)\n", "a.gpp:8:25: log density is -Inf: value -0.29000000000000004 outside the support of LogNormal (element [1])"},
 	})
