@@ -394,12 +394,13 @@ func curvSkipReason(s sgvb.Settings, r *sgvb.Result) string {
 // autoKeptText says why --fullrank auto keeps the mean-field fit when no
 // settled sd is autoCurvRatio times too small (cc.bad): the largest ratio
 // among the settled coordinates, and how many unsettled ones it left out
-// (their ratios assume a settled q; unsettledHint names them).
+// (offScale: their ratios assume q's sd on the curvature at q's mode;
+// unsettledHint names them).
 func autoKeptText(cc *curvCheck) string {
 	worst, at, skipped := 0.0, -1, 0
 	for i, v := range cc.c.Ratio {
 		switch {
-		case cc.unsettledAt(i):
+		case cc.offScale(i): // cc.bad's rule
 			if v >= autoCurvRatio {
 				skipped++
 			}
@@ -412,7 +413,7 @@ func autoKeptText(cc *curvCheck) string {
 		text += fmt.Sprintf(" (the largest ratio %s×, %s)", ratioText(worst), cc.names[at])
 	}
 	if skipped > 0 {
-		text += fmt.Sprintf(" apart from %d element%s whose sds are likely not settled (the hint below), which the ratio cannot judge", skipped, plural(skipped))
+		text += fmt.Sprintf(" apart from %d element%s whose sds are off the curvature at q's mode (the hint below), which the ratio cannot judge", skipped, plural(skipped))
 	}
 	return text
 }

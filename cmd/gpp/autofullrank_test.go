@@ -226,10 +226,15 @@ func TestAutoKeptText(t *testing.T) {
 	if bad := cc.bad(autoCurvRatio); len(bad) != 0 {
 		t.Fatalf("bad %v, want none (b[0] and c are unsettled)", bad)
 	}
-	want := "no sd of the mean-field q is 1.1× too small (the largest ratio 1×, b[1]) apart from 2 elements whose sds are likely not settled"
+	want := "no sd of the mean-field q is 1.1× too small (the largest ratio 1×, b[1]) apart from 2 elements whose sds are off the curvature at q's mode"
 	if got := autoKeptText(cc); !strings.Contains(got, want) {
 		t.Errorf("note %q, want it to contain %q", got, want)
 	}
+	cc.c.Spread = []float64{1, 1, 1, 1} // b[0] and c far from normal, not unsettled: still left out
+	if got := autoKeptText(cc); !strings.Contains(got, want) {
+		t.Errorf("far from normal: note %q, want it to contain %q", got, want)
+	}
+	cc.c.Spread = nil
 	cc.c.Scale = []float64{0.4, 0.4, 0.4, 0.4}
 	if got := autoKeptText(cc); strings.Contains(got, "largest ratio") || !strings.Contains(got, "apart from 2 elements") {
 		t.Errorf("every coordinate unsettled: note %q", got)

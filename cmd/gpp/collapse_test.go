@@ -167,6 +167,40 @@ func TestUnsettledHint(t *testing.T) {
 	if bad := cc.bad(1.5); !slices.Equal(bad, []int{1}) {
 		t.Errorf("mean-field hint's elements %v, want [1] (b[0] is unsettled)", bad)
 	}
+	if !strings.Contains(got, "refit longer (--tol 1e-6, more --iter") {
+		t.Errorf("hint %q of a fit that hit --iter: want it to advise refitting longer", got)
+	}
+	// a fit stopped by --tol 1e-4 is told --tol 1e-6 only; one run at
+	// --tol 1e-6 is not told to refit longer
+	res.Converged = true
+	if got := unsettledHint(cc); !strings.Contains(got, "refit with --tol 1e-6 (") || strings.Contains(got, "more --iter") {
+		t.Errorf("converged at the default --tol: hint %q, want --tol 1e-6 alone", got)
+	}
+	cc.tol = 1e-6
+	if got := unsettledHint(cc); strings.Contains(got, "refit longer (") || strings.Contains(got, "refit with") || !strings.Contains(got, "already ran at --tol 1e-6 or less") || !strings.Contains(got, "gpp sample") {
+		t.Errorf("--tol 1e-6: hint %q, want no refit advice, gpp sample", got)
+	}
+	cc.tol, res.Converged = 0, false
+	// q's sds that match the curvature across q's reach (Spread) but not
+	// at its mode have settled on a posterior far from normal: named by
+	// the non-normal hint, not the unsettled one, and still left out of
+	// the mean-field hint's elements
+	cc.c.Spread = []float64{0.9, 0.95, 2.5, 0.53, 1.1}
+	got = unsettledHint(cc)
+	if want := "q's sds are likely not settled: b[2]'s 2.3× the sd"; !strings.HasPrefix(got, want) {
+		t.Errorf("hint %q, want it to start %q", got, want)
+	}
+	if want := "tau[1]'s and b[0]'s sds are 0.2× and 0.45× the sd that the log density's curvature at q's mode gives but 1.1× and 0.9× the one its curvature across q's ±1.7 sd gives: q has settled there on a posterior far from normal"; !strings.Contains(got, want) {
+		t.Errorf("hint %q, want it to hold %q", got, want)
+	}
+	if bad := cc.bad(1.5); !slices.Equal(bad, []int{1}) {
+		t.Errorf("mean-field hint's elements %v, want [1] (b[0] is far from normal)", bad)
+	}
+	cc.c.Spread[2] = 1.2 // all three settled: the non-normal hint alone
+	if got := unsettledHint(cc); strings.Contains(got, "not settled") || !strings.HasPrefix(got, "tau[1]'s, b[2]'s and b[0]'s sds are 0.2×, 2.3× and 0.45× the sd") {
+		t.Errorf("hint %q, want the non-normal hint alone", got)
+	}
+	cc.c.Spread = nil
 	cc.c.Scale = []float64{1, 0.68, 1.9, 0.53, 0.9} // cultivar's settled 0.68, a gamma factor's 0.53
 	if got := unsettledHint(cc); got != "" {
 		t.Errorf("settled scales: hint %q", got)

@@ -74,6 +74,9 @@ type curvCheck struct {
 	// warmInit is the --init argument that starts the hint's joint
 	// factor from this fit (fitConfig.warmInit); "" for none.
 	warmInit string
+	// tol is the fit's --tol (sgvb.Settings.Tol): at 1e-6 or less the
+	// unsettled hint does not advise refitting longer (ranLong).
+	tol float64
 }
 
 // autoLowRank is the rank R of the low-rank joint factor over every param
@@ -154,7 +157,7 @@ func meanFieldCurvature(ctx context.Context, s sgvb.Settings, l *pipeline.Loaded
 	if c == nil {
 		return nil
 	}
-	cc := &curvCheck{c: c, r: r, names: make([]string, r.Dim), lats: make([]int, r.Dim)}
+	cc := &curvCheck{c: c, r: r, names: make([]string, r.Dim), lats: make([]int, r.Dim), tol: s.Tol}
 	cc.all = fullRankAllSize(m)
 	cc.lowAll, cc.lowGamma = lowRankAllSize(m, r)
 	name := latentNamer(m, l) // as the fit's table names the elements
@@ -388,9 +391,10 @@ func curvatureHint(cc *curvCheck) string {
 			"give them a prior, pin one, or use a sum_to_zero_vector, and fit again (docs/inference.md, The mean-field hint)", who, sds, how, moves)
 	}
 	if cc.autoLost != "" {
-		return head + fmt.Sprintf("--fullrank auto refitted with --fullrank %s, and kept the mean-field fit (its note says why): "+
+		return head + smallModelText(cc) + fmt.Sprintf("--fullrank auto refitted with --fullrank %s, and kept the mean-field fit (its note says why): "+
 			"gpp sample (NUTS) is the check of these sds (docs/inference.md, The mean-field hint)", cc.autoLost)
 	}
+	head += smallModelText(cc)
 	group, n, left := curvGroup(cc, bad, curvRatio)
 	if group == nil {
 		then := ", so "
@@ -411,6 +415,25 @@ func curvatureHint(cc *curvCheck) string {
 	return head + fmt.Sprintf("%s (%d elements) gives the params that move together one joint factor%s; by that curvature it leaves no sd more than %.1f× too small, "+
 		"but a mode's curvature sees only a normal posterior, and a skewed or heavy-tailed one can leave sds smaller: "+
 		"--fullrank auto keeps the fit with the higher ELBO, --fullrank all joins every param, and gpp sample --against checks the sds (docs/inference.md, The mean-field hint)", flag, n, warmText(flag, cc.warmInit), left)
+}
+
+// smallModelMax is the most coordinates of a fit for which the
+// curvature hint names --family pathfinder and laplace (smallModelText):
+// each costs a few hundred gradients or an n×n Hessian there, and both
+// fit a joint normal. A user trial's 4PL standard curve (5 coordinates):
+// lec's sd 0.0271 mean-field, 0.0369 laplace, 0.0413 pathfinder, NUTS
+// 0.0431.
+const smallModelMax = 50
+
+// smallModelText is the curvature hint's clause naming --family
+// pathfinder and laplace for a fit of at most smallModelMax coordinates;
+// "" for a larger one, or where the check is partial (a factor model's
+// rotations, where no normal at a mode represents the posterior).
+func smallModelText(cc *curvCheck) string {
+	if cc.r.Dim < 1 || cc.r.Dim > smallModelMax || cc.c.Left != nil {
+		return ""
+	}
+	return fmt.Sprintf("at %d coordinates, --family pathfinder or --family laplace is a quick fit with a joint normal that holds these correlations; ", cc.r.Dim)
 }
 
 // improper reports whether element i's ratio reads as an improper
@@ -490,12 +513,12 @@ func triesAll(all, factors int, group []string) bool {
 }
 
 // bad returns the coordinates whose ratio is at least min, the worst
-// first, leaving out those whose scales have not settled (unsettled: the
-// ratio assumes they have).
+// first, leaving out those whose scales are off the curvature's at q's
+// mode (offScale: the ratio assumes they are on it).
 func (cc *curvCheck) bad(min float64) []int {
 	var bad []int
 	for i, v := range cc.c.Ratio {
-		if v >= min && !cc.unsettledAt(i) {
+		if v >= min && !cc.offScale(i) {
 			bad = append(bad, i)
 		}
 	}
@@ -587,53 +610,161 @@ func signed(v float64) string {
 	return s
 }
 
-// unsettledAt reports whether coordinate i's scale ratio s_i is outside
-// the settled range of its factor's family (settledNormal,
-// settledOther); never where s_i is not known.
-func (cc *curvCheck) unsettledAt(i int) bool {
+// settledLim is the bound (settledNormal, settledOther) within which
+// coordinate i's scale ratios read as a settled q's.
+func (cc *curvCheck) settledLim(i int) float64 {
+	if f := cc.r.Factors[cc.lats[i]].Family; f == sgvb.FamilyNormal || f == sgvb.FamilyLognormal {
+		return settledNormal
+	}
+	return settledOther
+}
+
+// offScale reports whether coordinate i's scale ratio s_i (sgvb.
+// Curvature.Scale) is outside the settled range of its factor's family:
+// q's sd is not the one the curvature at q's mode gives, so the ratio,
+// which assumes it is, cannot judge the element (cc.bad leaves it out).
+// Never where s_i is not known.
+func (cc *curvCheck) offScale(i int) bool {
 	if i >= len(cc.c.Scale) {
 		return false // a curvature without q's scales
 	}
-	v := cc.c.Scale[i]
+	v, lim := cc.c.Scale[i], cc.settledLim(i)
 	if !(v > 0) || math.IsInf(v, 0) {
 		return false
 	}
-	lim := float64(settledOther)
-	if f := cc.r.Factors[cc.lats[i]].Family; f == sgvb.FamilyNormal || f == sgvb.FamilyLognormal {
-		lim = float64(settledNormal)
-	}
 	return v < 1/lim || v > lim
 }
+
+// nonNormalAt reports whether coordinate i is offScale but its spread
+// ratio s̃_i (sgvb.Curvature.Spread, the curvature across q's reach) is
+// within the settled range: q has settled on a posterior whose shape in
+// x_i is far from normal (one-sided, skewed), not on the curvature at its
+// mode. A user trial's unknowns censored below a signal LOD: s 0.37–0.39,
+// s̃ 0.63–0.79 (0.78–0.84 at --tol 1e-6 --iter 100000, which moved their sd from
+// 0.95 to 0.98; NUTS: 1.49, a truncated posterior).
+func (cc *curvCheck) nonNormalAt(i int) bool {
+	if !cc.offScale(i) || i >= len(cc.c.Spread) {
+		return false
+	}
+	v, lim := cc.c.Spread[i], cc.settledLim(i)
+	return v >= 1/lim && v <= lim
+}
+
+// unsettledAt reports whether coordinate i's scale is likely not settled:
+// offScale, and not nonNormalAt.
+func (cc *curvCheck) unsettledAt(i int) bool { return cc.offScale(i) && !cc.nonNormalAt(i) }
+
+// ranLong reports whether the fit ran as long as the unsettled hint
+// would have it refit: at a --tol of 1e-6 or less (the user trial's LOD
+// fit at --tol 1e-6 --iter 100000: the same hint, its sds moved 3 %).
+func (cc *curvCheck) ranLong() bool { return cc.tol > 0 && cc.tol <= 1e-6 }
 
 // unsettledHint names the elements whose q sd is far from the
 // conditional sd the curvature at q's mode gives them (unsettledAt), the
 // farthest three first: a mean-field q has not settled there, so its
 // sds are not the fit's answer (and the mean-field hint leaves them out).
+// Where the fit already ran long (ranLong) it does not advise refitting
+// longer. Elements nonNormalAt get nonNormalHint's shorter hint instead.
 // "" where none.
 func unsettledHint(cc *curvCheck) string {
-	var off []int
+	var off, odd []int
 	for i := range cc.c.Ratio {
-		if cc.unsettledAt(i) {
+		switch {
+		case cc.unsettledAt(i):
 			off = append(off, i)
+		case cc.nonNormalAt(i):
+			odd = append(odd, i)
 		}
 	}
 	if len(off) == 0 {
-		return ""
+		return nonNormalHint(cc, odd)
 	}
-	dist := func(i int) float64 { return math.Abs(math.Log(cc.c.Scale[i])) }
-	slices.SortStableFunc(off, func(i, j int) int { return cmp.Compare(dist(j), dist(i)) })
-	shown := off[:min(len(off), 3)]
-	parts := make([]string, len(shown))
-	for k, i := range shown {
-		parts[k] = fmt.Sprintf("%s's %s×", cc.names[i], ratioText(cc.c.Scale[i]))
+	who := scaleList(cc, off, cc.c.Scale)
+	longer := "refit longer (--tol 1e-6, more --iter: a bounded param's sd settles so), or"
+	switch {
+	case cc.ranLong():
+		longer = "this fit already ran at --tol 1e-6 or less, so refitting longer is unlikely to move them: fit"
+	case cc.r.Converged: // stopped by --tol, not --iter
+		longer = "refit with --tol 1e-6 (a bounded param's sd settles so), or"
 	}
-	who := joinAnd(parts)
-	if more := len(off) - len(shown); more > 0 {
-		who = strings.Join(parts, ", ") + fmt.Sprintf(" (and %d more element%s)", more, plural(more))
-	}
-	return fmt.Sprintf("q's sds are likely not settled: %s the sd that the log density's curvature at q's mode gives each given the other params, "+
+	cure := longer + " with --family laplace (for a fit of many observations: its normal is that curvature's, and its k̂ says whether it fits), or check with gpp sample"
+	h := fmt.Sprintf("q's sds are likely not settled: %s the sd that the log density's curvature at q's mode gives each given the other params, "+
 		"which a mean-field q matches once its scales have settled on a posterior near normal (within %g× on every fit measured), so these sds are likely not yet the fit's answer "+
 		"(a fit of many observations, or of a bounded param, moves its scales slowly and the ELBO barely sees it); "+
-		"refit longer (--tol 1e-6, more --iter: a bounded param's sd settles so), or with --family laplace (for a fit of many observations: its normal is that curvature's, and its k̂ says whether it fits), or check with gpp sample (docs/inference.md, The mean-field hint)",
-		who, settledNormal+0.0)
+		"%s (docs/inference.md, The mean-field hint)",
+		who, settledNormal+0.0, cure)
+	if n := nonNormalHint(cc, odd); n != "" {
+		h += "; " + n
+	}
+	return h
+}
+
+// nonNormalHint names the elements odd (nonNormalAt), the farthest three
+// first: q's sd is off the curvature at its mode but matches the
+// curvature across its reach, so q has settled on a posterior that is far
+// from normal there, and a normal factor of it may be too narrow. "" for
+// none.
+func nonNormalHint(cc *curvCheck, odd []int) string {
+	if len(odd) == 0 {
+		return ""
+	}
+	odd = byScaleDist(cc, odd)
+	sds := "sds are"
+	if len(odd) == 1 {
+		sds = "sd is"
+	}
+	return fmt.Sprintf("%s %s %s the sd that the log density's curvature at q's mode gives but %s the one its curvature across q's ±%.1f sd gives: "+
+		"q has settled there on a posterior far from normal (one-sided or skewed: near a bound, a censored value, an asymptote), where a normal factor can be too narrow and no longer fit or joint factor mends that; "+
+		"gpp sample (NUTS) is the check of these sds (docs/inference.md, The mean-field hint)",
+		scaleNames(cc, odd), sds, ratioList(odd, cc.c.Scale), ratioList(odd, cc.c.Spread), sgvb.SpreadTau)
+}
+
+// scaleNames names the elements idx, in order (at most three, and how
+// many more).
+func scaleNames(cc *curvCheck, idx []int) string {
+	shown := idx[:min(len(idx), 3)]
+	parts := make([]string, len(shown))
+	for k, i := range shown {
+		parts[k] = cc.names[i] + "'s"
+	}
+	if more := len(idx) - len(shown); more > 0 {
+		return strings.Join(parts, ", ") + fmt.Sprintf(" (and %d more element%s)", more, plural(more))
+	}
+	return joinAnd(parts)
+}
+
+// ratioList lists the ratios v of the first three elements idx: "0.37×,
+// 0.38× and 0.39×" (or "0.37×, 0.38×, 0.39×" where more follow).
+func ratioList(idx []int, v []float64) string {
+	shown := idx[:min(len(idx), 3)]
+	parts := make([]string, len(shown))
+	for k, i := range shown {
+		parts[k] = ratioText(v[i]) + "×"
+	}
+	if len(idx) > len(shown) {
+		return strings.Join(parts, ", ")
+	}
+	return joinAnd(parts)
+}
+
+// byScaleDist sorts idx by |log s_i|, the largest first.
+func byScaleDist(cc *curvCheck, idx []int) []int {
+	dist := func(i int) float64 { return math.Abs(math.Log(cc.c.Scale[i])) }
+	slices.SortStableFunc(idx, func(i, j int) int { return cmp.Compare(dist(j), dist(i)) })
+	return idx
+}
+
+// scaleList lists the elements idx with their ratios v, the farthest
+// from 1 (by s_i) first: "a's 0.2×, b's 2.3× and c's 0.45×".
+func scaleList(cc *curvCheck, idx []int, v []float64) string {
+	idx = byScaleDist(cc, idx)
+	shown := idx[:min(len(idx), 3)]
+	parts := make([]string, len(shown))
+	for k, i := range shown {
+		parts[k] = fmt.Sprintf("%s's %s×", cc.names[i], ratioText(v[i]))
+	}
+	if more := len(idx) - len(shown); more > 0 {
+		return strings.Join(parts, ", ") + fmt.Sprintf(" (and %d more element%s)", more, plural(more))
+	}
+	return joinAnd(parts)
 }

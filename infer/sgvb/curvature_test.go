@@ -69,6 +69,13 @@ func TestMeanFieldCurvatureNormal(t *testing.T) {
 			t.Errorf("scale %d = %.4g for a settled fit, want 1 within 0.1", i, c.Scale[i])
 		}
 	}
+	// Spread: the curvature across q's reach is the mode's on a normal
+	// posterior, so s̃_i = s_i up to rounding
+	for i := range 2 {
+		if math.Abs(c.Spread[i]-c.Scale[i]) > curvTol*c.Scale[i] {
+			t.Errorf("spread %d = %.9g, want the scale %.9g on a normal posterior", i, c.Spread[i], c.Scale[i])
+		}
+	}
 	for i, v := range c.GroupRatios([]bool{true, true}) {
 		if math.Abs(v-1) > curvTol {
 			t.Errorf("joint factor: coordinate %d still %.9g too small, want 1", i, v)
@@ -161,5 +168,55 @@ func TestPartialCurvature(t *testing.T) {
 	rest := mat.NewSymDense(3, []float64{-10, 0.1, 0, 0.1, 1, 1, 0, 1, 1})
 	if c := partialCurvature(rest, sd5[:3], flatDirection(rest, sd5[:3])); c != nil {
 		t.Errorf("a singular rest: %+v, want no partial check", c)
+	}
+}
+
+// censored1 is the log density of one value x with prior N(2, 3²) whose
+// signal fell below a limit: + log Φ(−x/w), a soft wall at 0 of width w.
+type censored1 struct{ w float64 }
+
+func (g *censored1) LogJoint(x, grad []float64) (float64, error) {
+	z := -x[0] / g.w
+	logPhi := math.Log(0.5 * math.Erfc(-z/math.Sqrt2))
+	pdf := math.Exp(-z*z/2) / math.Sqrt(2*math.Pi)
+	grad[0] = -(x[0]-2)/9 - pdf/math.Exp(logPhi)/g.w
+	return -(x[0]-2)*(x[0]-2)/18 + logPhi, nil
+}
+
+func (g *censored1) Clone() Target { c := *g; return &c }
+
+// TestSpreadOneSided: on a one-sided posterior (a value censored below a
+// limit) a settled mean-field q's sd is far from the curvature's at its
+// mode, which sits where the prior alone bends it (Scale well below 1/2),
+// but matches the curvature across its reach (Spread within 2× of 1),
+// as it would on a normal posterior; a longer fit does not move it.
+func TestSpreadOneSided(t *testing.T) {
+	g := &censored1{w: 0.3}
+	lats := []Latent{{Name: "x", Offset: 0, Size: 1, Support: dist.Real}}
+	ud, err := NewUnconstrained(g, lats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sds []float64
+	for _, tol := range []float64{1e-4, 1e-6} {
+		r, err := Fit(context.Background(), g, lats, Settings{Seed: 1, PSISDraws: -1, Tol: tol, MaxIter: 50000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := r.MeanFieldCurvature(context.Background(), ud)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(c.Scale[0] < 0.5) {
+			t.Errorf("tol %g: scale %.3g, want below 0.5 (the mode's curvature is the prior's)", tol, c.Scale[0])
+		}
+		if !(c.Spread[0] > 0.5 && c.Spread[0] < 2) {
+			t.Errorf("tol %g: spread %.3g, want within 2× of 1 (q settled)", tol, c.Spread[0])
+		}
+		t.Logf("tol %g: scale %.3g, spread %.3g, sd %.3g", tol, c.Scale[0], c.Spread[0], r.coordSDs()[0])
+		sds = append(sds, r.coordSDs()[0])
+	}
+	if math.Abs(sds[1]/sds[0]-1) > 0.1 {
+		t.Errorf("sd %.3g at tol 1e-4, %.3g at 1e-6: want the fit settled", sds[0], sds[1])
 	}
 }

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/infer/sgvb"
+)
+
+// TestCurvatureHintSmallModel: for a fit of at most smallModelMax
+// coordinates the curvature hint names --family pathfinder and laplace,
+// joint normals that are quick there (a 4PL curve of 5 coordinates: lec's
+// sd 0.027 mean-field, laplace 0.037, pathfinder 0.041, NUTS 0.043), with
+// or without --fullrank auto's refit; for a larger fit it does not.
+func TestCurvatureHintSmallModel(t *testing.T) {
+	dir := t.TempDir()
+	model := writeFile(t, dir, "m.gpp", "param a: real ~ Normal(0, 1)\nparam b: real ~ Normal(0.95 * a, 0.3)\n")
+	code, _, stderr := runSafe(t, "fit", model, "--quiet", "--out", filepath.Join(dir, "o"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	const clause = "at 2 coordinates, --family pathfinder or --family laplace is a quick fit with a joint normal"
+	if !strings.Contains(stderr, "--fullrank all (2 elements) gives") || !strings.Contains(stderr, clause) {
+		t.Errorf("stderr:\n%s\nwant the curvature hint with %q", stderr, clause)
+	}
+	cc := &curvCheck{
+		c:     &sgvb.Curvature{Ratio: []float64{2.5, 1.2}, Partner: []int{1, 0}, Corr: []float64{0.9, 0.9}},
+		names: []string{"a", "b"}, lats: []int{0, 1},
+		r:        &sgvb.Result{Dim: 2, Factors: []sgvb.Factor{{Name: "a", Size: 1}, {Name: "b", Size: 1, Offset: 1}}},
+		autoLost: "a+b",
+	}
+	if h := curvatureHint(cc); !strings.Contains(h, clause) {
+		t.Errorf("after --fullrank auto: hint %q, want it to hold %q", h, clause)
+	}
+	cc.r.Dim = smallModelMax + 1
+	if h := curvatureHint(cc); strings.Contains(h, "--family pathfinder") {
+		t.Errorf("%d coordinates: hint %q names pathfinder", cc.r.Dim, h)
+	}
+}
