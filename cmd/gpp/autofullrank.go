@@ -137,6 +137,7 @@ func autoRefits(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb
 	var unconv []string // the refits that ran s.MaxIter steps unconverged
 	elbos := []string{"mean-field " + autoELBOText(r)}
 	warm := refitSettings(s, r)
+	cold := map[string]bool{} // the refits kept from the default start (warmFellBelow)
 	for _, flag := range cands {
 		s2 := warm
 		s2.Families, s2.FullRankGroups = maps.Clone(s.Families), nil
@@ -173,11 +174,36 @@ func autoRefits(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb
 			continue
 		}
 		seconds += r2.Seconds
+		elbo := "--fullrank " + flag + " " + autoELBOText(r2)
+		if s2.Init != nil && warmFellBelow(r, r2) {
+			// started at the mean-field q, it should end no lower: the warm
+			// start hurt (a synthetic control's Dirichlet weights, stuck on
+			// the wrong donors), so the refit from the default start too
+			sc := s2
+			sc.Init, sc.InitPath = s.Init, s.InitPath
+			con.start(sc.MaxIter, sc.EvalEvery, 1, pointObjective(sc.Method))
+			rc, err := sgvb.Fit(ctx, runTarget(cfg, l.Model), pipeline.Latents(l.Model), sc)
+			con.finish()
+			if err == nil && !rc.Interrupted {
+				seconds += rc.Seconds
+				// the higher ELBO beyond the noise, converged or not: the warm
+				// refit's convergence is at the poorer optimum
+				gap, se := rc.ELBO-r2.ELBO, math.Hypot(r2.ELBOSE, rc.ELBOSE)
+				take := !sgvb.Overflows(rc.ELBO, rc.ELBOSE) && rc.FinalBad == 0 && gap > autoELBOZ*se
+				elbo = fmt.Sprintf("--fullrank %s %s from the mean-field fit, %.3g below that fit's, so refitted from %s: %s (%+.3g ± %.2g: %s)",
+					flag, autoELBOText(r2), r.ELBO-r2.ELBO, coldStart(s), autoELBOText(rc), gap, se,
+					map[bool]string{true: "that refit is the one compared", false: "not more than 2 standard errors higher, so the first is compared"}[take])
+				if take {
+					r2, s2 = rc, sc
+					cold[flag] = true
+				}
+			}
+		}
 		fitted = append(fitted, flag)
 		if !r2.Converged {
 			unconv = append(unconv, flag)
 		}
-		elbos = append(elbos, "--fullrank "+flag+" "+autoELBOText(r2))
+		elbos = append(elbos, elbo)
 		keptName := "the mean-field fit"
 		if bestFlag != "" {
 			keptName = "--fullrank " + bestFlag
@@ -198,11 +224,11 @@ func autoRefits(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb
 	}
 	if bestFlag == "" {
 		con.note(head+"%sELBOs %s%s: the mean-field fit is kept", why, strings.Join(elbos, ", "), verdicts)
-		autoIterNote(cfg, unconv, "", warm.MaxIter, con)
+		autoIterNote(cfg, unconv, "", warm.MaxIter, cold, con)
 		return r, s, strings.Join(fitted, " and --fullrank ")
 	}
 	con.note(head+"%sELBOs %s%s: the fit with --fullrank %s is kept (the outputs are its; fit took the %d fits' time)", why, strings.Join(elbos, ", "), verdicts, bestFlag, len(elbos))
-	autoIterNote(cfg, unconv, bestFlag, warm.MaxIter, con)
+	autoIterNote(cfg, unconv, bestFlag, warm.MaxIter, cold, con)
 	best.Seconds = seconds
 	cfg.fullRank, _, _ = strings.Cut(bestFlag, " --rank ")
 	cfg.rank, cfg.settings = bestS.Rank, bestS
@@ -220,7 +246,9 @@ func autoRefits(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb
 // warm, was at +7.79 ± 0.88 (mean-field +6.88) at 10⁴ steps, and
 // converged at 21 100 to +8.83 ± 0.28, its ec50 9.16 ± 0.48 (NUTS 9.21 ±
 // 0.53, mean-field 9.26 ± 0.15).
-func autoIterNote(cfg *fitConfig, unconv []string, kept string, maxIter int, con *console) {
+// A refit from the default start (cold: warmFellBelow) is advised
+// without --init.
+func autoIterNote(cfg *fitConfig, unconv []string, kept string, maxIter int, cold map[string]bool, con *console) {
 	flags := slices.DeleteFunc(slices.Clone(unconv), func(f string) bool { return f == kept })
 	if len(flags) == 0 {
 		return
@@ -234,16 +262,50 @@ func autoIterNote(cfg *fitConfig, unconv []string, kept string, maxIter int, con
 	if cfg.warmInit == "last" {
 		run = fmt.Sprintf(":fit --fullrank %s --init last --iter %d", flags[0], iter)
 	}
+	if cold[flags[0]] {
+		run = fmt.Sprintf("gpp fit %s --fullrank %s --iter %d, with this fit's other flags,", cmdArgs(cfg.model, cfg.data), flags[0], iter)
+		if cfg.warmInit == "last" {
+			run = fmt.Sprintf(":fit --fullrank %s --iter %d", flags[0], iter)
+		}
+	}
 	alt := ""
 	if len(flags) > 1 {
 		alt = ", and likewise --fullrank " + strings.Join(flags[1:], ", --fullrank ")
 	}
 	from := "the same start (the mean-field fit, kept)"
-	if kept != "" {
+	switch {
+	case cold[flags[0]]:
+		from = "the default start (where it began)"
+	case kept != "":
 		from = "the fit kept (--fullrank " + kept + ")"
 	}
 	con.note("note: --fullrank auto: %s did not converge in %d iterations and may still be rising, so the ELBOs above do not settle which q is better: %s refits %s from %s with %d× the steps%s; keep it if it converges to a higher ELBO",
 		which, maxIter, run, its, from, autoIterFactor, alt)
+}
+
+// warmColdGap is how many nats below the mean-field fit r a refit started
+// from it (cand) must end, and by more than autoELBOZ standard errors, for
+// warmFellBelow: from r's q it should end no lower, so a gap beyond the
+// noise says the start hurt (a synthetic control, 30 Dirichlet weights:
+// from the mean-field fit --fullrank all ended 8.9 nats below it, from the
+// default start 4.4 above).
+const warmColdGap = 1
+
+// coldStart names the start of the mean-field fit of settings s, where
+// warmFellBelow refits: the default one, or the user's --init.
+func coldStart(s sgvb.Settings) string {
+	if s.Init != nil || s.InitPath {
+		return "the mean-field fit's own start (--init)"
+	}
+	return "the default start"
+}
+
+// warmFellBelow reports whether --fullrank auto's refit cand, started from
+// the mean-field fit r, ended far below it (warmColdGap), where it also
+// refits from the default start.
+func warmFellBelow(r, cand *sgvb.Result) bool {
+	gap := r.ELBO - cand.ELBO
+	return gap > warmColdGap && gap > autoELBOZ*math.Hypot(r.ELBOSE, cand.ELBOSE)
 }
 
 // autoIterFactor is how many times --fullrank auto's --iter autoIterNote

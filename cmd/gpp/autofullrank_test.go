@@ -624,3 +624,47 @@ func levelModel(t *testing.T, dir string) (data, model string) {
 	model = writeFile(t, dir, "m.gpp", fmt.Sprintf("data y: real[N]\nparam a: real ~ Normal(0, %g)\nparam z: real[N] ~ Normal(0, 1)\ny ~ Normal(a + z, %g)\n", sa, s))
 	return data, model
 }
+
+// TestWarmFellBelow: a refit from the mean-field fit that ends more than
+// warmColdGap nats and autoELBOZ standard errors below it is refitted
+// from the default start; within either, it is not.
+func TestWarmFellBelow(t *testing.T) {
+	mf := &sgvb.Result{ELBO: 4.28, ELBOSE: 0.13}
+	for _, c := range []struct {
+		elbo, se float64
+		want     bool
+	}{
+		{-4.65, 0.53, true}, // the synthetic control at seed 1
+		{3.5, 0.1, false},   // 0.78 nats below: within warmColdGap
+		{2.5, 1.2, false},   // 1.78 below, 1.5 standard errors
+		{2.5, 0.2, true},
+		{6.77, 1.2, false}, // above
+	} {
+		if got := warmFellBelow(mf, &sgvb.Result{ELBO: c.elbo, ELBOSE: c.se}); got != c.want {
+			t.Errorf("refit %v ± %v against %v ± %v: %v, want %v", c.elbo, c.se, mf.ELBO, mf.ELBOSE, got, c.want)
+		}
+	}
+}
+
+// TestFullRankAutoColdRefit: on a synthetic control (30 Dirichlet
+// weights; a user trial of 2026-12-01) at seed 1 the refit with
+// --fullrank all from the stuck mean-field fit ends 8.9 nats below it;
+// auto then refits from the default start, which ends far above both
+// (unconverged at 10⁴ steps, so the converged mean-field fit is kept, as
+// autoPrefer rules), says so, and advises the longer refit without --init.
+func TestFullRankAutoColdRefit(t *testing.T) {
+	out := t.TempDir()
+	code, _, stderr := runSafe(t, "fit", "testdata/fit_synthcontrol.gpp", "testdata/fit_synthcontrol.json", "--fullrank", "auto", "--seed", "1", "--quiet", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, w := range []string{
+		" from the mean-field fit, ", " below that fit's, so refitted from the default start: ", "(not converged) (+", ": that refit is the one compared)",
+		"(--fullrank all did not converge and the mean-field fit did): the mean-field fit is kept",
+		"--fullrank all --iter 30000, with this fit's other flags, refits it from the default start (where it began) with 3× the steps",
+	} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr)
+		}
+	}
+}

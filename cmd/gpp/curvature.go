@@ -180,7 +180,7 @@ func meanFieldCurvature(ctx context.Context, s sgvb.Settings, l *pipeline.Loaded
 		r.Warnings = append(r.Warnings, w+sumToZeroNote(w, r))
 	}
 	if err != nil { // −H not positive definite: Flat alone, or the partial check
-		if _, normal := meanFieldElems(s, m); normal >= 2 || !partialOK(c.Partial) {
+		if _, normal, _ := meanFieldElems(s, m); normal >= 2 || !partialOK(c.Partial) {
 			return nil
 		}
 		cc.c = c.Partial

@@ -465,7 +465,7 @@ func looPWarning(ds *drawSet, dim int) string {
 // low-rank factor --fullrank auto tries there (lowRankFlag).
 func jointAllFlag(s sgvb.Settings, m *compile.Model) string {
 	if m != nil {
-		if n, _ := meanFieldElems(s, m); n > sgvb.MaxFullRank {
+		if n, _, _ := meanFieldElems(s, m); n > sgvb.MaxFullRank {
 			return fmt.Sprintf("--fullrank %s (a low-rank joint factor: the %d elements are more than a full-rank one holds, %d)", lowRankFlag, n, sgvb.MaxFullRank)
 		}
 	}

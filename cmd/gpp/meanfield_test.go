@@ -16,8 +16,9 @@ import (
 // TestMeanFieldHint: a mean-field fit with k̂ above 0.7 and from two to
 // sgvb.MaxFullRank coordinates a joint factor can take is pointed at
 // --fullrank all (a simplex counted at its K − 1 stick-breaking
-// coordinates a row, which the joint factor takes, but not as a normal
-// factor: its Dirichlet is not one); a
+// coordinates a row, which the joint factor takes as normal ones: a
+// simplex with gamma factors alone, as a synthetic control's weights and
+// sigma, gets the hint); a
 // k̂ of 0.7 or less or NaN, MAP, a fit that already has a joint or
 // full-rank factor, and a model with one such coordinate or more than
 // sgvb.MaxFullRank get none.
@@ -44,8 +45,15 @@ func TestMeanFieldHint(t *testing.T) {
 	}
 	one := &compile.Model{Latents: []compile.Latent{
 		{Name: "a", Support: dist.Real, Size: 1},
-		{Name: "w", Support: dist.Simplex, Size: 3},
+		{Name: "s", Support: dist.Positive, Size: 3},
 	}}
+	sc := &compile.Model{Latents: []compile.Latent{
+		{Name: "w", Support: dist.Simplex, Size: 30, Shape: []int{30}},
+		{Name: "sigma", Support: dist.Positive, Size: 1},
+	}}
+	if h := meanFieldHint(sgvb.Settings{}, sc, 0.96, 0.05, "", ""); !strings.Contains(h, "--fullrank all (30 elements) fits them jointly") {
+		t.Errorf("a simplex and a gamma factor: hint %q", h)
+	}
 	// gamma factors only, as examples/gpfa.gpp: a joint normal would make
 	// them log-normal; with --family lognormal they are normal already
 	gammas := &compile.Model{Latents: []compile.Latent{

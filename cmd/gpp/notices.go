@@ -127,6 +127,11 @@ func fitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Res
 	ro *resampleOutcome, ev *evidenceOutcome, curv *curvCheck, k, ess float64) notices {
 	var ns notices
 	ns.warn(fitWarnings(r, mix)...)
+	if mix != nil {
+		explained := len(labelSwitchHint(ds)) > 0 || optimaHint(mix) != "" || collapsedHint(l.Model, r, mix) != ""
+		n, _, _ := meanFieldElems(s, l.Model)
+		ns.warn(restartsWarning(ds, st, mix, explained, meanField(s) && n >= 2))
+	}
 	ns.hint(risingHint(cfg, s, r, mix, false))
 	if ro != nil {
 		ns.warn(resampleWarning(*ro, jointFlag(cfg)))

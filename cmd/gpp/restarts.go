@@ -319,13 +319,16 @@ func meanFieldHint(s sgvb.Settings, m *compile.Model, paretoK, relESS float64, a
 	if !meanField(s) || !sgvb.ParetoAlarm(paretoK, relESS) {
 		return ""
 	}
-	n, normal := meanFieldElems(s, m)
-	// Only where q holds two elements or more by normal factors: a joint
-	// normal then generalises them, while positive latents would trade
-	// their gamma factors for a log-normal's (examples/gpfa.gpp on the
-	// wine data, 88 gamma elements: --fullrank all ends 11–19 nats below
-	// mean-field at seeds 1–3).
-	if normal < 2 || n > sgvb.MaxFullRank {
+	n, normal, stick := meanFieldElems(s, m)
+	// Only where q holds two elements or more by normal factors or a
+	// simplex's stick-breaking coordinates: a joint normal then
+	// generalises them (a synthetic control's 30 Dirichlet weights, k̂
+	// 0.96 with no hint: --fullrank all gains 4 nats and finds the true
+	// donors), while positive latents would trade their gamma factors for
+	// a log-normal's (examples/gpfa.gpp on the wine data, 88 gamma
+	// elements: --fullrank all ends 11–19 nats below mean-field at seeds
+	// 1–3).
+	if normal+stick < 2 || n > sgvb.MaxFullRank {
 		return ""
 	}
 	flag := fmt.Sprintf("--fullrank all (%d elements)", n)
@@ -354,15 +357,17 @@ func warmText(flag, warmInit string) string {
 }
 
 // meanFieldElems returns the elements of model m that --fullrank all
-// would hold (n) and how many of them the mean-field fit of settings s
+// would hold (n), how many of them the mean-field fit of settings s
 // holds by normal factors (real, bounded and matrix params, positive ones
-// under --family lognormal; not a simplex's Dirichlet): the Pareto k̂
-// rule's counts (meanFieldHint).
-func meanFieldElems(s sgvb.Settings, m *compile.Model) (n, normal int) {
+// under --family lognormal; not a simplex's Dirichlet), and how many are
+// a simplex's stick-breaking coordinates (stick), which the joint factor
+// holds as normal ones: the Pareto k̂ rule's counts (meanFieldHint).
+func meanFieldElems(s sgvb.Settings, m *compile.Model) (n, normal, stick int) {
 	for _, lat := range m.Latents {
 		if !lat.Support.IsOrdered() && sgvb.CheckFullRank(lat.Support, 1) == nil {
 			n += fullRankElems(&lat)
-			if lat.Support == dist.Simplex { // a Dirichlet factor, not a normal one (it joins --fullrank all)
+			if lat.Support == dist.Simplex { // a Dirichlet factor, not a normal one
+				stick += fullRankElems(&lat)
 				continue
 			}
 			if lat.Support != dist.Positive || s.Family == sgvb.FamilyLognormal || s.Families[lat.Name] == sgvb.FamilyLognormal {
@@ -370,7 +375,7 @@ func meanFieldElems(s sgvb.Settings, m *compile.Model) (n, normal int) {
 			}
 		}
 	}
-	return n, normal
+	return n, normal, stick
 }
 
 // againstHint returns advice for a fit whose Pareto k̂ is above 1, where
@@ -953,4 +958,84 @@ func optimaHint(mix *sgvb.Mixture) string {
 		"for predictions such a blend can do better than any one restart (the football EPM's 8 restarts: examples/README.md), but for the params read the higher restarts' fits, "+
 		"or add --psis-resample, which resamples the mixture's draws by p/q; more restarts (a wider --jitter, or --init-radius 2's random starts) show how often each optimum is found (docs/inference.md, Restarts)",
 		restartList(top), elboRange(topE), restartList(low), elboRange(lowE), math.Floor(best-slices.Max(lowE))) // floored: "11 or more" of a gap of 10.6 is false
+}
+
+// restartsApart is the R̂ across restarts above which a param element's
+// restarts count as disagreeing for restartsWarning: restarts at one
+// optimum differ only by their optimisers' noise (R̂ at most 1.03 on the
+// ordered mixture of regressions below), while a synthetic control's
+// Dirichlet weights, which four restarts put on different donors at ELBOs
+// 1.7 to 4.3, reached 6.5 with nothing said but the count (a user trial,
+// 2026-12-01).
+const restartsApart = 1.1
+
+// restartsELBOApart is the spread of the restarts' ELBOs, in nats, past
+// which restartsWarning names the highest as the better approximation:
+// a symmetric bimodal posterior's restarts end 0.002 apart with standard
+// errors of 0.0003, a synthetic control's 2.6 apart.
+const restartsELBOApart = 1
+
+// restartsWarning warns where restarts disagree on some param element (its
+// R̂ across them, st's, above restartsApart; outputs are left out), naming
+// the worst and the restarts' ELBOs: the mixture then blends different q's,
+// and its summaries of the params are no one fit's. explained: a hint
+// below (label switching, rotations, optima, collapsed components) says
+// why, which the warning then points to; otherwise it says what it means
+// and what to do: which restart to read where their ELBOs tell them
+// apart (restartsELBOApart, and autoELBOZ standard errors), and --fullrank all where q is
+// mean-field over two elements or more (joint). "" for one fit or
+// restarts that agree.
+func restartsWarning(ds *drawSet, st []stats, mix *sgvb.Mixture, explained, joint bool) string {
+	if mix == nil || len(mix.Components) < 2 || ds.comp == nil {
+		return ""
+	}
+	above, n, worst, name := 0, 0, 0.0, ""
+	for _, v := range ds.vars {
+		if v.output {
+			continue
+		}
+		for j, k := range v.elems {
+			r := st[v.first+j].rhat
+			if math.IsNaN(r) {
+				continue
+			}
+			n++
+			if r > restartsApart {
+				above++
+				if r > worst {
+					worst, name = r, v.elemName(k)
+				}
+			}
+		}
+	}
+	if above == 0 {
+		return ""
+	}
+	head := fmt.Sprintf("the restarts disagree: %d of %d param elements have R̂ across them above %.1f (the worst: %s %s), so the mixture's summaries of the params blend different q's",
+		above, n, restartsApart, name, numText(worst, "%.3g"))
+	if explained {
+		return head + " (the hint below says why)"
+	}
+	best, low := 0, 0
+	for i, c := range mix.Components {
+		if c.ELBO > mix.Components[best].ELBO {
+			best = i
+		}
+		if c.ELBO < mix.Components[low].ELBO {
+			low = i
+		}
+	}
+	b, lo := mix.Components[best], mix.Components[low]
+	elbos := fmt.Sprintf("they ended at ELBOs %s to %s", numText(lo.ELBO, "%.4g"), numText(b.ELBO, "%.4g"))
+	var what string
+	if gap := b.ELBO - lo.ELBO; gap > restartsELBOApart && gap > autoELBOZ*math.Hypot(b.ELBOSE, lo.ELBOSE) {
+		what = fmt.Sprintf("%s, in different optima of q (the fits can stop short of the posterior's mode, as a mean-field q of correlated params or of a simplex's weights can): "+
+			"the restart with the highest ELBO (restart %d) is the better approximation", elbos, mix.Restarts[best])
+	} else {
+		what = elbos + ", which do not tell them apart: the posterior may have several modes of similar mass, which the mixture spans"
+	}
+	if joint {
+		what += ", --fullrank all (a joint factor) may reach a higher ELBO than any"
+	}
+	return head + ": " + what + ", and gpp sample (NUTS) is the check (docs/inference.md, Restarts)"
 }

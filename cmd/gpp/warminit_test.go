@@ -62,7 +62,7 @@ func TestAutoIterNote(t *testing.T) {
 	cfg := &fitConfig{model: "m.gpp", data: []string{"d.json"}, warmInit: "/tmp/mf"}
 	note := func(unconv []string, kept string) string {
 		var b bytes.Buffer
-		autoIterNote(cfg, unconv, kept, 10000, newConsole(&b, false, false, false))
+		autoIterNote(cfg, unconv, kept, 10000, nil, newConsole(&b, false, false, false))
 		return b.String()
 	}
 	got := note([]string{"a+b", "all"}, "")
