@@ -317,6 +317,9 @@ type Univariate struct {
 // UpperArg and EndsOf are read from p; Least is a Count family's own. Ordered,
 // Simplex and matrix supports have no ends.
 func (u *Univariate) Ends(p []float64) (lo, hi float64) {
+	if u.EndsOf != nil && len(p) == len(u.Params) {
+		return u.EndsOf(p)
+	}
 	lo, hi = math.Inf(-1), math.Inf(1)
 	switch u.Support {
 	case Positive, NonNegative, Count:
@@ -335,9 +338,6 @@ func (u *Univariate) Ends(p []float64) (lo, hi float64) {
 				break
 			}
 		}
-	}
-	if u.EndsOf != nil && len(p) == len(u.Params) {
-		return u.EndsOf(p)
 	}
 	if u.LowerArg > 0 && u.LowerArg <= len(p) {
 		lo = p[u.LowerArg-1]

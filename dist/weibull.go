@@ -61,18 +61,17 @@ func (d Weibull) Variance() float64 {
 	return g * g * math.Expm1(lgammaDiff2(h))
 }
 
-// lgammaDiff2 returns log Γ(1+2h) − 2·log Γ(1+h) for h > 0. The two terms
-// are each about −γh and their difference about (π²/6)·h², so for h ≤ ¼ it
-// sums the difference of lgamma1p's series term by term, where the linear
-// terms cancel exactly and the logs combine into one log1p:
+// lgammaDiff2 returns log Γ(1+2h) − 2·log Γ(1+h) for h > −½. The two
+// terms are each about −γh and their difference about (π²/6)·h², so for
+// |h| ≤ ¼ it sums the difference of lgamma1p's series term by term, where
+// the linear terms cancel exactly and the logs combine into one log1p:
 //
 //	log1p(h²/(1+2h)) + Σ_{k≥2} (−h)ᵏ·(2ᵏ − 2)·(ζ(k) − 1)/k,
 //
 // whose terms fall like hᵏ.
 func lgammaDiff2(h float64) float64 {
-	if !(h <= 0.25) {
-		lg2, _ := math.Lgamma(1 + 2*h)
-		return lg2 - 2*lgamma1p(h)
+	if !(math.Abs(h) <= 0.25) {
+		return lgamma1p(2*h) - 2*lgamma1p(h)
 	}
 	var sum float64
 	p, two := 1.0, 1.0 // (−h)ᵏ and 2ᵏ

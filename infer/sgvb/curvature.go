@@ -43,16 +43,15 @@ type Curvature struct {
 	// is σ_i² = 1/Λ_ii); far from 1, q's scales have not settled, and
 	// Ratio, which assumes they have, does not say how far q's sd is off.
 	Scale []float64
-	// Spread[i] is s̃_i = σ_i √κ_i, Scale's s_i with the curvature κ_i
-	// of x_i across q's reach, −(g_i(x + τσ_i e_i) − g_i(x − τσ_i e_i))/
-	// (2τσ_i) at τ = √3 (g the gradient, the other coordinates at q's
-	// mode), in place of Λ_ii at the mode: the three-point Gauss–Hermite
-	// value of −E_q ∂²_ii log p, whose reciprocal a settled mean-field
-	// normal factor's variance is (its fixed point, Opper & Archambeau
-	// 2009). On a normal posterior s̃_i = s_i; where the density's shape
-	// in x_i is far from normal within q's reach (a one-sided posterior
-	// of values censored at a limit: s_i 0.37–0.40, s̃_i 0.63–0.84), s̃_i, not s_i,
-	// says whether q has settled. NaN where not finite or κ_i ≤ 0.
+	// Spread[i] is s̃_i = σ_i √κ_i, Scale's s_i with Λ_ii replaced by
+	// the curvature of x_i across q's reach, κ_i = −(g_i(x + τσ_i e_i) −
+	// g_i(x − τσ_i e_i))/(2τσ_i) at τ = SpreadTau (g the gradient, the
+	// other coordinates at q's mode): the Gauss–Hermite value of
+	// −E_q ∂²_ii log p, the reciprocal of a settled mean-field normal
+	// factor's variance (Opper & Archambeau 2009). On a normal posterior
+	// s̃_i = s_i; where x_i's density is far from normal within q's reach
+	// (one-sided, censored), s̃_i, not s_i, says whether q has settled.
+	// NaN where not finite or κ_i ≤ 0.
 	Spread []float64
 
 	// Flat is the direction along which the log density bends least at
@@ -199,7 +198,7 @@ func (r *Result) MeanFieldCurvature(ctx context.Context, ud *Unconstrained) (*Cu
 // SpreadTau is the Gauss–Hermite node, in q's sds, at which spreadScales
 // takes the gradient either side of q's mode: ±√3, the three-point rule's
 // (exact for a quartic log density).
-var SpreadTau = math.Sqrt(3)
+const SpreadTau = 1.7320508075688772 // √3
 
 // spreadScales returns Curvature.Spread for q's sds sd at the
 // unconstrained mode u: 2·len(u) gradients of ud.

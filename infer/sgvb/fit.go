@@ -1658,11 +1658,7 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 	// a reading of its k̂ would be one more line to skip past the error;
 	// so for an ELBO that overflows, whose weights p/q mean nothing.
 	if stopErr == nil && !Overflows(r.ELBO, r.ELBOSE) {
-		for _, w := range []string{ParetoWarning(r.ParetoK, r.ParetoRelESS, "q"), WeightsWarning(r.ParetoK, r.ParetoRelESS, r.ParetoKDraws, "q")} {
-			if w != "" {
-				r.Warnings = append(r.Warnings, w)
-			}
-		}
+		r.Warnings = append(r.Warnings, weightWarnings(r.ParetoK, r.ParetoRelESS, r.ParetoKDraws, "q")...)
 	}
 	r.AtStart = it > 0 && !r.Interrupted && e.dim > 0 && (exhausted || r.BadSteps == it) && slices.Equal(e.theta, start0)
 	fs := e.blockFactors()

@@ -174,10 +174,6 @@ func (f *jointNormalFit) finish() (*Result, error) {
 	if w := overflowWarning(r.ELBO, r.ELBOSE, "q"); w != "" { // the CLI's "the fit failed" refers to it
 		r.Warnings = append(r.Warnings, w)
 	}
-	for _, w := range []string{ParetoWarning(r.ParetoK, r.ParetoRelESS, "q"), WeightsWarning(r.ParetoK, r.ParetoRelESS, r.ParetoKDraws, "q")} {
-		if w != "" {
-			r.Warnings = append(r.Warnings, w)
-		}
-	}
+	r.Warnings = append(r.Warnings, weightWarnings(r.ParetoK, r.ParetoRelESS, r.ParetoKDraws, "q")...)
 	return f.done()
 }

@@ -223,10 +223,8 @@ func FitRestarts(ctx context.Context, t Target, latents []Latent, s Settings, rs
 	if w := overflowWarning(m.ELBO, m.ELBOSE, "the mixture"); w != "" {
 		m.warn("%s", w)
 	}
-	for _, w := range []string{ParetoWarning(m.ParetoK, m.ParetoRelESS, "the mixture"), WeightsWarning(m.ParetoK, m.ParetoRelESS, m.ParetoKDraws, "the mixture")} {
-		if w != "" {
-			m.warn("%s", w)
-		}
+	for _, w := range weightWarnings(m.ParetoK, m.ParetoRelESS, m.ParetoKDraws, "the mixture") {
+		m.warn("%s", w)
 	}
 	m.Seconds = time.Since(start).Seconds()
 	return m, nil

@@ -72,7 +72,8 @@ type Result struct {
 	// FinalBad counts the draws of the final ELBO estimate (PSISDraws)
 	// whose log joint was not finite, left out of ELBO and ParetoK: q
 	// puts mass where the density is 0 (outside a support that depends
-	// on the params), so its true ELBO is −∞ whatever ELBO says.
+	// on the params), so its true ELBO is −∞ whatever ELBO says. 0 where
+	// no final estimate ran (PSISDraws skipped).
 	FinalBad int
 
 	// Path is the start taken from an optimisation path
@@ -469,12 +470,22 @@ func ParetoWarning(k, relESS float64, what string) string {
 	return fmt.Sprintf("Pareto k̂ = %s > 0.7: %s is not a reliable approximation of the posterior for importance sampling", FormatK(k, 'f', 2), what)
 }
 
+// weightWarnings returns a fit's warnings of its weights p/q over S
+// draws: ParetoWarning's and WeightsWarning's, those not "".
+func weightWarnings(k, relESS float64, S int, what string) []string {
+	var ws []string
+	for _, w := range []string{ParetoWarning(k, relESS, what), WeightsWarning(k, relESS, S, what)} {
+		if w != "" {
+			ws = append(ws, w)
+		}
+	}
+	return ws
+}
+
 // WeightsWarning returns the warning a fit gives where its Pareto k̂ is
 // 0.7 or less but its weights over S draws read it unreliable
-// (TailReading: Degenerate or ESSBelowMin), "" otherwise: a k̂ line that
-// says "unreliable" would else pass for a fit with no warning (a weak
-// instrument's full-rank fit, sds a third of NUTS's, read k̂ 0.677 at an
-// ESS of 1174 where 1238 are needed). what names the approximation.
+// (TailReading: Degenerate or ESSBelowMin), "" otherwise, so that such a
+// fit does not pass for one with no warning. what names the approximation.
 func WeightsWarning(k, relESS float64, S int, what string) string {
 	if k > 0.7 || math.IsNaN(k) || math.IsInf(k, -1) {
 		return ""

@@ -239,12 +239,10 @@ func (p *Program) readsData(i int32, memo map[int32]bool, budget *int) bool {
 // follows indexing (shift[subj] picks shift[subj[k]]), then the
 // elementwise map from a param's coordinates to its value (a bound's
 // inv_logit, scale and shift), to an Input: "shift[2]", "sigma". ok is
-// false where the element is no one param's. index, where not nil, is
-// called with each gather by data indices (GatherData) it passes, as
-// indexedElemVia's.
-func (p *Program) paramElem(i int32, k int, index func(g *node, j int)) (string, bool) {
+// false where the element is no one param's.
+func (p *Program) paramElem(i int32, k int) (string, bool) {
 	for range traceBudget {
-		i, k = indexedElemVia(p.nodes, i, k, index)
+		i, k = indexedElemVia(p.nodes, i, k, nil)
 		m := &p.nodes[i]
 		switch {
 		case m.op == OpInput:
@@ -362,7 +360,7 @@ func (p *Program) boundNote(v int32, k int) string {
 		}
 		hi, own = p.v(p.arg(in, len(in.args)-1))[e], true
 	}
-	elem, ok := p.paramElem(j, e, nil)
+	elem, ok := p.paramElem(j, e)
 	if !ok || math.IsInf(hi, 1) {
 		return ""
 	}

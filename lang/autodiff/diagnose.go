@@ -915,10 +915,10 @@ type zeroMemo struct {
 	value               bool
 }
 
-// zeroValue is infIsValue(i) for Forward's and ForwardJoint's checks of
-// node i, just evaluated, remembering the answers of its walk for the
-// rest of the pass (zgen): the nodes before i keep their values there, as
-// long as no node is evaluated again (which renews zgen).
+// zeroValue is infIsValue(i) for Forward's, ForwardJoint's and Profile's
+// checks of node i, just evaluated, remembering the answers of its walk
+// for the rest of the pass (zgen): the nodes before i keep their values
+// there, as long as no node is evaluated again (which renews zgen).
 func (p *Program) zeroValue(i int32) bool {
 	if noZeroMemo {
 		return p.infIsValue(i)

@@ -673,3 +673,18 @@ func TestMatrixLogSumExpWarning(t *testing.T) {
 	wantWarnings(t, head+"target += sum(rowlogsumexp(lp))\n", nil)
 	wantWarnings(t, head+"target += logsumexp(lp[0])\n", nil)
 }
+
+// TestUndeclaredSizeIDColumn: an undeclared size, with an int column of
+// ids declared, is told how that column counts it, with the column's own
+// size (M here, not another name).
+func TestUndeclaredSizeIDColumn(t *testing.T) {
+	src := "data g: int[M]\nparam a: real[J]\ng ~ Normal(a[1], 1)\n"
+	f, err := parser.ParseFile("u.gpp", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = check.Check(f, nil)
+	if err == nil || !strings.Contains(err.Error(), "`data g: int<lower=0, upper=J-1>[M]` makes J one more than its largest id") {
+		t.Errorf("error %v, want the id column g's hint with its size [M]", err)
+	}
+}

@@ -151,8 +151,8 @@ func (c *checker) undeclared(id *ast.Ident) {
 		if c.inDim && hint == "" {
 			// Stan declares every size; here only those of data are implicit
 			hint = fmt.Sprintf(": a size that no data declaration has is declared as `data %s: int` (given with the data) or `const %s = ...`", name, name)
-			if g := c.idColumn(); g != "" {
-				hint += fmt.Sprintf(", or counted from a column of ids: `data %s: int<lower=0, upper=%s-1>[N]` makes %s one more than its largest id (docs/language.md, section 1)", g, name, name)
+			if g := c.idColumn(); g != nil {
+				hint += fmt.Sprintf(", or counted from a column of ids: `data %s: int<lower=0, upper=%s-1>%s` makes %s one more than its largest id (docs/language.md, section 1)", g.Name, name, g.Dims, name)
 			}
 		}
 		c.errorf(id.NamePos, "undeclared name `%s`%s", name, hint)
@@ -160,14 +160,14 @@ func (c *checker) undeclared(id *ast.Ident) {
 }
 
 // idColumn returns the first int data vector declared so far without
-// an upper bound (a column of group ids, as station), "" if none.
-func (c *checker) idColumn() string {
+// an upper bound (a column of group ids, as station), nil if none.
+func (c *checker) idColumn() *DataVar {
 	for _, d := range c.info.Data {
 		if d.Decl != nil && d.Decl.Name != nil && d.Decl.Name.Name == d.Name && d.Elem == Int && len(d.Dims) == 1 && d.UpperExpr == nil {
-			return d.Name
+			return d
 		}
 	}
-	return ""
+	return nil
 }
 
 func (c *checker) visibleNames() []string {

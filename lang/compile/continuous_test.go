@@ -12,10 +12,10 @@ import (
 // TestContinuousFamiliesLogJoint compiles y ~ D(args) and the log CDFs of
 // Logistic, Gumbel, ChiSquare, InvChiSquare, ScaledInvChiSquare, Rayleigh,
 // Pareto, ParetoType2, Frechet, GEV, GeneralizedPareto and LogLogistic,
-// and PyMC's Wald,
-// Kumaraswamy, LogitNormal, AsymmetricLaplace, Moyal and Rice, against the
-// same log density written out with target += (Stan's and the textbooks'
-// formulas), in value and gradient, with params in every argument position.
+// and PyMC's Wald, Kumaraswamy, LogitNormal, AsymmetricLaplace, Moyal and
+// Rice, against the same log density written out with target += (Stan's
+// and the textbooks' formulas), in value and gradient, with params in every
+// argument position.
 func TestContinuousFamiliesLogJoint(t *testing.T) {
 	js, err := data.ReadJSON("d.json", strings.NewReader(`{"y": [-1.3, 0.4, 2.9], "tc": [3.0, 0.5, 2.2]}`))
 	if err != nil {

@@ -30,5 +30,4 @@ output nu = U
 	if err != nil || lp == 0 {
 		t.Errorf("log joint %v, %v", lp, err)
 	}
-
 }

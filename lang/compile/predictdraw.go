@@ -198,9 +198,8 @@ func predictDrawable(f *ast.File, info *check.Info, bound map[string]*data.Array
 	return shape, ""
 }
 
-// uniformZeros is the lower bound of a uniform draw of d's shape in a
-// message: 0 for a scalar, rep(0, N) for a vector of size N (its first
-// size's name, or count), rep(0, N) of the first axis else.
+// uniformZeros is the lower bound of a uniform draw for d in a message:
+// 0 for a scalar, else rep(0, N) of d's first size N.
 func uniformZeros(d *check.DataVar) string {
 	if len(d.Dims) == 0 {
 		return "0"
