@@ -137,7 +137,7 @@ func autoRefits(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb
 	var unconv []string // the refits that ran s.MaxIter steps unconverged
 	elbos := []string{"mean-field " + autoELBOText(r)}
 	warm := refitSettings(s, r)
-	cold := map[string]bool{} // the refits kept from the default start (warmFellBelow)
+	cold := map[string]string{} // the refits kept from the mean-field fit's start (warmFellBelow): coldStart's name of it
 	for _, flag := range cands {
 		s2 := warm
 		s2.Families, s2.FullRankGroups = maps.Clone(s.Families), nil
@@ -192,10 +192,10 @@ func autoRefits(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb
 				take := !sgvb.Overflows(rc.ELBO, rc.ELBOSE) && rc.FinalBad == 0 && gap > autoELBOZ*se
 				elbo = fmt.Sprintf("--fullrank %s %s from the mean-field fit, %.3g below that fit's, so refitted from %s: %s (%+.3g ± %.2g: %s)",
 					flag, autoELBOText(r2), r.ELBO-r2.ELBO, coldStart(s), autoELBOText(rc), gap, se,
-					map[bool]string{true: "that refit is the one compared", false: "not more than 2 standard errors higher, so the first is compared"}[take])
+					map[bool]string{true: "that refit is the one compared", false: fmt.Sprintf("not more than %d standard errors higher, so the first is compared", autoELBOZ)}[take])
 				if take {
 					r2, s2 = rc, sc
-					cold[flag] = true
+					cold[flag] = coldStart(s)
 				}
 			}
 		}
@@ -246,9 +246,9 @@ func autoRefits(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb
 // warm, was at +7.79 ± 0.88 (mean-field +6.88) at 10⁴ steps, and
 // converged at 21 100 to +8.83 ± 0.28, its ec50 9.16 ± 0.48 (NUTS 9.21 ±
 // 0.53, mean-field 9.26 ± 0.15).
-// A refit from the default start (cold: warmFellBelow) is advised
-// without --init.
-func autoIterNote(cfg *fitConfig, unconv []string, kept string, maxIter int, cold map[string]bool, con *console) {
+// A refit kept from the mean-field fit's start (cold: warmFellBelow, the
+// start as coldStart names it) is advised without --init.
+func autoIterNote(cfg *fitConfig, unconv []string, kept string, maxIter int, cold map[string]string, con *console) {
 	flags := slices.DeleteFunc(slices.Clone(unconv), func(f string) bool { return f == kept })
 	if len(flags) == 0 {
 		return
@@ -262,7 +262,7 @@ func autoIterNote(cfg *fitConfig, unconv []string, kept string, maxIter int, col
 	if cfg.warmInit == "last" {
 		run = fmt.Sprintf(":fit --fullrank %s --init last --iter %d", flags[0], iter)
 	}
-	if cold[flags[0]] {
+	if cold[flags[0]] != "" {
 		run = fmt.Sprintf("gpp fit %s --fullrank %s --iter %d, with this fit's other flags,", cmdArgs(cfg.model, cfg.data), flags[0], iter)
 		if cfg.warmInit == "last" {
 			run = fmt.Sprintf(":fit --fullrank %s --iter %d", flags[0], iter)
@@ -274,8 +274,8 @@ func autoIterNote(cfg *fitConfig, unconv []string, kept string, maxIter int, col
 	}
 	from := "the same start (the mean-field fit, kept)"
 	switch {
-	case cold[flags[0]]:
-		from = "the default start (where it began)"
+	case cold[flags[0]] != "":
+		from = cold[flags[0]] + ", where it began,"
 	case kept != "":
 		from = "the fit kept (--fullrank " + kept + ")"
 	}

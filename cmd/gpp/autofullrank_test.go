@@ -661,7 +661,7 @@ func TestFullRankAutoColdRefit(t *testing.T) {
 	for _, w := range []string{
 		" from the mean-field fit, ", " below that fit's, so refitted from the default start: ", "(not converged) (+", ": that refit is the one compared)",
 		"(--fullrank all did not converge and the mean-field fit did): the mean-field fit is kept",
-		"--fullrank all --iter 30000, with this fit's other flags, refits it from the default start (where it began) with 3× the steps",
+		"--fullrank all --iter 30000, with this fit's other flags, refits it from the default start, where it began, with 3× the steps",
 	} {
 		if !strings.Contains(stderr, w) {
 			t.Errorf("stderr lacks %q:\n%s", w, stderr)

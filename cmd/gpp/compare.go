@@ -218,7 +218,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	warns, err := modelWeights(ranks, *method, *seed)
 	for _, w := range warns {
-		errorf(stderr, "warning: %s", w)
+		printError(stderr, w, nil)
 	}
 	if err != nil {
 		errorf(stderr, "warning: no model weights: %v", err)
@@ -797,17 +797,17 @@ func compareLOO(fits []*looFit) ([]looRank, error) {
 // weights exist otherwise (no fit left, or an observation −Inf in every
 // fit) every weight is NaN and the error says why, naming the fit's
 // loo.csv line (sgvb's checks, sgvb.LPDError).
-func modelWeights(ranks []looRank, method string, seed uint64) ([]string, error) {
+func modelWeights(ranks []looRank, method string, seed uint64) ([]error, error) {
 	var lpd [][]float64
 	var kept []int // the ranks weighed
-	var warns []string
+	var warns []error
 	for k := range ranks {
 		ranks[k].weight = math.NaN()
 		f := ranks[k].fit
 		if i := slices.IndexFunc(f.elpd, func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 1) }); i >= 0 {
 			_, elpd, _ := comparedEstimate(ranks[k : k+1])
-			warns = append(warns, fmt.Sprintf("%s:%d:1: %s: %s of %s is %s, so its total is too: it is listed last and left out of the weights, which weigh the other fits among themselves (%s)",
-				f.path, f.line[i], f.label, elpd, f.names[i], formatNum(f.elpd[i]), notNumberAdvice(f)))
+			warns = append(warns, ast.Errorf(ast.Pos{File: f.path, Line: f.line[i], Col: 1}, "warning: %s: %s of %s is %s, so its total is too: it is listed last and left out of the weights, which weigh the other fits among themselves (%s)",
+				f.label, elpd, f.names[i], formatNum(f.elpd[i]), notNumberAdvice(f)))
 			continue
 		}
 		kept = append(kept, k)
@@ -845,10 +845,12 @@ func modelWeights(ranks []looRank, method string, seed uint64) ([]string, error)
 
 // notNumberAdvice says where an elpd that is not a number comes from:
 // for gpp kfold, a log_lik NaN in an older gpp kfold (which now counts it
-// as density 0 and warns at its position), else the fit's warnings.
+// as density 0 and warns at its position) or a fold with no draw of
+// finite training log density (which it warned of), else the fit's
+// warnings.
 func notNumberAdvice(f *looFit) string {
 	if f.kfold {
-		return "gpp kfold now counts a log_lik that is NaN at a draw as density 0 and warns where it arose, where an earlier gpp kfold made the observation's elpd NaN: rerun it"
+		return "gpp kfold now counts a log_lik that is NaN at a draw as density 0 and warns where it arose, where an earlier gpp kfold made the observation's elpd NaN: rerun it; otherwise its fold's training log density was not finite at any draw, which it warned of"
 	}
 	return "the fit warned which outputs were not a number"
 }

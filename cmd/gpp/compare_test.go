@@ -206,7 +206,7 @@ func TestCompareWeights(t *testing.T) {
 	nan := looRows(t, filepath.Join(dir, "nan"), []float64{0, math.NaN(), 0, 0}, zero, zero)
 	out := filepath.Join(dir, "nan.csv")
 	code, _, stderr := runSafe(t, "compare", nan, a, b, "--csv", out)
-	if code != 0 || !strings.Contains(stderr, "warning: "+filepath.Join(nan, looFile)+":4:1: "+nan+": elpd_loo of log_lik[1] is NaN, so its total is too: it is listed last and left out of the weights") ||
+	if code != 0 || !strings.Contains(stderr, filepath.Join(nan, looFile)+":4:1: warning: "+nan+": elpd_loo of log_lik[1] is NaN, so its total is too: it is listed last and left out of the weights") ||
 		strings.Contains(stderr, "no model weights") {
 		t.Errorf("NaN elpd_loo: exit %d, stderr %s", code, stderr)
 	}

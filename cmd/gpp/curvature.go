@@ -655,9 +655,10 @@ func (cc *curvCheck) nonNormalAt(i int) bool {
 func (cc *curvCheck) unsettledAt(i int) bool { return cc.offScale(i) && !cc.nonNormalAt(i) }
 
 // ranLong reports whether the fit ran as long as the unsettled hint
-// would have it refit: at a --tol of 1e-6 or less (the user trial's LOD
-// fit at --tol 1e-6 --iter 100000: the same hint, its sds moved 3 %).
-func (cc *curvCheck) ranLong() bool { return cc.tol > 0 && cc.tol <= 1e-6 }
+// would have it refit: converged at a --tol of 1e-6 or less (the user
+// trial's LOD fit at --tol 1e-6 --iter 100000: the same hint, its sds
+// moved 3 %). One that ran out of --iter there may still move.
+func (cc *curvCheck) ranLong() bool { return cc.r.Converged && cc.tol > 0 && cc.tol <= 1e-6 }
 
 // unsettledHint names the elements whose q sd is far from the
 // conditional sd the curvature at q's mode gives them (unsettledAt), the
@@ -679,7 +680,7 @@ func unsettledHint(cc *curvCheck) string {
 	if len(off) == 0 {
 		return nonNormalHint(cc, odd)
 	}
-	who := scaleList(cc, off, cc.c.Scale)
+	who := scaleList(cc, off)
 	longer := "refit longer (--tol 1e-6, more --iter: a bounded param's sd settles so), or"
 	switch {
 	case cc.ranLong():
@@ -754,14 +755,14 @@ func byScaleDist(cc *curvCheck, idx []int) []int {
 	return idx
 }
 
-// scaleList lists the elements idx with their ratios v, the farthest
-// from 1 (by s_i) first: "a's 0.2×, b's 2.3× and c's 0.45×".
-func scaleList(cc *curvCheck, idx []int, v []float64) string {
+// scaleList lists the elements idx with their scale ratios s_i, the
+// farthest from 1 first: "a's 0.2×, b's 2.3× and c's 0.45×".
+func scaleList(cc *curvCheck, idx []int) string {
 	idx = byScaleDist(cc, idx)
 	shown := idx[:min(len(idx), 3)]
 	parts := make([]string, len(shown))
 	for k, i := range shown {
-		parts[k] = fmt.Sprintf("%s's %s×", cc.names[i], ratioText(v[i]))
+		parts[k] = fmt.Sprintf("%s's %s×", cc.names[i], ratioText(cc.c.Scale[i]))
 	}
 	if more := len(idx) - len(shown); more > 0 {
 		return strings.Join(parts, ", ") + fmt.Sprintf(" (and %d more element%s)", more, plural(more))

@@ -83,7 +83,8 @@ type fitConfig struct {
 	// so instead of advising it (meanFieldHint); "" otherwise.
 	autoLost string
 	// warmInit is the --init argument that starts a joint factor where
-	// this fit's q ends (its output directory; "last" in the REPL), for
+	// this fit's q ends (its output directory, with the --restarts that
+	// reads a mixture's; "last" in the REPL), for
 	// the hints and notes that advise a --fullrank refit: a cold one can
 	// stop far below the fit it is meant to improve on.
 	warmInit string
@@ -938,6 +939,9 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 
 	var curv *curvCheck
 	cfg.warmInit = cfg.out
+	if mix != nil { // its fit.json holds the restarts, which --init reads only into as many
+		cfg.warmInit += fmt.Sprintf(" --restarts %d", len(mix.Components))
+	}
 	if cfg.autoFullRank {
 		r, s, curv = autoFullRankFit(ctx, cfg, l, r, s, con)
 	}

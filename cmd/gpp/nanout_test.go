@@ -140,3 +140,27 @@ func countFinite(xs []float64) int {
 	}
 	return n
 }
+
+// TestMarkFinite: a row's note by its draws (summarise): none where all
+// are finite, the count where some are, "no finite draw" where none is
+// but not all are NaN (infinities), and blank numbers only where every
+// draw is NaN.
+func TestMarkFinite(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	for _, c := range []struct {
+		draws []float64
+		want  []string
+	}{
+		{[]float64{1, 2, 3}, []string{"x", "2"}},
+		{[]float64{1, nan, 3}, []string{"x", "2", "(2 of 3 draws finite)"}},
+		{[]float64{1, inf, 3}, []string{"x", "+Inf", "(2 of 3 draws finite)"}},
+		{[]float64{inf, nan, -inf}, []string{"x", "NaN", "(no finite draw of 3)"}},
+		{[]float64{nan, nan}, []string{"x", "", "(NaN in every draw)"}},
+	} {
+		s := summarise(c.draws, 0)
+		got := markFinite([]string{"x", fmt.Sprint(s.mean)}, 1, s)
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("draws %v: row %q, want %q", c.draws, got, c.want)
+		}
+	}
+}

@@ -129,8 +129,8 @@ func fitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Res
 	ns.warn(fitWarnings(r, mix)...)
 	if mix != nil {
 		explained := len(labelSwitchHint(ds)) > 0 || optimaHint(mix) != "" || collapsedHint(l.Model, r, mix) != ""
-		n, _, _ := meanFieldElems(s, l.Model)
-		ns.warn(restartsWarning(ds, st, mix, explained, meanField(s) && n >= 2))
+		_, joint := fullRankAllAdvised(s, l.Model)
+		ns.warn(restartsWarning(ds, st, mix, explained, joint))
 	}
 	ns.hint(risingHint(cfg, s, r, mix, false))
 	if ro != nil {

@@ -319,16 +319,8 @@ func meanFieldHint(s sgvb.Settings, m *compile.Model, paretoK, relESS float64, a
 	if !meanField(s) || !sgvb.ParetoAlarm(paretoK, relESS) {
 		return ""
 	}
-	n, normal, stick := meanFieldElems(s, m)
-	// Only where q holds two elements or more by normal factors or a
-	// simplex's stick-breaking coordinates: a joint normal then
-	// generalises them (a synthetic control's 30 Dirichlet weights, k̂
-	// 0.96 with no hint: --fullrank all gains 4 nats and finds the true
-	// donors), while positive latents would trade their gamma factors for
-	// a log-normal's (examples/gpfa.gpp on the wine data, 88 gamma
-	// elements: --fullrank all ends 11–19 nats below mean-field at seeds
-	// 1–3).
-	if normal+stick < 2 || n > sgvb.MaxFullRank {
+	n, ok := fullRankAllAdvised(s, m)
+	if !ok {
 		return ""
 	}
 	flag := fmt.Sprintf("--fullrank all (%d elements)", n)
@@ -356,12 +348,27 @@ func warmText(flag, warmInit string) string {
 	return fmt.Sprintf(", best started where this fit ended (%s --init %s: from the default start a joint factor can stop far below it)", flag, warmInit)
 }
 
+// fullRankAllAdvised returns the elements --fullrank all would hold (n)
+// and whether the hints may advise it for the mean-field fit of settings
+// s: where q holds two elements or more by normal factors or a simplex's
+// stick-breaking coordinates, and at most sgvb.MaxFullRank in all. A joint
+// normal then generalises them (a synthetic control's 30 Dirichlet
+// weights, k̂ 0.96 with no hint: --fullrank all gains 4 nats and finds
+// the true donors), while positive latents would trade their gamma
+// factors for a log-normal's (examples/gpfa.gpp on the wine data, 88
+// gamma elements: --fullrank all ends 11–19 nats below mean-field at
+// seeds 1–3).
+func fullRankAllAdvised(s sgvb.Settings, m *compile.Model) (n int, ok bool) {
+	n, normal, stick := meanFieldElems(s, m)
+	return n, meanField(s) && normal+stick >= 2 && n <= sgvb.MaxFullRank
+}
+
 // meanFieldElems returns the elements of model m that --fullrank all
 // would hold (n), how many of them the mean-field fit of settings s
 // holds by normal factors (real, bounded and matrix params, positive ones
 // under --family lognormal; not a simplex's Dirichlet), and how many are
 // a simplex's stick-breaking coordinates (stick), which the joint factor
-// holds as normal ones: the Pareto k̂ rule's counts (meanFieldHint).
+// holds as normal ones: fullRankAllAdvised's counts.
 func meanFieldElems(s sgvb.Settings, m *compile.Model) (n, normal, stick int) {
 	for _, lat := range m.Latents {
 		if !lat.Support.IsOrdered() && sgvb.CheckFullRank(lat.Support, 1) == nil {
@@ -982,8 +989,8 @@ const restartsELBOApart = 1
 // below (label switching, rotations, optima, collapsed components) says
 // why, which the warning then points to; otherwise it says what it means
 // and what to do: which restart to read where their ELBOs tell them
-// apart (restartsELBOApart, and autoELBOZ standard errors), and --fullrank all where q is
-// mean-field over two elements or more (joint). "" for one fit or
+// apart (restartsELBOApart, and autoELBOZ standard errors), and --fullrank all
+// where the hints would advise it (joint: fullRankAllAdvised). "" for one fit or
 // restarts that agree.
 func restartsWarning(ds *drawSet, st []stats, mix *sgvb.Mixture, explained, joint bool) string {
 	if mix == nil || len(mix.Components) < 2 || ds.comp == nil {

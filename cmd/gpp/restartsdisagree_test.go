@@ -63,15 +63,44 @@ func TestRestartsDisagreeWarning(t *testing.T) {
 // (a user trial of 2026-12-01), whose four restarts put weight on
 // different donors at ELBOs 1.7 to 4.3 (R̂ up to 6.5) and were warned of
 // only by Pareto k̂, get the warning with the best restart and the joint
-// factor's advice.
+// factor's advice, and the mean-field hint's warm start keeps --restarts.
 func TestFitRestartsDisagreeSimplex(t *testing.T) {
-	code, _, stderr := runSafe(t, "fit", "testdata/fit_synthcontrol.gpp", "testdata/fit_synthcontrol.json", "--restarts", "4", "--seed", "1", "--quiet", "--out", t.TempDir())
+	out := t.TempDir()
+	code, _, stderr := runSafe(t, "fit", "testdata/fit_synthcontrol.gpp", "testdata/fit_synthcontrol.json", "--restarts", "4", "--seed", "1", "--quiet", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, w := range []string{"warning: the restarts disagree: ", "(the worst: w[", "the restart with the highest ELBO (restart 0)", "--fullrank all (a joint factor) may reach a higher ELBO"} {
+	// the mean-field hint's warm start reads the mixture, which --init
+	// takes only with as many restarts
+	for _, w := range []string{"warning: the restarts disagree: ", "(the worst: w[", "the restart with the highest ELBO (restart 0)", "--fullrank all (a joint factor) may reach a higher ELBO",
+		"(--fullrank all --init " + out + " --restarts 4: "} {
 		if !strings.Contains(stderr, w) {
 			t.Errorf("stderr lacks %q:\n%s", w, stderr)
 		}
+	}
+}
+
+// TestRestartsDisagreeGammaNoJoint: restarts of positive params (gamma
+// factors, where the mean-field hint gives no --fullrank all either) that
+// disagree are warned of without the joint factor's advice.
+func TestRestartsDisagreeGammaNoJoint(t *testing.T) {
+	d := t.TempDir()
+	model, data := filepath.Join(d, "pos.gpp"), filepath.Join(d, "y.json")
+	src := "data y: real\nparam a: real<lower=0> ~ Gamma(4, 1)\nparam b: real<lower=0> ~ Gamma(2, 1)\ny ~ Normal((a - 2) * (a - 2) + 0 * b, 0.05)\n"
+	if err := os.WriteFile(model, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(data, []byte(`{"y": 1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runSafe(t, "fit", model, data, "--restarts", "4", "--jitter", "3", "--seed", "1", "--quiet", "--out", filepath.Join(d, "out"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "warning: the restarts disagree: ") {
+		t.Fatalf("no restarts warning:\n%s", stderr)
+	}
+	if strings.Contains(stderr, "--fullrank all (a joint factor)") {
+		t.Errorf("--fullrank all advised for gamma factors:\n%s", stderr)
 	}
 }
