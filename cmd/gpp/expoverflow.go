@@ -37,6 +37,8 @@ func expOverflowHint(err error, f *ast.File) string {
 	zs := ast.FormatExpr(z)
 	neg := "-(" + zs + ")"
 	switch e := ast.Unparen(z).(type) {
+	case *ast.Ident, *ast.NumberLit, *ast.CallExpr, *ast.IndexExpr: // -b, not -(b)
+		neg = "-" + zs
 	case *ast.UnaryExpr: // -z
 		if e.Op == ast.Neg {
 			neg = ast.FormatExpr(e.X)

@@ -30,7 +30,7 @@ let r = exp(c) * 2
 		want string
 	}{
 		{at(4, 18), "exp: result is +Inf (argument 1547.74, element [4])", "exp(-b * (x - c)) overflows to +Inf in 1 + exp(-b * (x - c)) (past 709): write 1 / (1 + exp(-b * (x - c))) as inv_logit(b * (x - c)), and log(1 + exp(-b * (x - c))) as log1p_exp(-b * (x - c)), which compute the same without overflow"},
-		{at(5, 13), "exp: result is +Inf (argument 800)", "exp(b) overflows to +Inf in 1 + exp(b) (past 709): write 1 / (1 + exp(b)) as inv_logit(-(b)), and log(1 + exp(b)) as log1p_exp(b), which compute the same without overflow"},
+		{at(5, 13), "exp: result is +Inf (argument 800)", "exp(b) overflows to +Inf in 1 + exp(b) (past 709): write 1 / (1 + exp(b)) as inv_logit(-b), and log(1 + exp(b)) as log1p_exp(b), which compute the same without overflow"},
 		{at(6, 9), "exp: result is +Inf (argument 800)", ""},
 		{at(4, 18), "exp: result is NaN", ""},
 	} {
