@@ -231,7 +231,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 				"compare the fit of the model with %s integrated out instead", r.fit.label, names, names, names)
 			continue
 		}
-		if pAboveN(r) {
+		if pAboveN(r.p, r.nObserve) {
 			_, _, pName := comparedEstimate([]looRank{r})
 			errorf(stderr, "warning: %s: %s = %s is more than its %d observations: its %s is unreliable and the model badly misspecified (the loo package's check, p_loo > N), or it observes no data (a ~ left out: the fit is of the prior); its rank and weight are suspect (marked ! in the table)",
 				r.fit.label, pName, num1(r.p), r.nObserve, strings.Replace(pName, "p_", "elpd_", 1))
@@ -937,7 +937,7 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 			label += " *"
 			conditional = true
 		}
-		if pAboveN(r) {
+		if pAboveN(r.p, r.nObserve) {
 			label += " !"
 			absurd = true
 		}
@@ -975,11 +975,11 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 	}
 }
 
-// pAboveN reports whether a row's p (p_loo or p_kfold) is more than its
+// pAboveN reports whether p (p_loo or p_kfold) is more than the n
 // observations, which the loo package reads as a badly misspecified
 // model (a gross outlier), or one that observes no data (a fit of the
-// prior): its elpd is unreliable.
-func pAboveN(r looRank) bool { return r.nObserve > 1 && r.p > float64(r.nObserve) }
+// prior): its elpd is unreliable. One observation is left alone.
+func pAboveN(p float64, n int) bool { return n > 1 && p > float64(n) }
 
 // lopsidedWithoutPreference reports whether no fit's elpd_diff is a clear
 // preference (each within 4 nats or 2·se_diff of the best, as the table's

@@ -1122,15 +1122,21 @@ func notStarted(r *sgvb.Result, mix *sgvb.Mixture) bool {
 // fitHints adds the hints that follow a fit's summary, in order, for
 // gpp fit and the REPL's :fit (mix nil) alike: the softplus and far-start
 // hints, label switching, collapsed components, optima of restarts and
-// the parameterisation hints (k and ess are q's Pareto k̂ and relative
-// ESS, curv the curvature check, autoLost cfg.autoLost, warmInit
-// cfg.warmInit).
-func (ns *notices) fitHints(s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result, mix *sgvb.Mixture, ds *drawSet, k, ess float64, curv *curvCheck, autoLost, warmInit string) {
+// the parameterisation hints (found is structureHints', k and ess are q's
+// Pareto k̂ and relative ESS, curv the curvature check, autoLost
+// cfg.autoLost, warmInit cfg.warmInit).
+func (ns *notices) fitHints(s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result, mix *sgvb.Mixture, found []string, k, ess float64, curv *curvCheck, autoLost, warmInit string) {
 	far := farStartHint(s, r, mix)
 	ns.hint(smallShapeHint(r, mix), softplusHint(s, l.Model, r, mix), far)
-	ns.hint(labelSwitchHint(ds)...)
-	ns.hint(collapsedHint(l.Model, r, mix), optimaHint(mix))
+	ns.hint(found...)
 	ns.hint(parameterisationHints(s, l, far, k, ess, curv, autoLost, warmInit, flatWarned(r))...)
+}
+
+// structureHints are fitHints' hints on what the fit found, in order:
+// label switching, collapsed components, optima of restarts (some empty).
+// restartsWarning defers to them.
+func structureHints(l *pipeline.Loaded, r *sgvb.Result, mix *sgvb.Mixture, ds *drawSet) []string {
+	return append(labelSwitchHint(ds), collapsedHint(l.Model, r, mix), optimaHint(mix))
 }
 
 // loadModel loads the model and its data for a fit or for prior draws
@@ -1801,7 +1807,7 @@ const lowRelESS = 0.1
 // kText is num3 for a Pareto k̂, with more digits where 3 would round it
 // onto the 0.5 or 0.7 that its reading compares it with (sgvb.FormatK).
 func kText(k float64) string {
-	if s, ok := formatWhole(k); ok {
+	if s, ok := fitfile.FormatWhole(k); ok {
 		return s
 	}
 	return sgvb.FormatK(k, 'g', 3)
@@ -1817,7 +1823,7 @@ func numSig(v float64, sig int) string {
 	if math.IsNaN(v) {
 		return "NaN"
 	}
-	if s, ok := formatWhole(v); ok {
+	if s, ok := fitfile.FormatWhole(v); ok {
 		return s
 	}
 	if a := math.Abs(v); a >= math.Pow10(sig)-0.5 && a < 1e6 {

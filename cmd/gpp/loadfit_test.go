@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/compile"
@@ -37,6 +38,26 @@ func predictedColumns(t *testing.T, fit, modelPath, newData string, names []stri
 		rows = append(rows, cells[at:at+len(names)])
 	}
 	return rows
+}
+
+// predictQ is gpp predict's reading of the fit.json at path for modelPath
+// on newData: the fit read (readUsedFit), the model loaded by
+// pipeline.LoadPredict with the fit's codings, and q (fitQ).
+func predictQ(t *testing.T, path, modelPath, newData string) (*sgvb.Result, *compile.Model) {
+	t.Helper()
+	ff, src, err := readUsedFit(path, sources{}, "predict", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := pipeline.LoadPredict(modelPath, []string{newData}, nil, compile.PredictOptions{}, fitfile.DataLevels(ff.Levels), ff.Sizes, ff.DataColumns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := fitQ(ff, path, src, setFlags{}, l.Path, l.Model, predictNeeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, l.Model
 }
 
 // samePrinted checks that got, the Predictor's outputs, are gpp predict's
@@ -88,19 +109,8 @@ func TestModelLoadFit(t *testing.T) {
 	samePrinted(t, "regression", names, got, predictedColumns(t, fit, regressionModel, newData, names))
 
 	path := filepath.Join(fit, fitFileName)
-	ff, src, err := readUsedFit(path, sources{}, "predict", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := pipeline.LoadPredict(regressionModel, []string{newData}, nil, compile.PredictOptions{}, fitfile.DataLevels(ff.Levels), ff.Sizes, ff.DataColumns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rf, _, err := fitQ(ff, path, src, setFlags{}, l.Path, l.Model, predictNeeds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, err := makeDrawsAt(rf, nil, l.Model, 50, f.Seed, nil, false, nil)
+	rf, pm := predictQ(t, path, regressionModel, newData)
+	ds, err := makeDrawsAt(rf, nil, pm, 50, f.Seed, nil, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

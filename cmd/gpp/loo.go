@@ -449,7 +449,7 @@ func looPWarning(ds *drawSet, dim int) string {
 	}
 	n := len(lo.Points)
 	switch {
-	case lo.P > float64(n):
+	case pAboveN(lo.P, n):
 		return fmt.Sprintf("p_loo = %.3g is more than the %d observations of log_lik: elpd_loo (%.4g) is unreliable and the model badly misspecified (the loo package's check, p_loo > N), or it observes no data (no ~ on log_lik's data: the fit is of the prior); check the model, and its predictive checks (--plots)",
 			lo.P, n, lo.ELPD)
 	case dim > 0 && lo.P > float64(dim) && lo.BadK() > 0:

@@ -363,18 +363,7 @@ func TestModelPredictor(t *testing.T) {
 	const newData = "testdata/predict_new.csv"
 	fit := fitRegression(t, t.TempDir())
 	path := filepath.Join(fit, fitFileName)
-	ff, src, err := readUsedFit(path, sources{}, "predict", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := pipeline.LoadPredict(regressionModel, []string{newData}, nil, compile.PredictOptions{}, fitfile.DataLevels(ff.Levels), ff.Sizes, ff.DataColumns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rf, _, err := fitQ(ff, path, src, setFlags{}, l.Path, l.Model, predictNeeds)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rf, pm := predictQ(t, path, regressionModel, newData)
 
 	m, err := model.Load(regressionModel, model.DataFiles(regressionData))
 	if err != nil {
@@ -390,7 +379,7 @@ func TestModelPredictor(t *testing.T) {
 	}
 	for _, seed := range []uint64{1, 7} {
 		const n = 40
-		ds, err := makeDrawsAt(rf, nil, l.Model, n, seed, nil, false, nil)
+		ds, err := makeDrawsAt(rf, nil, pm, n, seed, nil, false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

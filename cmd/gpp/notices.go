@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"slices"
 
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
@@ -127,8 +128,9 @@ func fitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Res
 	ro *resampleOutcome, ev *evidenceOutcome, curv *curvCheck, k, ess float64) notices {
 	var ns notices
 	ns.warn(fitWarnings(r, mix)...)
+	found := structureHints(l, r, mix, ds)
 	if mix != nil {
-		explained := len(labelSwitchHint(ds)) > 0 || optimaHint(mix) != "" || collapsedHint(l.Model, r, mix) != ""
+		explained := slices.ContainsFunc(found, func(h string) bool { return h != "" })
 		_, joint := fullRankAllAdvised(s, l.Model)
 		ns.warn(restartsWarning(ds, st, mix, explained, joint))
 	}
@@ -137,7 +139,7 @@ func fitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Res
 		ns.warn(resampleWarning(*ro, jointFlag(cfg)))
 	}
 	ns.evidence(ev)
-	ns.fitHints(s, l, r, mix, ds, k, ess, curv, cfg.autoLost, cfg.warmInit)
+	ns.fitHints(s, l, r, mix, found, k, ess, curv, cfg.autoLost, cfg.warmInit)
 	ns.hint(againstHint(cfg, s, k, ess, r.Dim, stepSeconds(r)))
 	if mix == nil && s.Method != sgvb.MAP {
 		ns.warnAt("", separationWarnings(ds.observed))

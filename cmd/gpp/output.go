@@ -1334,9 +1334,6 @@ func inexactWarnings(ds *drawSet, info *check.Info) []string {
 // formatNum formats a number for the CSV files (fitfile.FormatNum).
 func formatNum(v float64) string { return fitfile.FormatNum(v) }
 
-// formatWhole writes a whole number with all its digits (fitfile.FormatWhole).
-func formatWhole(v float64) (string, bool) { return fitfile.FormatWhole(v) }
-
 // formatExact is formatNum with the shortest digits that read back as v.
 func formatExact(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -367,17 +366,17 @@ func gammaDraws(r *sgvb.Result, mix *sgvb.Mixture) bool {
 }
 
 // profileWorkers is the workers each fit of settings s evaluates the model
-// on (sgvb's defaults: Settings.Workers, else min(GOMAXPROCS, 4), a
-// mixture's restarts sharing the CPUs).
+// on (Settings.Workers, else sgvb.DefaultWorkers, a mixture's restarts
+// sharing the CPUs).
 func profileWorkers(s sgvb.Settings, mix *sgvb.Mixture) int {
 	if s.Workers > 0 {
 		return s.Workers
 	}
-	n := runtime.GOMAXPROCS(0)
+	par := 1
 	if mix != nil {
-		n = max(n/max(len(mix.Components), 1), 1)
+		par = len(mix.Components)
 	}
-	return min(n, 4)
+	return sgvb.DefaultWorkers(par)
 }
 
 // sampleProfile runs --profile after NUTS: it times the model at each

@@ -1716,7 +1716,7 @@ func replFitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, res *sg
 	ns.warn(res.Warnings...)
 	ns.hint(risingHint(cfg, s, res, nil, true))
 	ns.evidence(ev)
-	ns.fitHints(s, l, res, nil, ds, res.ParetoK, res.ParetoRelESS, curv, cfg.autoLost, cfg.warmInit)
+	ns.fitHints(s, l, res, nil, structureHints(l, res, nil, ds), res.ParetoK, res.ParetoRelESS, curv, cfg.autoLost, cfg.warmInit)
 	ns.warn(badDrawsWarning(ds, "draws had a non-finite log joint or output"))
 	ns.warn(nanWarnings(ds, st)...)
 	if w := drawsLOOWarning(ds, res.ParetoK, res.ParetoRelESS, looWritten, len(res.Groups) > 0, "--output-draws", jointAllFlag(s, l.Model)); w != "" {

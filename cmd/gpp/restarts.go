@@ -57,20 +57,15 @@ func initFits(cfg *fitConfig, ff *fitfile.File, l *pipeline.Loaded, con *console
 // inspection only, its q no result (gpp fit exits 1 for it), as the REPL's
 // :fit --init last refuses the session's overflowed fit.
 func initOverflowed(path string, ff *fitfile.File, srcs sources) error {
-	return fitOverflowed(path, ff, srcs, "--init", initAdvice)
+	return fitfile.Overflowed(path, srcs[path], ff, "--init", initAdvice)
 }
 
 // initAdvice ends the error of an overflowed fit given to --init.
 const initAdvice = "not as a start; fit without --init, or with --init path"
 
-// fitOverflowed is fitfile.Overflowed of the fit at path, read into srcs.
-func fitOverflowed(path string, ff *fitfile.File, srcs sources, use, advice string) error {
-	return fitfile.Overflowed(path, srcs[path], ff, use, advice)
-}
-
 // readUsedFit reads the saved fit at path for a use (--init, --against)
 // and adds its source to srcs: an error if it cannot be read or parsed,
-// or if it overflowed (fitOverflowed, with use and advice).
+// or if it overflowed (fitfile.Overflowed, with use and advice).
 func readUsedFit(path string, srcs sources, use, advice string) (*fitfile.File, []byte, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
@@ -79,7 +74,7 @@ func readUsedFit(path string, srcs sources, use, advice string) (*fitfile.File, 
 	srcs[path] = src
 	ff, err := fitfile.Read(path, src)
 	if err == nil {
-		err = fitOverflowed(path, ff, srcs, use, advice)
+		err = fitfile.Overflowed(path, src, ff, use, advice)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -899,24 +894,7 @@ func printRestartsStatus(w io.Writer, cfg *fitConfig, m *sgvb.Mixture, ro *resam
 	fmt.Fprintf(w, "Pareto k̂     %s\n", paretoLine(m.ParetoK, m.ParetoReading, m.ParetoRelESS, m.ParetoKDraws))
 	printResample(w, cfg, ro)
 	printEvidenceLine(w, ev)
-	worst, above, n := math.NaN(), 0, 0
-	name := ""
-	for _, v := range ds.vars {
-		for j, k := range v.elems {
-			r := st[v.first+j].rhat
-			if math.IsNaN(r) {
-				continue
-			}
-			n++
-			if r > rhatWarn {
-				above++
-			}
-			if !(r <= worst) {
-				worst, name = r, v.elemName(k)
-			}
-		}
-	}
-	if n > 0 {
+	if n, above, worst, name := restartRhats(ds, st, false, rhatWarn); n > 0 {
 		of := ""
 		if ro != nil && ro.used {
 			of = ", from the mixture's draws"
@@ -927,6 +905,32 @@ func printRestartsStatus(w io.Writer, cfg *fitConfig, m *sgvb.Mixture, ro *resam
 	if len(written) > 0 {
 		fmt.Fprintf(w, "written      %s: %s\n", cfg.out, strings.Join(written, " "))
 	}
+}
+
+// restartRhats reads the elements' R̂ across restarts (of the params alone
+// where paramsOnly): how many have one, how many are above limit, and the
+// largest with its element's name.
+func restartRhats(ds *drawSet, st []stats, paramsOnly bool, limit float64) (n, above int, worst float64, name string) {
+	worst = math.NaN()
+	for _, v := range ds.vars {
+		if paramsOnly && v.output {
+			continue
+		}
+		for j, k := range v.elems {
+			r := st[v.first+j].rhat
+			if math.IsNaN(r) {
+				continue
+			}
+			n++
+			if r > limit {
+				above++
+			}
+			if !(r <= worst) {
+				worst, name = r, v.elemName(k)
+			}
+		}
+	}
+	return n, above, worst, name
 }
 
 // optimaGap is how many nats below the best restart's ELBO another's must
@@ -996,25 +1000,7 @@ func restartsWarning(ds *drawSet, st []stats, mix *sgvb.Mixture, explained, join
 	if mix == nil || len(mix.Components) < 2 || ds.comp == nil {
 		return ""
 	}
-	above, n, worst, name := 0, 0, 0.0, ""
-	for _, v := range ds.vars {
-		if v.output {
-			continue
-		}
-		for j, k := range v.elems {
-			r := st[v.first+j].rhat
-			if math.IsNaN(r) {
-				continue
-			}
-			n++
-			if r > restartsApart {
-				above++
-				if r > worst {
-					worst, name = r, v.elemName(k)
-				}
-			}
-		}
-	}
+	n, above, worst, name := restartRhats(ds, st, true, restartsApart)
 	if above == 0 {
 		return ""
 	}

@@ -471,40 +471,40 @@ func sbcOutputs(f *ast.File, info *check.Info, rank bool, given func(name string
 // valueExprTilde returns the first ~ whose value is an expression that
 // reads data (append_col(x, y) ~ MvNormal(...)), nil if none.
 func valueExprTilde(f *ast.File, info *check.Info) *ast.TildeStmt {
-	var found *ast.TildeStmt
-	ast.Inspect(f, func(n ast.Node) bool {
-		s, ok := n.(*ast.TildeStmt)
-		if !ok || found != nil {
-			return found == nil
+	return firstTilde(f, func(s *ast.TildeStmt) bool {
+		if check.ObservedIdent(s.LHS) != nil {
+			return false
 		}
-		if check.ObservedIdent(s.LHS) == nil {
-			ast.Inspect(s.LHS, func(n ast.Node) bool {
-				if id, ok := n.(*ast.Ident); ok && found == nil {
-					if sym := info.Uses[id]; sym != nil && sym.Kind == check.Data {
-						found = s
-					}
+		reads := false
+		ast.Inspect(s.LHS, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && !reads {
+				if sym := info.Uses[id]; sym != nil && sym.Kind == check.Data {
+					reads = true
 				}
-				return found == nil
-			})
-		}
-		return false
+			}
+			return !reads
+		})
+		return reads
 	})
-	return found
 }
 
 // userDensityTilde returns the first ~ of f that observes the data name
 // (or its elements) with a user density, or nil.
 func userDensityTilde(f *ast.File, info *check.Info, name string) *ast.TildeStmt {
+	return firstTilde(f, func(t *ast.TildeStmt) bool {
+		id := check.ObservedIdent(t.LHS)
+		return id != nil && id.Name == name && info.UserDensities[t.Dist] != nil
+	})
+}
+
+// firstTilde returns the first ~ of f for which ok holds, or nil.
+func firstTilde(f *ast.File, ok func(*ast.TildeStmt) bool) *ast.TildeStmt {
 	var found *ast.TildeStmt
 	ast.Inspect(f, func(n ast.Node) bool {
-		t, ok := n.(*ast.TildeStmt)
-		if !ok || found != nil {
-			return found == nil
-		}
-		if id := check.ObservedIdent(t.LHS); id != nil && id.Name == name && info.UserDensities[t.Dist] != nil {
+		if t, is := n.(*ast.TildeStmt); is && found == nil && ok(t) {
 			found = t
 		}
-		return true
+		return found == nil
 	})
 	return found
 }

@@ -708,6 +708,12 @@ const (
 	maxDefaultWorkers   = 4
 )
 
+// DefaultWorkers is Settings.Workers's default for a fit run beside par-1
+// others (Restarts): its share of GOMAXPROCS, at least 1 and at most 4.
+func DefaultWorkers(par int) int {
+	return min(max(runtime.GOMAXPROCS(0)/max(par, 1), 1), maxDefaultWorkers)
+}
+
 // DefaultParetoKDraws is Settings.ParetoKDraws's default.
 const DefaultParetoKDraws = 10000
 
@@ -741,7 +747,7 @@ func (s Settings) withDefaults() Settings {
 		s.DrawsPerStep = 1
 	}
 	if s.Workers <= 0 {
-		s.Workers = min(runtime.GOMAXPROCS(0), maxDefaultWorkers)
+		s.Workers = DefaultWorkers(1)
 	}
 	if s.Gamma == nil {
 		s.Gamma = dist.Implicit{}

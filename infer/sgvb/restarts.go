@@ -145,7 +145,7 @@ func FitRestarts(ctx context.Context, t Target, latents []Latent, s Settings, rs
 	}
 	par = min(par, rs.N)
 	if s.Workers == 0 {
-		s.Workers = min(max(runtime.GOMAXPROCS(0)/par, 1), maxDefaultWorkers)
+		s.Workers = DefaultWorkers(par)
 	}
 	m := &Mixture{Components: make([]*Result, rs.N), Seeds: make([]uint64, rs.N)}
 	errs := make([]error, rs.N)
