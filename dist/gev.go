@@ -156,14 +156,21 @@ func (d GEV) eval(y float64, dp []float64) (float64, float64) {
 	if math.IsInf(w, 1) {
 		return outside(dp) // the density underflows
 	}
-	g := w - (1 + xi) // ∂lp/∂L
-	gz := g / t       // ∂lp/∂z
+	gz := gevPartials(w-(1+xi), l, dl, z, t, s, dp) // ∂lp/∂L = e^(−L) − (1 + ξ)
+	return densityOrOutside(-logx(s)-(1+xi)*l-w, gz/s, dp)
+}
+
+// gevPartials writes to dp (if not nil) the partials in μ, σ, ξ of a log
+// density of GEV's or GeneralizedPareto's whose partial in L is g, at z =
+// (y − μ)/σ, t = 1 + ξz and L's partial dl in ξ; it returns ∂lp/∂z.
+func gevPartials(g, l, dl, z, t, s float64, dp []float64) float64 {
+	gz := g / t
 	if dp != nil {
 		dp[0] = -gz / s
 		dp[1] = -(1 + gz*z) / s
 		dp[2] = -l + g*dl
 	}
-	return densityOrOutside(-logx(s)-(1+xi)*l-w, gz/s, dp)
+	return gz
 }
 
 // gevLogCDF is GEV(μ, σ, ξ): log P(Y ≤ y) = −e^(−L), log P(Y > y) =
@@ -283,13 +290,7 @@ func (d GeneralizedPareto) eval(y float64, dp []float64) (float64, float64) {
 		return outside(dp)
 	}
 	l, dl := gevReduced(z, xi)
-	g := -(1 + xi) // ∂lp/∂L
-	gz := g / t
-	if dp != nil {
-		dp[0] = -gz / s
-		dp[1] = -(1 + gz*z) / s
-		dp[2] = -l + g*dl
-	}
+	gz := gevPartials(-(1 + xi), l, dl, z, t, s, dp)
 	return densityOrOutside(-logx(s)-(1+xi)*l, gz/s, dp)
 }
 

@@ -78,6 +78,9 @@ func TestAverageCheck(t *testing.T) {
 		t.Errorf("iterate lower: %d scorings, %d averaged, ELBO %g against %g, warnings %q; want 2, the average, its low ELBO",
 			calls, r.Averaged, r.ELBO, last.ELBO, r.Warnings)
 	}
+	if d := r.ELBO - (healthy.ELBO - 50); !(math.Abs(d) < 1) {
+		t.Errorf("iterate lower: ELBO %g; want the average's estimate, the healthy fit's %g − 50", r.ELBO, healthy.ELBO)
+	}
 	if r.Mean()[0] != healthy.Mean()[0] {
 		t.Errorf("q kept as the average has mean %g, the healthy fit's %g", r.Mean()[0], healthy.Mean()[0])
 	}

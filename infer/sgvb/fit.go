@@ -1703,23 +1703,22 @@ func (e *engine) averageCheck(ctx context.Context, r *Result, last TracePoint, s
 		return
 	}
 	avgTheta := append([]float64(nil), e.theta...)
-	aELBO, aSE := r.ELBO, r.ELBOSE
-	aK, aESS, aKDraws, aCapped, aBad, nw := r.ParetoK, r.ParetoRelESS, r.ParetoKDraws, r.ParetoKCapped, r.FinalBad, len(r.Warnings)
+	avg, nw := finalOf(r), len(r.Warnings)
 	copy(e.theta, e.iterate)
 	if !e.finalEstimateCtx(ctx, r, start) {
 		// interrupted (and so marked): the average stands, as estimated
 		copy(e.theta, avgTheta)
-		r.ELBO, r.ELBOSE, r.ParetoK, r.ParetoRelESS, r.ParetoKDraws, r.ParetoKCapped, r.FinalBad = aELBO, aSE, aK, aESS, aKDraws, aCapped, aBad
+		avg.restore(r)
 		return
 	}
 	n := e.s.PSISDraws
 	head := fmt.Sprintf("the final ELBO estimate of the averaged q (the mean of the last %d iterates) is %.6g ± %.2g from %d draws, %.3g nats below the last evaluation's %.6g ± %.2g from %d draws: a heavy tail of log p − log q that those draws missed (a gamma factor with a shape near 0?);",
-		r.Averaged, aELBO, aSE, n, gap, last.ELBO, last.SE, e.s.ELBODraws)
-	if math.IsNaN(aELBO) { // no gap, nor a tail: its draws' log joints were not finite
+		r.Averaged, avg.elbo, avg.se, n, gap, last.ELBO, last.SE, e.s.ELBODraws)
+	if math.IsNaN(avg.elbo) { // no gap, nor a tail: its draws' log joints were not finite
 		head = fmt.Sprintf("the final ELBO estimate of the averaged q (the mean of the last %d iterates) from %d draws is not a number, where the last evaluation's from %d draws is %.6g ± %.2g;",
 			r.Averaged, n, e.s.ELBODraws, last.ELBO, last.SE)
 	}
-	if r.ELBO > aELBO || math.IsNaN(aELBO) && !math.IsNaN(r.ELBO) {
+	if r.ELBO > avg.elbo || math.IsNaN(avg.elbo) && !math.IsNaN(r.ELBO) {
 		// the average's count of non-finite final draws is of a q no
 		// longer kept (the head gives its estimate)
 		r.Warnings = dropNonFinite(r.Warnings, nw, n)
@@ -1730,8 +1729,23 @@ func (e *engine) averageCheck(ctx context.Context, r *Result, last TracePoint, s
 	iELBO, iSE := r.ELBO, r.ELBOSE
 	copy(e.theta, avgTheta)
 	r.Warnings = r.Warnings[:nw]
-	r.ELBO, r.ELBOSE, r.ParetoK, r.ParetoRelESS, r.ParetoKDraws, r.ParetoKCapped, r.FinalBad = aELBO, aSE, aK, aESS, aKDraws, aCapped, aBad
+	avg.restore(r)
 	r.warn("%s the last iterate's, from the same draws, is no higher (%.6g ± %.2g), so q stays the average", head, iELBO, iSE)
+}
+
+// finalFields are the fields of a Result that finalEstimate sets (besides
+// its warnings), which averageCheck keeps to put the average's back.
+type finalFields struct {
+	elbo, se, k, relESS     float64
+	kDraws, kCapped, nonfin int
+}
+
+func finalOf(r *Result) finalFields {
+	return finalFields{r.ELBO, r.ELBOSE, r.ParetoK, r.ParetoRelESS, r.ParetoKDraws, r.ParetoKCapped, r.FinalBad}
+}
+
+func (f finalFields) restore(r *Result) {
+	r.ELBO, r.ELBOSE, r.ParetoK, r.ParetoRelESS, r.ParetoKDraws, r.ParetoKCapped, r.FinalBad = f.elbo, f.se, f.k, f.relESS, f.kDraws, f.kCapped, f.nonfin
 }
 
 // capWarnings names the factors that sit at a bound of their parameters,

@@ -364,7 +364,7 @@ func (b Bounds) MarshalJSON() ([]byte, error) {
 		return json.Marshal(struct {
 			Loc   []Float `json:"loc"`
 			Scale []Float `json:"scale"`
-		}{Floats(b.LocV), Floats(b.ScaleV)})
+		}{floats(b.LocV), floats(b.ScaleV)})
 	}
 	return json.Marshal(struct {
 		Loc   float64 `json:"loc"`
@@ -446,8 +446,8 @@ func (p *ParamValues) Get(name string) ([]Float, bool) {
 	return nil, false
 }
 
-// Floats converts v for fit.json.
-func Floats(v []float64) []Float {
+// floats converts v for fit.json.
+func floats(v []float64) []Float {
 	out := make([]Float, len(v))
 	for i, x := range v {
 		out[i] = Float(x)
@@ -470,7 +470,7 @@ func GroupsOf(r *sgvb.Result) []Group {
 	for _, g := range r.Groups {
 		pv := ParamValues{Names: groupParamNames(g.Rank, g.Band, len(g.Params[0]), max(len(g.Params)-g.Band-2, 0))}
 		for _, p := range g.Params {
-			pv.Values = append(pv.Values, Floats(p))
+			pv.Values = append(pv.Values, floats(p))
 		}
 		out = append(out, Group{Names: append([]string{}, g.Names...), Rank: g.Rank, Band: g.Band, Params: pv})
 	}
@@ -521,7 +521,7 @@ func ToFactors(fs []sgvb.Factor) []Factor {
 	for _, f := range fs {
 		pv := ParamValues{Names: f.ParamNames()}
 		for _, p := range f.Params {
-			pv.Values = append(pv.Values, Floats(p))
+			pv.Values = append(pv.Values, floats(p))
 		}
 		shape := f.Shape
 		if shape == nil {

@@ -29,7 +29,7 @@ type Growth interface {
 // g, when not nil, may take a param larger than the fit's (gpp predict
 // --new-levels).
 func Match(factors []Factor, path string, src []byte, fitSets, sets map[string]string, model string, m *compile.Model, need [2]string, g Growth) error {
-	hint := SetsHint(fitSets, sets)
+	hint := setsHint(fitSets, sets)
 	for i := range m.Latents {
 		lat := &m.Latents[i]
 		k := slices.IndexFunc(factors, func(f Factor) bool { return f.Name == lat.Name })
@@ -61,9 +61,9 @@ func Match(factors []Factor, path string, src []byte, fitSets, sets map[string]s
 	return nil
 }
 
-// SetsHint reminds of the fit's --set values when this run's differ, the
+// setsHint reminds of the fit's --set values when this run's differ, the
 // likely cause of a shape that differs.
-func SetsHint(fitSets, sets map[string]string) string {
+func setsHint(fitSets, sets map[string]string) string {
 	var diff []string
 	for _, k := range slices.Sorted(maps.Keys(fitSets)) {
 		if sets[k] != fitSets[k] {

@@ -137,20 +137,9 @@ func (p *Program) profileForward(x []float64, fwd []time.Duration, runs []int64)
 		ok := p.eval(n)
 		p.evals[i]++
 		if !ok || firstBad(p.val[n.off:n.off+n.n]) >= 0 {
-			var again bool
-			if order, k, again = p.unfuse(order, k, false); again {
-				p.zgen++
+			var goOn bool
+			if order, k, goOn = p.passFailed(order, k, ok, false, nil); goOn {
 				continue
-			}
-			if !n.joint {
-				if !ok || !p.zeroValue(i) {
-					p.outputFailed(i, ok, &p.outErr)
-					p.zgen++
-				}
-				continue
-			}
-			if ok && i != p.root && p.zeroValue(i) {
-				continue // a log 0 that a later node may take in, as Forward's
 			}
 			fwd[cur] += time.Since(t0)
 			runs[cur]++

@@ -701,25 +701,8 @@ func (p *Program) forward(x []float64, all bool) (float64, error) {
 		ok := p.eval(n)
 		p.evals[i]++
 		if !ok || firstBad(p.val[n.off:n.off+n.n]) >= 0 {
-			var again bool
-			if order, k, again = p.unfuse(order, k, false); again {
-				p.zgen++
-				continue
-			}
-			switch {
-			case !n.joint:
-				if !ok || !p.zeroValue(i) {
-					p.outputFailed(i, ok, &p.outErr)
-					p.zgen++
-				}
-				continue
-			case ok && i != p.root && p.zeroValue(i):
-				continue // a log 0 that a later node may take in
-			case all:
-				if z := p.zeroOf(i); z >= 0 && jointErr == nil { // the log 0 made this node fail
-					jointErr = p.nodeError(z, true)
-				}
-				p.outputFailed(i, ok, &jointErr)
+			var goOn bool
+			if order, k, goOn = p.passFailed(order, k, ok, all, &jointErr); goOn {
 				continue
 			}
 			lp, err := p.jointFailed(k, i, ok)
@@ -733,6 +716,38 @@ func (p *Program) forward(x []float64, all bool) (float64, error) {
 	}
 	p.ready = true
 	return p.val[p.nodes[p.root].off], nil
+}
+
+// passFailed is Forward's step (and Profile's) where node order[k] failed
+// (ok false) or is not finite: a fused chain goes on unfused, an output
+// fails alone, a log 0 that a later node may take in is passed, and with
+// all a node of the log joint fails as NaN into jointErr. It returns the
+// order and index to go on from, and false where the pass stops at a
+// failure of the log joint (jointFailed).
+func (p *Program) passFailed(order []int32, k int, ok, all bool, jointErr *error) ([]int32, int, bool) {
+	var again bool
+	if order, k, again = p.unfuse(order, k, false); again {
+		p.zgen++
+		return order, k, true
+	}
+	i := order[k]
+	switch n := &p.nodes[i]; {
+	case !n.joint:
+		if !ok || !p.zeroValue(i) {
+			p.outputFailed(i, ok, &p.outErr)
+			p.zgen++
+		}
+		return order, k, true
+	case ok && i != p.root && p.zeroValue(i):
+		return order, k, true // a log 0 that a later node may take in
+	case all:
+		if z := p.zeroOf(i); z >= 0 && *jointErr == nil { // the log 0 made this node fail
+			*jointErr = p.nodeError(z, true)
+		}
+		p.outputFailed(i, ok, jointErr)
+		return order, k, true
+	}
+	return order, k, false
 }
 
 // Log 0 as a value in the log joint. A log CDF at the end of its closed

@@ -140,15 +140,18 @@ func (c *checker) missingData() {
 		if id == nil {
 			ast.Inspect(s.LHS, func(n ast.Node) bool {
 				if v, ok := n.(*ast.Ident); ok {
-					if sym := c.info.Uses[v]; sym != nil && sym.Kind == Data && !of(sym).inValue.IsValid() {
-						of(sym).inValue = s.Pos()
+					if sym := c.info.Uses[v]; sym != nil && sym.Kind == Data {
+						if o := of(sym); !o.inValue.IsValid() {
+							o.inValue = s.Pos()
+						}
 					}
 				}
 				return true
 			})
+			return true
 		}
 		sym := c.info.Uses[id]
-		if id == nil || sym == nil || sym.Kind != Data {
+		if sym == nil || sym.Kind != Data {
 			return true
 		}
 		observed[id] = true
