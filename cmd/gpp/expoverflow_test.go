@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/gpplang/gpp/lang/ast"
@@ -37,5 +38,26 @@ let r = exp(c) * 2
 		if got := expOverflowHint(&ast.Error{Pos: c.pos, Msg: c.msg}, f); got != c.want {
 			t.Errorf("%v %q:\n got %q\nwant %q", c.pos, c.msg, got, c.want)
 		}
+	}
+}
+
+// TestExpOverflowHintFailedFit: a logistic written as 1 / (1 + exp(-b * x))
+// on covariates in the hundreds overflows during the fit, and gpp fit and
+// the REPL's :fit end with the inv_logit hint, as does gpp sample's warning
+// of the points its trajectories rejected there.
+func TestExpOverflowHintFailedFit(t *testing.T) {
+	const hint = "hint: exp(-b * x) overflows to +Inf in 1 + exp(-b * x) (past 709): write 1 / (1 + exp(-b * x)) as inv_logit(b * x)"
+	code, _, stderr := runGpp("fit", "testdata/expoverflow.gpp", "testdata/expoverflow.csv", "--out", t.TempDir(), "--quiet", "--seed", "1")
+	if code != exitError || !strings.Contains(stderr, hint) {
+		t.Errorf("gpp fit: exit %d, want %d and the hint:\n%s", code, exitError, stderr)
+	}
+	r, _, errb := newTestRepl()
+	typeIn(r, ":load testdata/expoverflow.gpp", ":data testdata/expoverflow.csv", ":fit --quiet --seed 1")
+	if got := errb.String(); !strings.Contains(got, hint) || !strings.Contains(got, "the fit failed; the session keeps its previous fit") {
+		t.Errorf(":fit: want the hint and the failure note:\n%s", got)
+	}
+	code, _, stderr = runGpp("sample", "testdata/expoverflow.gpp", "testdata/expoverflow.csv", "--out", t.TempDir(), "--quiet", "--seed", "1", "--chains", "1", "--draws", "200", "--warmup", "200")
+	if code != 0 || !strings.Contains(stderr, "were rejected because the log density failed there") || !strings.Contains(stderr, hint) {
+		t.Errorf("gpp sample: exit %d, want 0, the rejected points' warning and the hint:\n%s", code, stderr)
 	}
 }

@@ -895,31 +895,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 				con.note("warning: %s", w)
 			}
 		}
-		if h := expOverflowHint(err, l.File); h != "" {
-			con.note("hint: %s", h)
-		}
-		serr := startError(context.Background(), l.Model)
-		switch {
-		case autodiff.DataOnly(serr):
-			con.note("%s", dataOnlyNote)
-		case serr == nil:
-			if gammaBadSteps(r) {
-				con.note("%s", gammaBadNote)
-			}
-		case cfg.init != "" && cfg.init != initPath:
-			// The start is --init's values (the latents' Init), not the
-			// default start that startNote and gpp check speak of.
-			con.note("the log density fails at the start that --init %s gives and around it, where the fit begins: start elsewhere", cfg.init)
-		case r != nil && r.Iterations > r.BadSteps:
-			// The fit found points where the density is finite, so
-			// startNote's "fails at the start" would read as contradicting
-			// the steps it took: say what the failure at the start means.
-			con.note("%s", ranStartNote)
-		default:
-			// The log density fails where gpp check tries it too: the cause
-			// is in the model or its data, not in where the fit wandered.
-			con.note("%s; gpp check finds this before a fit, and --init FILE (a .json of the params' values, CmdStan's init file) starts a fit elsewhere (a wide prior's mean, as LogNormal(0, 6)'s e^18, may be far from where the model holds)", startNote)
-		}
+		failedFitNotes(con, err, r, l, cfg)
 		con.note("the fit failed: no output written")
 		removeIfEmpty()
 		return exitError
@@ -2037,6 +2013,38 @@ const gammaBadNote = "hint: the error above happens at draws of q, not at the de
 // ranStartNote follows a failed fit that took good steps although its log
 // density fails at the default start and around it (startNote).
 const ranStartNote = "the error above happens at a fit's default start too " + defaultStartRule + " and around it, though the fit found points where it does not: its cause is in the model or its data (a value or matrix valid only for some params' values), not in where the fit wandered; gpp check finds it before a fit"
+
+// failedFitNotes explains a fit that failed with err (r its last state, if
+// any): a hint for an exp that overflowed, and whether the log density
+// fails at the start too, from the data alone, or only where the fit went.
+// gpp fit and the REPL's :fit share it.
+func failedFitNotes(con *console, err error, r *sgvb.Result, l *pipeline.Loaded, cfg *fitConfig) {
+	if h := expOverflowHint(err, l.File); h != "" {
+		con.note("hint: %s", h)
+	}
+	serr := startError(context.Background(), l.Model)
+	switch {
+	case autodiff.DataOnly(serr):
+		con.note("%s", dataOnlyNote)
+	case serr == nil:
+		if gammaBadSteps(r) {
+			con.note("%s", gammaBadNote)
+		}
+	case cfg.init != "" && cfg.init != initPath:
+		// The start is --init's values (the latents' Init), not the
+		// default start that startNote and gpp check speak of.
+		con.note("the log density fails at the start that --init %s gives and around it, where the fit begins: start elsewhere", cfg.init)
+	case r != nil && r.Iterations > r.BadSteps:
+		// The fit found points where the density is finite, so
+		// startNote's "fails at the start" would read as contradicting
+		// the steps it took: say what the failure at the start means.
+		con.note("%s", ranStartNote)
+	default:
+		// The log density fails where gpp check tries it too: the cause
+		// is in the model or its data, not in where the fit wandered.
+		con.note("%s; gpp check finds this before a fit, and --init FILE (a .json of the params' values, CmdStan's init file) starts a fit elsewhere (a wide prior's mean, as LogNormal(0, 6)'s e^18, may be far from where the model holds)", startNote)
+	}
+}
 
 // gammaBadSteps reports whether r stopped with non-finite steps while some
 // latent had a gamma factor.

@@ -360,6 +360,7 @@ func (r *repl) fitCmd(args []string) {
 				con.note("warning: %s", w)
 			}
 		}
+		failedFitNotes(con, err, res, l, cfg)
 		con.note("the fit failed; the session keeps its previous fit, if any")
 		return
 	}

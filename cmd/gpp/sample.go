@@ -907,8 +907,11 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 		con.note("warning: %s", w)
 	}
 	printEvidenceWarnings(con, run.evidence, sources(l.Sources))
-	if w, ok := rejectedPoints(sd.res.Chains, s.Warmup, l.Model); w != "" && ok {
+	if w, failed, ok := rejectedPoints(sd.res.Chains, s.Warmup, l.Model); w != "" && ok {
 		con.note("warning: %s", w)
+		if h := expOverflowHint(failed, l.File); h != "" {
+			con.note("hint: %s", h)
+		}
 	} else if w != "" {
 		con.info("note: %s", w)
 	}
@@ -934,8 +937,9 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 // search after a metric update) they are a note with the last iteration.
 // A failure of gpp's transform of a param while sampling (a trajectory
 // far out on its coordinate) is a note too, unless another chain's first
-// failure while sampling is the model's: that one is named, in a warning.
-func rejectedPoints(chains []nuts.Chain, warmup int, m *compile.Model) (msg string, ok bool) {
+// failure while sampling is the model's: that one is named, in a warning,
+// and returned as failed.
+func rejectedPoints(chains []nuts.Chain, warmup int, m *compile.Model) (msg string, failed error, ok bool) {
 	evals, errs, warmEvals, warmErrs, lastWarm := 0, 0, 0, 0, 0
 	first, firstSample, model := -1, -1, -1
 	for i, ch := range chains {
@@ -955,15 +959,15 @@ func rejectedPoints(chains []nuts.Chain, warmup int, m *compile.Model) (msg stri
 		}
 	}
 	if first < 0 {
-		return "", false
+		return "", nil, false
 	}
 	sampEvals, sampErrs := evals-warmEvals, errs-warmErrs
 	if firstSample < 0 {
 		if lastWarm <= nuts.InitBuffer(warmup) {
-			return "", false
+			return "", nil, false
 		}
 		err := chains[first].FirstErr
-		return fmt.Sprintf("%d of %d points the sampler evaluated in warm-up (%s%%) were rejected because the log density failed there, the last in iteration %d of %d, and none of the %d it evaluated while sampling: warm-up's trajectories (its step-size searches try long steps) went where the kept ones never did, so the draws miss no region they reach; the first (chain %d): %v", warmErrs, warmEvals, shareText(warmErrs, warmEvals), lastWarm, warmup, sampEvals, first+1, err), false
+		return fmt.Sprintf("%d of %d points the sampler evaluated in warm-up (%s%%) were rejected because the log density failed there, the last in iteration %d of %d, and none of the %d it evaluated while sampling: warm-up's trajectories (its step-size searches try long steps) went where the kept ones never did, so the draws miss no region they reach; the first (chain %d): %v", warmErrs, warmEvals, shareText(warmErrs, warmEvals), lastWarm, warmup, sampEvals, first+1, err), nil, false
 	}
 	more := ""
 	if warmErrs > 0 {
@@ -974,9 +978,9 @@ func rejectedPoints(chains []nuts.Chain, warmup int, m *compile.Model) (msg stri
 	}
 	err := chains[firstSample].SampleErr
 	if model < 0 {
-		return fmt.Sprintf("chain %d rejected a point while sampling: %v: the trajectory went far out (as Stan, it ends there); %d of %d points evaluated while sampling were rejected%s", firstSample+1, err, sampErrs, sampEvals, more), false
+		return fmt.Sprintf("chain %d rejected a point while sampling: %v: the trajectory went far out (as Stan, it ends there); %d of %d points evaluated while sampling were rejected%s", firstSample+1, err, sampErrs, sampEvals, more), nil, false
 	}
-	return fmt.Sprintf("%d of %d points the sampler evaluated while sampling (%s%%) were rejected because the log density failed there (as Stan, the trajectory ends at such a point), so the draws miss the region where that happens and the estimates may be biased%s; the first (chain %d): %v", sampErrs, sampEvals, shareText(sampErrs, sampEvals), more, firstSample+1, err), true
+	return fmt.Sprintf("%d of %d points the sampler evaluated while sampling (%s%%) were rejected because the log density failed there (as Stan, the trajectory ends at such a point), so the draws miss the region where that happens and the estimates may be biased%s; the first (chain %d): %v", sampErrs, sampEvals, shareText(sampErrs, sampEvals), more, firstSample+1, err), err, true
 }
 
 // transformFailed says whether err is at a param's declaration, where

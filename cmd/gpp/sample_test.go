@@ -584,15 +584,15 @@ func TestRejectedPointsByPhase(t *testing.T) {
 		}
 		return nuts.Chain{Evals: evals, Errs: errs, WarmEvals: warmEvals, WarmErrs: warmErrs, LastWarmErr: last, FirstErr: first, SampleErr: sampleErr}
 	}
-	msg, ok := rejectedPoints([]nuts.Chain{ch(2000, 5, 1000, 3, 3, e), ch(2000, 0, 1000, 0, 0, nil)}, 1000, m)
+	msg, _, ok := rejectedPoints([]nuts.Chain{ch(2000, 5, 1000, 3, 3, e), ch(2000, 0, 1000, 0, 0, nil)}, 1000, m)
 	if !ok || !strings.HasPrefix(msg, "2 of 2000 points the sampler evaluated while sampling (0.1%) were rejected") || !strings.Contains(msg, "may be biased (and 3 of 2000 in warm-up); the first (chain 1): boom") {
 		t.Errorf("sampling: %v %q", ok, msg)
 	}
-	msg, ok = rejectedPoints([]nuts.Chain{ch(2000, 3, 1000, 3, 75, nil), ch(2000, 1, 1000, 1, 2, nil)}, 1000, m)
+	msg, _, ok = rejectedPoints([]nuts.Chain{ch(2000, 3, 1000, 3, 75, nil), ch(2000, 1, 1000, 1, 2, nil)}, 1000, m)
 	if ok || msg != "" {
 		t.Errorf("initial buffer only: %v %q", ok, msg)
 	}
-	msg, ok = rejectedPoints([]nuts.Chain{ch(2000, 3, 1000, 3, 3, nil), ch(2000, 1, 1000, 1, 102, nil)}, 1000, m)
+	msg, _, ok = rejectedPoints([]nuts.Chain{ch(2000, 3, 1000, 3, 3, nil), ch(2000, 1, 1000, 1, 102, nil)}, 1000, m)
 	if ok || !strings.HasPrefix(msg, "4 of 2000 points the sampler evaluated in warm-up (0.2%) were rejected because the log density failed there, the last in iteration 102 of 1000, and none of the 2000 it evaluated while sampling") {
 		t.Errorf("later warm-up: %v %q", ok, msg)
 	}
@@ -602,12 +602,12 @@ func TestRejectedPointsByPhase(t *testing.T) {
 	te := ast.Errorf(pos, "the positive param `s`'s transform exp(800) overflows")
 	c := ch(2000, 2, 1000, 1, 3, te)
 	c.FirstErr = te
-	msg, ok = rejectedPoints([]nuts.Chain{c}, 1000, tm)
+	msg, _, ok = rejectedPoints([]nuts.Chain{c}, 1000, tm)
 	if ok || msg != "chain 1 rejected a point while sampling: m.gpp:2:7: the positive param `s`'s transform exp(800) overflows: the trajectory went far out (as Stan, it ends there); 1 of 1000 points evaluated while sampling were rejected (and 1 of 1000 in warm-up)" {
 		t.Errorf("transform while sampling: %v %q", ok, msg)
 	}
 	// A short warm-up's initial buffer is 15 % of it.
-	if msg, _ := rejectedPoints([]nuts.Chain{ch(200, 1, 100, 1, 16, nil)}, 100, m); msg == "" {
+	if msg, _, _ := rejectedPoints([]nuts.Chain{ch(200, 1, 100, 1, 16, nil)}, 100, m); msg == "" {
 		t.Error("iteration 16 of a 100-iteration warm-up is past its initial buffer of 15")
 	}
 }
@@ -624,11 +624,11 @@ func TestRejectedPointsModelFirst(t *testing.T) {
 		{Evals: 100, Errs: 1, WarmEvals: 50, FirstErr: far, SampleErr: far},
 		{Evals: 100, Errs: 3, WarmEvals: 50, FirstErr: bad, SampleErr: bad},
 	}
-	msg, ok := rejectedPoints(chains, 50, m)
+	msg, _, ok := rejectedPoints(chains, 50, m)
 	if !ok || !strings.Contains(msg, "4 of 100 points the sampler evaluated while sampling") || !strings.Contains(msg, "the first (chain 2): m.gpp:4:15: sqrt") {
 		t.Errorf("rejectedPoints = %q, %v; want a warning naming chain 2's sqrt", msg, ok)
 	}
-	if msg, ok := rejectedPoints(chains[:1], 50, m); ok || !strings.Contains(msg, "went far out") {
+	if msg, _, ok := rejectedPoints(chains[:1], 50, m); ok || !strings.Contains(msg, "went far out") {
 		t.Errorf("a transform's failure alone: %q, %v; want a note", msg, ok)
 	}
 }
