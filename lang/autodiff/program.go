@@ -784,7 +784,8 @@ func (p *Program) failedJoint(n *node, ok bool) float64 {
 // the nodes that only kept nodes read (outputs), and no Backward follows.
 // Its value and error are Forward's, bit for bit: the log joint's nodes
 // read only each other (and an exp(value) node, evaluated too), in the
-// same order with the same arithmetic. It allocates nothing. Afterwards
+// same order with the same arithmetic. It allocates nothing where the log
+// joint is finite. Afterwards
 // the kept nodes' values are stale, and Backward may not follow.
 func (p *Program) ForwardJoint(x []float64) (float64, error) {
 	if len(x) != p.dim {
@@ -815,19 +816,9 @@ func (p *Program) ForwardJoint(x []float64) (float64, error) {
 			if ok && i != p.root && p.zeroValue(i) {
 				continue // as Forward's
 			}
-			var rowErr error
-			if z := p.zeroOf(i); z >= 0 {
-				rowErr = p.zeroRowError(i) // as Forward's
-				i, ok, n = z, true, &p.nodes[z]
-			}
-			lp := p.failedJoint(n, ok) // Forward's, before the error's pass
-			err := p.nodeError(i, ok)
-			if e, isPos := err.(*ast.Error); !isPos || e.Pos != n.pos {
-				lp = math.NaN() // as Forward's where another node is blamed
-			}
-			if rowErr != nil {
-				err = rowErr
-			}
+			// Forward's log joint and error: a loop's first failing
+			// iteration is blamed, not the first node in the tape.
+			lp, err := p.jointFailed(slices.Index(p.evalOrder(), i), i, ok)
 			p.x = nil
 			return lp, err
 		}

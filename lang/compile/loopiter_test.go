@@ -127,6 +127,11 @@ param s: positive ~ Exponential(1)
 				x := make([]float64, m.Dim)
 				x[0] = tc.a // a; s = exp(0) = 1
 				_, errs[f] = m.LogJoint(x, make([]float64, m.Dim))
+				// The value alone (the ELBO's and k̂'s estimates) fails
+				// where the value does, with the same error.
+				if _, verr := m.LogJointValue(x); !strings.Contains(tc.want, "gradient") && (verr == nil || verr.Error() != tc.want) {
+					t.Errorf("unrolled %v: LogJointValue's error\n  %v\nwant:\n  %s", unroll, verr, tc.want)
+				}
 			}
 			if errs[0] == nil || errs[1] == nil {
 				t.Fatalf("no error: %v as vectors, %v unrolled", errs[0], errs[1])
