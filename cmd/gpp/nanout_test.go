@@ -164,3 +164,24 @@ func TestMarkFinite(t *testing.T) {
 		}
 	}
 }
+
+// TestZeroLengthOutput: an output with no elements (head(y, 0), or a
+// log_lik over data with no rows) has no column, and gpp fit, fit --prior
+// and sample write the others; counting its NaN draws, last in the model,
+// indexed past the columns and panicked.
+func TestZeroLengthOutput(t *testing.T) {
+	d := t.TempDir()
+	model := writeFile(t, d, "m.gpp", "data y: real[N]\nparam mu: real ~ Normal(0, 1)\ny ~ Normal(mu, 1)\noutput m2 = 2 * mu\noutput h = head(y, 0)\n")
+	data := writeFile(t, d, "d.json", `{"y": [0.1, 0.5, -0.3]}`)
+	for _, args := range [][]string{
+		{"fit", model, data, "--quiet"},
+		{"fit", "--prior", model, data, "--quiet"},
+		{"sample", model, data, "--quiet", "--chains", "1", "--draws", "100", "--warmup", "100"},
+	} {
+		out := filepath.Join(d, args[0]+strconv.Itoa(len(args)))
+		code, stdout, stderr := runGpp(append(args, "--out", out)...)
+		if code != 0 || !strings.Contains(stdout, "m2") {
+			t.Errorf("gpp %s: exit %d, want 0 and m2's row:\n%s%s", strings.Join(args[:2], " "), code, stdout, stderr)
+		}
+	}
+}

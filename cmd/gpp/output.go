@@ -1260,6 +1260,9 @@ func outputWarnings(ds *drawSet, st []stats, info *check.Info, what string) []st
 func nanWarnings(ds *drawSet, st []stats) []string {
 	var out []string
 	for _, v := range ds.vars {
+		if len(v.elems) == 0 {
+			continue // a zero-length output (head(y, 0)) has no column
+		}
 		n := len(ds.cols[v.first])
 		count := func(nan int) string {
 			if nan == n {
