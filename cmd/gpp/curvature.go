@@ -412,9 +412,16 @@ func curvatureHint(cc *curvCheck) string {
 	if len(group) == len(cc.r.Factors) {
 		flag = "--fullrank all"
 	}
-	return head + fmt.Sprintf("%s (%d elements) gives the params that move together one joint factor%s; by that curvature it leaves no sd more than %.1f× too small, "+
+	without := ""
+	if p := cc.c.Partner[i]; p >= 0 && !slices.Contains(group, cc.r.Factors[cc.lats[p]].Name) {
+		// A trial's Hui–Walter fit read "sp1 moves with se2" then
+		// "--fullrank prev+sp1": the group is what restores the sds,
+		// which the most correlated partner need not be part of.
+		without = fmt.Sprintf("; by that curvature %s need not join it", cc.r.Factors[cc.lats[p]].Name)
+	}
+	return head + fmt.Sprintf("%s (%d elements%s) gives the params that move together one joint factor%s; by that curvature it leaves no sd more than %.1f× too small, "+
 		"but a mode's curvature sees only a normal posterior, and a skewed or heavy-tailed one can leave sds smaller: "+
-		"--fullrank auto keeps the fit with the higher ELBO, --fullrank all joins every param, and gpp sample --against checks the sds (docs/inference.md, The mean-field hint)", flag, n, warmText(flag, cc.warmInit), left)
+		"--fullrank auto keeps the fit with the higher ELBO, --fullrank all joins every param, and gpp sample --against checks the sds (docs/inference.md, The mean-field hint)", flag, n, without, warmText(flag, cc.warmInit), left)
 }
 
 // smallModelMax is the most coordinates of a fit for which the

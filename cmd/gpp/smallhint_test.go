@@ -38,3 +38,21 @@ func TestCurvatureHintSmallModel(t *testing.T) {
 		t.Errorf("%d coordinates: hint %q names pathfinder", cc.r.Dim, h)
 	}
 }
+
+// TestCurvatureHintPartnerLeftOut: where the group the curvature hint
+// recommends leaves out the element the worst one is most correlated
+// with, the hint says it need not join: a Hui–Walter fit read "sp1 moves
+// with se2 (correlation −0.70)" then "--fullrank prev+sp1", as if se2
+// had been forgotten.
+func TestCurvatureHintPartnerLeftOut(t *testing.T) {
+	code, _, stderr := runSafe(t, "fit", "testdata/huiwalter_flat.gpp", "testdata/huiwalter.csv", "--seed", "1", "--quiet", "--out", filepath.Join(t.TempDir(), "o"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "sp1 moves with se2") || !strings.Contains(stderr, "--fullrank prev+sp1 (3 elements; by that curvature se2 need not join it)") {
+		t.Errorf("stderr:\n%s\nwant se2 named as the partner and as not needed in prev+sp1", stderr)
+	}
+	if strings.Contains(stderr, "need not join it) --init") {
+		t.Errorf("the clause reached the warm-start command:\n%s", stderr)
+	}
+}
