@@ -31,7 +31,7 @@ var (
 	argN         = []Arg{{Name: "n", Ranks: Scalar, Int: true}}
 	argNK        = []Arg{{Name: "n", Ranks: Scalar, Int: true}, {Name: "k", Ranks: Scalar, Int: true}}
 	argLinspaced = []Arg{{Name: "n", Ranks: Scalar, Int: true}, {Name: "lo", Ranks: Scalar}, {Name: "hi", Ranks: Scalar}}
-	// fatQRWhy and quantileWhy say why those functions take data only.
+	// fatQRWhy says why the fat QR factors take data only.
 	// argFatQR, argCSRExtract and argCSR are the arguments of the fat QR
 	// factors, of the csr_extract functions and of a sparse matrix's
 	// compressed sparse row form m, n, w, v, u.
@@ -39,8 +39,9 @@ var (
 	argCSRExtract = []Arg{{Name: "A", Ranks: Matrix, Data: csrExtractWhy}}
 	argCSR        = []Arg{{Name: "m", Ranks: Scalar, Int: true}, {Name: "n", Ranks: Scalar, Int: true}, {Name: "w", Ranks: Vector},
 		{Name: "v", Ranks: Vector, Int: true, Data: csrWhy}, {Name: "u", Ranks: Vector, Int: true, Data: csrWhy}}
-	fatQRWhy    = "the columns of the fat Q past min(m, n) are one orthonormal basis among many, not a function of A with a derivative; qr_thin_Q and qr_thin_R take a param"
-	quantileWhy = "a sample quantile is computed once, when the model compiles, as Stan's takes data only"
+	fatQRWhy = "the columns of the fat Q past min(m, n) are one orthonormal basis among many, not a function of A with a derivative; qr_thin_Q and qr_thin_R take a param"
+	// quantileWhy says why quantile of params is for outputs only.
+	quantileWhy = "a sample quantile is computed without a gradient (Stan's, too, takes params only in generated quantities, where nothing is differentiated)"
 )
 
 func fold2(f func(x, y float64) float64) func([]float64) float64 {
@@ -243,8 +244,8 @@ var stanFuncs = []*Func{
 		Doc: "the symmetric matrix whose lower triangle (and diagonal) is A's: element [i, j] is A[max(i, j), min(i, j)]", Example: "symmetrize_from_lower_tri(S)"},
 	{Name: "trace_gen_quad_form", Args: []Arg{{Name: "D", Ranks: Matrix}, {Name: "A", Ranks: Matrix}, {Name: "B", Ranks: Matrix}}, Shape: TraceGenQuad, Support: realRule, Elem: RealResult, Op: "trace_gen_quad_form",
 		Doc: "trace(D * B' * A * B) for D [k, k], A [n, n] and B [n, k] (Stan's trace_gen_quad_form)", Example: "trace_gen_quad_form(D, A, B)"},
-	{Name: "quantile", Args: []Arg{{Name: "x", Ranks: Vector, Data: quantileWhy}, {Name: "p", Ranks: Scalar | Vector, Data: quantileWhy}}, Shape: QuantileRule, Support: realRule, Elem: RealResult, Op: "quantile",
-		Doc: "the sample quantile of x at probability p (a scalar, or a vector of them) in [0, 1], R's default (type 7) as Stan's: with h = (n - 1) p, x₍⌊h⌋₎ + (h - ⌊h⌋)(x₍⌊h⌋+1₎ - x₍⌊h⌋₎) over the sorted x; of data, computed when the model compiles", Example: "quantile(y, 0.9)"},
+	{Name: "quantile", Args: []Arg{{Name: "x", Ranks: Vector}, {Name: "p", Ranks: Scalar | Vector}}, OutputOnly: quantileWhy, Shape: QuantileRule, Support: realRule, Elem: RealResult, Op: "quantile",
+		Doc: "the sample quantile of x at probability p (a scalar, or a vector of them) in [0, 1], R's default (type 7) as Stan's: with h = (n - 1) p, x₍⌊h⌋₎ + (h - ⌊h⌋)(x₍⌊h⌋+1₎ - x₍⌊h⌋₎) over the sorted x; of data, computed when the model compiles; of a param only in an output, at each draw, having no gradient (as Stan's, in generated quantities: a VaR of simulated returns)", Example: "quantile(y, 0.9)"},
 	{Name: "rows_dot_self", Args: []Arg{{Name: "x", Ranks: Matrix}}, Shape: RowSum, Support: nonNegRule, Elem: RealResult, Op: "rows_dot_self",
 		Doc: "the dot product of each row of a matrix with itself, rowsum(x .* x)", Example: "rows_dot_self(X)"},
 	{Name: "columns_dot_self", Args: []Arg{{Name: "x", Ranks: Matrix}}, Shape: ColSum, Support: nonNegRule, Elem: RealResult, Op: "columns_dot_self",

@@ -823,10 +823,11 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 			x = call.Args[0]
 		}
 	}
-	var prob float64 // quantile(x, p)'s p
+	var probs []float64 // quantile(x, p)'s p, or the elements of a vector p
+	var probVec bool    // p is a vector: a column per probability
 	if call, ok := x.(*ast.CallExpr); ok && call.Fun.Name == "quantile" {
 		var err error
-		if x, prob, err = quantileArgs(call); err != nil {
+		if x, probs, probVec, err = quantileArgs(call); err != nil {
 			r.printError(err, srcs)
 			return
 		}
@@ -912,6 +913,9 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 	// Ctrl-C stops, not memory.
 	size := compile.ShapeLen(shape)
 	shown := shownElems(shape, mode)
+	if probVec { // a table's rows
+		shown = shownElems(shape, modeSummary)
+	}
 	if len(shown) > replMaxKept/max(n, 1) {
 		r.errorf("%d draws of the %d elements shown would take more than %d numbers (%d GiB): run :fit --output-draws %d or fewer, or index into the value",
 			n, len(shown), replMaxKept, replMaxKept>>27, replMaxKept/len(shown))
@@ -957,12 +961,36 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 			r.afterDraw(ctx)
 		}
 	}
-	if mode == modeQuantile {
+	if mode == modeQuantile && probVec { // a row per element, a column per p
+		if label == "" && len(shape) == 0 {
+			label = text
+		}
+		head := []string{""}
+		for _, p := range probs {
+			head = append(head, pctText(p)+"%")
+		}
+		t := headedTable(head, 1)
+		qv := variable{name: label, shape: shape, axes: r.labelAxes(label, shape)}
+		for j, k := range shown {
+			row := []string{qv.elemName(k)}
+			for _, p := range probs {
+				row = append(row, num3(drawQuantile(cols[j], p)))
+			}
+			t.row(row...)
+		}
+		if size > len(shown) {
+			t.note(fmt.Sprintf("... %d more elements", size-len(shown)))
+		}
+		t.print(r.out)
+	}
+	if mode == modeQuantile && !probVec {
 		qs := make(map[int]float64, len(shown))
 		for j, k := range shown {
-			qs[k] = drawQuantile(cols[j], prob)
+			qs[k] = drawQuantile(cols[j], probs[0])
 		}
 		printValue(r.out, shape, func(k int) float64 { return qs[k] }, num3)
+	}
+	if mode == modeQuantile {
 		nan.warn(r.err, n, "a NaN value, left out of its element's quantile")
 		inf.warn(r.err, n, "an infinite value, kept in its element's quantile")
 		return
@@ -1069,20 +1097,27 @@ func constrainedParam(f *ast.File, x ast.Expr) *ast.ParamDecl {
 }
 
 // quantileArgs reads the REPL's quantile(x, p): the expression x and the
-// probability p, a number in [0, 1].
-func quantileArgs(call *ast.CallExpr) (ast.Expr, float64, error) {
+// probabilities, p a number in [0, 1] or a vector of them (vec).
+func quantileArgs(call *ast.CallExpr) (x ast.Expr, probs []float64, vec bool, err error) {
 	if len(call.Args) != 2 {
-		return nil, 0, ast.Errorf(call.Fun.NamePos, "quantile(x, p) at the prompt takes an expression and a probability, as quantile(beta, 0.9)")
+		return nil, nil, false, ast.Errorf(call.Fun.NamePos, "quantile(x, p) at the prompt takes an expression and a probability, as quantile(beta, 0.9)")
 	}
-	lit, ok := ast.Unparen(call.Args[1]).(*ast.NumberLit)
-	if !ok {
-		return nil, 0, ast.Errorf(call.Args[1].Pos(), "quantile(x, p) takes a number p between 0 and 1, as quantile(beta, 0.9)")
+	elems := []ast.Expr{call.Args[1]}
+	if v, ok := ast.Unparen(call.Args[1]).(*ast.VectorLit); ok && len(v.Elems) > 0 {
+		elems, vec = v.Elems, true
 	}
-	p, err := strconv.ParseFloat(lit.Raw, 64)
-	if err != nil || p < 0 || p > 1 {
-		return nil, 0, ast.Errorf(call.Args[1].Pos(), "quantile(x, p) takes a number p between 0 and 1, got %s", lit.Raw)
+	for _, e := range elems {
+		lit, ok := ast.Unparen(e).(*ast.NumberLit)
+		if !ok {
+			return nil, nil, false, ast.Errorf(e.Pos(), "quantile(x, p) takes a number p between 0 and 1, or a vector of them, as quantile(beta, 0.9) or quantile(beta, [0.025, 0.975])")
+		}
+		p, err := strconv.ParseFloat(lit.Raw, 64)
+		if err != nil || p < 0 || p > 1 {
+			return nil, nil, false, ast.Errorf(e.Pos(), "quantile(x, p) takes a number p between 0 and 1, got %s", lit.Raw)
+		}
+		probs = append(probs, p)
 	}
-	return call.Args[0], p, nil
+	return call.Args[0], probs, vec, nil
 }
 
 // drawQuantile returns the p-quantile of draws (R's type 7, as :fit's

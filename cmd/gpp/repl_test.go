@@ -1636,9 +1636,10 @@ func TestReplEdit(t *testing.T) {
 
 // TestReplQuantile: quantile(x, p) around a whole input is the posterior
 // p-quantile of each element over the same draws as the summary table, so
-// at p = 0.05, 0.5 and 0.95 it prints the table's columns; of data it is
-// the data; a p outside [0, 1], a p that is not a number, a missing p and
-// quantile inside an expression are positioned errors.
+// at p = 0.05, 0.5 and 0.95 it prints the table's columns, and so does a
+// vector p at once; inside an expression it is the language's quantile of
+// the draws' values; of data it is the data; a p outside [0, 1], a p that
+// is not a number, a missing p and a misshapen x are positioned errors.
 func TestReplQuantile(t *testing.T) {
 	r, out, errb := newTestRepl()
 	typeIn(r, ":load testdata/repl_model.gpp", ":data testdata/repl_counts.csv", ":fit --quiet --seed 3 --iter 2000")
@@ -1662,6 +1663,25 @@ func TestReplQuantile(t *testing.T) {
 			t.Errorf("quantile([lambda, twice], %s) = %s, want the table's %s", p.p, got, want)
 		}
 	}
+	// A vector p: a column per p, the table's at 0.05, 0.5 and 0.95, its
+	// rows named as the table's.
+	out.Reset()
+	typeIn(r, "quantile([lambda, twice], [0.05, 0.5, 0.95])")
+	if got, want := strings.Fields(out.String()), strings.Fields(strings.Join([]string{"5% 50% 95%",
+		"[0] " + strings.Join(strings.Fields(table[1])[3:6], " "),
+		"[1] " + strings.Join(strings.Fields(table[2])[3:6], " ")}, "\n")); !slices.Equal(got, want) {
+		t.Errorf("quantile([lambda, twice], [0.05, 0.5, 0.95]) =\n%s\nwant the table's columns %v", out.String(), want)
+	}
+	// quantile inside an expression is the language's, of the draws'
+	// values at each draw: of [lambda, 2 lambda] at 0.5, 1.5 lambda.
+	for _, q := range []string{"mean((quantile([lambda, twice], 0.5)))", "mean(1.5 * lambda)"} {
+		out.Reset()
+		typeIn(r, q)
+		table = append(table, strings.TrimSpace(out.String()))
+	}
+	if got, want := table[len(table)-2], table[len(table)-1]; got != want || got == "" {
+		t.Errorf("mean((quantile([lambda, twice], 0.5))) = %q, want mean(1.5 * lambda)'s %q", got, want)
+	}
 	out.Reset()
 	typeIn(r, "quantile(y[0:3], 0.3)")
 	if got := strings.TrimSpace(out.String()); got != "[3, 5, 2]" {
@@ -1675,7 +1695,8 @@ func TestReplQuantile(t *testing.T) {
 		{"quantile(lambda, a)", "<input>:1:18: quantile(x, p) takes a number p between 0 and 1"},
 		{"quantile(lambda)", "<input>:1:1: quantile(x, p) at the prompt takes an expression and a probability"},
 		{"2 * quantile(lambda, 0.5)", "<input>:1:14: quantile expects a vector as argument 1 (x); `lambda` is a scalar; at the prompt, quantile(x, p) around a whole input is the REPL's posterior p-quantile of x"},
-		{"2 * quantile([lambda, 1], 0.5)", "<input>:1:14: quantile needs argument 1 (x) known before the fit"},
+		{"quantile(lambda, [0.5, a])", "<input>:1:24: quantile(x, p) takes a number p between 0 and 1, or a vector of them"},
+		{"quantile(lambda, [0.5, 1.5])", "<input>:1:24: quantile(x, p) takes a number p between 0 and 1, got 1.5"},
 	} {
 		errb.Reset()
 		out.Reset()

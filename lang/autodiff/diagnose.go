@@ -646,6 +646,8 @@ func (p *Program) forwardError(i int32, ok bool) error {
 			return p.lrError(i, n)
 		case OpGatherAt:
 			return p.gatherAtError(n)
+		case OpQuantile:
+			return p.quantileError(n)
 		case OpCategorical:
 			return p.categoricalError(n, false)
 		case OpMultinomial:

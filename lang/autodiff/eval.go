@@ -209,6 +209,8 @@ func (p *Program) eval(n *node) bool {
 		return p.evalGatherAt(n, z)
 	case op == OpSortIndex:
 		evalSortIndex(n, p.v(p.arg(n, 0)), p.s(n), z)
+	case op == OpQuantile:
+		return p.evalQuantile(n, z)
 	case op == OpEigvalsSym || op == OpEigvecsSym:
 		return p.evalEigenSym(n, z)
 	case op == OpSingularVal:

@@ -13,7 +13,8 @@ import (
 // matCall lowers the matrix and array built-ins whose ints are read when
 // the model compiles: matrix_power's exponent, to_matrix's sizes, and the
 // index functions of data (sort_indices_asc, sort_indices_desc, rank),
-// which give ints; reverse is a gather; quantile of data is a constant.
+// which give ints; reverse is a gather; quantile of data is a constant
+// (of params, a node).
 // ok is false for another function.
 func (l *lowerer) matCall(e *ast.CallExpr, name string, pos ast.Pos) (v value, ok bool) {
 	switch name {
@@ -240,19 +241,18 @@ func symmetrizeLower(b *autodiff.Builder, a autodiff.ID, pos ast.Pos) autodiff.I
 // quantile lowers quantile(x, p) of data to its constant value: R's type
 // 7 (Hyndman and Fan 1996), as Stan's, h = (n − 1) p into the sorted x,
 // linear between its neighbours. x must not be empty or hold NaN, and p
-// must lie in [0, 1].
+// must lie in [0, 1]. Of params (in an output: the checker refuses it
+// elsewhere) it is autodiff's Quantile, evaluated at each draw.
 func (l *lowerer) quantile(e *ast.CallExpr) value {
-	x, ok1 := l.knownValues(l.expr(e.Args[0]))
+	xv := l.expr(e.Args[0])
+	x, ok1 := l.knownValues(xv)
 	pv := l.expr(e.Args[1])
 	p, ok2 := l.knownValues(pv)
 	pos := e.Pos()
 	switch {
-	case !ok1:
-		l.errorf(e.Args[0].Pos(), "quantile needs values known when the model compiles (data and constants)")
-		return value{}
-	case !ok2:
-		l.errorf(e.Args[1].Pos(), "quantile needs values known when the model compiles (data and constants)")
-		return value{}
+	case !ok1 || !ok2:
+		xi, pi := l.node(xv, e.Args[0].Pos()), l.node(pv, e.Args[1].Pos())
+		return value{id: l.b.Quantile(xi, pi, pos), node: true}
 	case len(x) == 0:
 		l.errorf(e.Args[0].Pos(), "quantile: x has no elements")
 		return value{}
