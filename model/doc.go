@@ -95,8 +95,12 @@
 // sizes and matrix columns, whatever data m was compiled on) and inherits
 // the fit's --set consts, and FitOutputs(f.Q, n, f.Seed) is gpp predict's
 // draws.csv (ExampleModel_LoadFit): fit once, predict later in a service.
-// A fit of restarts, and a gpp sample's coords.csv, are gpp predict's
-// alone so far, and the API does not save a fit.
+// SaveFit writes a fit made here (with its settings) as gpp fit's fit.json,
+// whole or not at all, which gpp predict, gpp fit --init and LoadFit read
+// as gpp fit's (ExampleModel_SaveFit; SaveMixture for FitRestarts): fit
+// in a program, predict from the command line. LoadFit of a fit of
+// restarts, and of a gpp sample's coords.csv, is gpp predict's alone so
+// far.
 //
 // Simulation: Sample with nuts.Settings.FixedParam (gpp sample
 // --fixed-param) holds every chain at its start, Inits' values, and

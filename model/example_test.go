@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 
 	"github.com/gpplang/gpp/infer/sgvb"
@@ -374,4 +375,39 @@ func ExampleModel_LoadFit() {
 	// Output:
 	// proline.1: mean 0.8
 	// proline.2: mean -0.7
+}
+
+// Save a fit made in Go as gpp fit's fit.json, for gpp predict DIR
+// model.gpp new.csv and gpp fit --init DIR, and read it back.
+func ExampleModel_SaveFit() {
+	m, err := model.Load("../examples/regression.gpp", model.DataFiles("../examples/wine_std.csv"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s := model.FitSettings()
+	r, err := m.Fit(context.Background(), s)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	dir, err := os.MkdirTemp("", "gpp-fit")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	if err := m.SaveFit(dir, r, s); err != nil { // writes dir/fit.json
+		fmt.Println(err)
+		return
+	}
+	f, err := m.LoadFit(dir)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	same := slices.Equal(f.Q.Factor("beta").Mean(), r.Factor("beta").Mean())
+	fmt.Println("saved and read back the same q:", same, "seed", f.Seed)
+	// Output:
+	// saved and read back the same q: true seed 1
 }

@@ -31,6 +31,7 @@ type Model struct {
 	ev    *compile.Evaluator // Outputs', made at its first call
 	dopts densityConfig      // the DensityOptions of the call under way
 	sets  map[string]string  // Set's values, which a Predictor inherits
+	files []string           // DataFiles' arguments, which SaveFit records
 	// predict: compiled by Predictor, in predict mode (no log density)
 	predict bool
 }
@@ -141,7 +142,7 @@ func Compile(name string, src []byte, opts ...Option) (m *Model, err error) {
 	}
 	m, err = newModel(l)
 	if m != nil {
-		m.sets = c.sets
+		m.sets, m.files = c.sets, c.files
 	}
 	return m, err
 }
@@ -209,7 +210,7 @@ func (m *Model) Clone() *Model {
 	if err != nil {
 		panic("model: Clone: " + err.Error()) // m's model gave one
 	}
-	c := &Model{l: &l, u: u, names: m.names, params: m.params, sets: m.sets, predict: m.predict}
+	c := &Model{l: &l, u: u, names: m.names, params: m.params, sets: m.sets, files: m.files, predict: m.predict}
 	c.alloc(len(m.value))
 	return c
 }

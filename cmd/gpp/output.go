@@ -1790,8 +1790,8 @@ func dataHashes(args []string, srcs sources) []string {
 // sizes bound from numeric ids from the data l bound: what fit.json and
 // coords.csv record for gpp predict, logprob and sensitivity.
 func (h *drawsHeader) recordData(l *pipeline.Loaded) {
-	h.missing, h.levels, h.sizes = data.MissingCells(l.Info, l.Data), data.Coded(l.Info, l.Data), data.CodeSizes(l.Info, l.Data)
-	h.columns = data.MatrixColumns(l.Info, l.Data)
+	b := fitfile.BoundOf(l.Info, l.Data)
+	h.missing, h.levels, h.sizes, h.columns = b.Missing, b.Levels, b.Sizes, b.Columns
 }
 
 // newFitFile describes a fit for fit.json, with the warnings and hints
@@ -1814,54 +1814,27 @@ func newFitFile(h drawsHeader) *fitfile.File {
 // fitFileOf describes a fit for fit.json, its warnings the engine's.
 func fitFileOf(h drawsHeader) *fitfile.File {
 	c, r := h.cfg, h.r
-	ff := &fitfile.File{
-		Head: newFitHead(fitfile.Format, h), Method: r.Method.String(),
-		Settings: fitfile.Settings{
-			Family: c.family, Optimizer: c.settings.Optimizer.String(), StepSize: fitfile.Float(c.settings.StepSize),
-			Seed: c.settings.Seed, Iter: c.settings.MaxIter, DrawsPerStep: c.settings.DrawsPerStep,
-			GammaGrad: c.gammaGrad, GammaParam: c.gammaParam, Estimator: c.estimator, Tol: fitfile.Float(c.tol), LastIterate: c.settings.LastIterate, EvalEvery: c.settings.EvalEvery,
-			Workers: c.settings.Workers, OutputDraws: c.outputDraws, Init: initSetting(c), FullRank: c.fullRank, Rank: c.rank, Band: c.band,
-			PSISResample: c.resample,
-			Minibatch:    minibatchSetting(c),
-			Anneal:       annealSetting(c),
-		},
-		Outcome: fitfile.OutcomeOf(r, h.stepSize),
+	settings := fitfile.Settings{
+		Family: c.family, Optimizer: c.settings.Optimizer.String(), StepSize: fitfile.Float(c.settings.StepSize),
+		Seed: c.settings.Seed, Iter: c.settings.MaxIter, DrawsPerStep: c.settings.DrawsPerStep,
+		GammaGrad: c.gammaGrad, GammaParam: c.gammaParam, Estimator: c.estimator, Tol: fitfile.Float(c.tol), LastIterate: c.settings.LastIterate, EvalEvery: c.settings.EvalEvery,
+		Workers: c.settings.Workers, OutputDraws: c.outputDraws, Init: initSetting(c), FullRank: c.fullRank, Rank: c.rank, Band: c.band,
+		PSISResample: c.resample,
+		Minibatch:    minibatchSetting(c),
+		Anneal:       annealSetting(c),
 	}
-	for _, m := range h.missing {
-		ff.Missing = append(ff.Missing, fitfile.Missing{Latent: m.Latent, Data: m.Data, Cells: fitfile.CellTexts(m.Cells)})
-	}
-	ff.Levels = fitfile.LevelsOf(h.levels)
-	ff.Sizes = h.sizes
-	ff.DataColumns = h.columns
+	ff := fitfile.New(newFitHead(fitfile.Format, h), settings, r, h.stepSize,
+		fitfile.Bound{Missing: h.missing, Levels: h.levels, Sizes: h.sizes, Columns: h.columns})
 	if h.curv != nil {
 		ff.MeanFieldSDRatio = h.curv.maxByLatent()
 	}
 	if o := h.resample; o != nil {
 		ff.Resample = &fitfile.Resample{Candidates: o.rs.Candidates, ParetoK: fitfile.Float(o.rs.K), ESS: fitfile.Float(o.rs.ESS), Distinct: o.distinct, Bad: o.rs.Bad, Resampled: o.used}
 	}
-	m := h.mix
-	if m == nil {
-		ff.Factors, ff.Groups = fitfile.FactorsOf(r), fitfile.GroupsOf(r)
-		return ff
-	}
-	ff.Settings.Restarts = len(m.Components)
-	ff.Settings.Jitter = &c.jitter
-	ff.Settings.InitRadius = c.initRadius
-	ff.ELBO, ff.ELBOSE, ff.ParetoK, ff.ParetoReading = fitfile.Float(m.ELBO), fitfile.Float(m.ELBOSE), fitfile.Float(m.ParetoK), m.ParetoReading
-	ff.ParetoKDraws, ff.ParetoRelESS = m.ParetoKDraws, fitfile.Float(m.ParetoRelESS)
-	ff.Iterations, ff.Converged, ff.Interrupted, ff.BadSteps, ff.Rollbacks, ff.AveragedIterates = 0, true, m.Interrupted, 0, 0, 0
-	ff.PathfinderIterate, ff.PathfinderIterates = nil, nil // each path's own, in its restart's entry
-	ff.Seconds, ff.Warnings = fitfile.Float(math.Round(m.Seconds*1000)/1000), append([]string{}, m.Warnings...)
-	for i, rc := range m.Components {
-		ff.Iterations = max(ff.Iterations, rc.Iterations)
-		ff.Converged = ff.Converged && rc.Converged
-		ff.BadSteps += rc.BadSteps
-		ff.Rollbacks += rc.Rollbacks
-		eta := rc.StepSize
-		if eta == 0 {
-			eta = h.stepSize
-		}
-		ff.Restarts = append(ff.Restarts, fitfile.Restart{Seed: m.Seeds[i], Outcome: fitfile.OutcomeOf(rc, eta), Factors: fitfile.FactorsOf(rc), Groups: fitfile.GroupsOf(rc)})
+	if h.mix != nil {
+		ff.SetMixture(h.mix, h.stepSize)
+		ff.Settings.Jitter = &c.jitter
+		ff.Settings.InitRadius = c.initRadius
 	}
 	return ff
 }

@@ -724,6 +724,10 @@ const (
 	defaultAnneal        = 4
 )
 
+// WithDefaults returns s with the defaults its zero fields stand for:
+// the settings a fit runs with (model.SaveFit records them).
+func (s Settings) WithDefaults() Settings { return s.withDefaults() }
+
 func (s Settings) withDefaults() Settings {
 	if s.MaxIter <= 0 {
 		if s.Method == MAP || s.Method.JointNormal() {
