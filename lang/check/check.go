@@ -17,6 +17,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/ast"
@@ -903,26 +904,52 @@ func (c *checker) orderedPrior(lat *Latent, d *stdlib.Dist, call *ast.CallExpr, 
 	return iid
 }
 
-// paramBoundAdvice says how to write a param x whose bound (which, of
-// declaration t) depends on a param, as Stan's real<lower=-sigma / max(y)>
-// xi of a generalised Pareto: a free param moved by the bounds, its
-// Jacobian in the log joint, and its prior as a target term (an
-// unnormalised density, as Stan's is on bounds of params).
-func paramBoundAdvice(x string, t *ast.TypeExpr, which string) string {
+// paramBoundAdvice says how to write the param lat, of declaration t,
+// whose bound (which; the bounds' types lt, ut) depends on a param, as
+// Stan's real<lower=-sigma / max(y)> xi of a generalised Pareto: a free
+// param (of lat's dims) moved by the bounds, its Jacobian in the log joint
+// (per element), and its prior as a target term (an unnormalised density,
+// as Stan's is on bounds of params). Pasted in place of the declaration,
+// the rewrite checks (TestParamBoundAdviceChecks), and L + (U - L) * x_u
+// is between L and U to the checker (convexRange).
+func paramBoundAdvice(lat *Latent, t *ast.TypeExpr, which string, lt, ut Type) string {
+	x := lat.Name
+	free := &ast.TypeExpr{Kind: ast.Positive, Dims: t.Dims}
 	var how string
 	switch {
 	case t.Lower != nil && t.Upper != nil:
+		free.Kind = ast.Unit
 		lo, hi := exprString(t.Lower), exprString(t.Upper)
 		if !simpleExpr(t.Lower) {
 			lo = "(" + lo + ")"
 		}
-		how = fmt.Sprintf("`param %s_u: unit`, `let %s = %s + (%s - %s) * %s_u` and `target += log(%s - %s)`, its Jacobian", x, x, lo, hi, lo, x, hi, lo)
+		mul, jac := " * ", "log("+hi+" - "+lo+")"
+		if len(t.Dims) > 0 {
+			mul = " .* "
+			if lt.Shape.Rank() > 0 || ut.Shape.Rank() > 0 {
+				jac = "sum(" + jac + ")"
+			} else { // one term per element
+				n := make([]string, len(t.Dims))
+				for i, d := range t.Dims {
+					n[i] = exprString(d)
+					if !simpleExpr(d) {
+						n[i] = "(" + n[i] + ")"
+					}
+				}
+				jac = strings.Join(n, " * ") + " * " + jac
+			}
+		}
+		how = fmt.Sprintf("`param %s_u: %s`, `let %s = %s + (%s - %s)%s%s_u` and `target += %s`, its Jacobian", x, ast.FormatType(free), x, lo, hi, lo, mul, x, jac)
 	case which == "lower":
-		how = fmt.Sprintf("`param %s_u: positive` and `let %s = %s + %s_u` (a shift: its Jacobian is 1)", x, x, exprString(t.Lower), x)
+		how = fmt.Sprintf("`param %s_u: %s` and `let %s = %s + %s_u` (a shift: its Jacobian is 1)", x, ast.FormatType(free), x, exprString(t.Lower), x)
 	default:
-		how = fmt.Sprintf("`param %s_u: positive` and `let %s = %s - %s_u` (a shift: its Jacobian is 1)", x, x, exprString(t.Upper), x)
+		how = fmt.Sprintf("`param %s_u: %s` and `let %s = %s - %s_u` (a shift: its Jacobian is 1)", x, ast.FormatType(free), x, exprString(t.Upper), x)
 	}
-	return fmt.Sprintf("a bound that moves with a param is written through a free param, %s, with %s's prior as `target += logpdf(%s, D(...))` (docs/language.md, Bounds that depend on params)", how, x, x)
+	prior := "D(...)"
+	if lat.Prior != nil {
+		prior = exprString(lat.Prior)
+	}
+	return fmt.Sprintf("a bound that moves with a param is written through a free param, %s, with %s's prior as `target += logpdf(%s, %s)` (docs/language.md, Bounds that depend on params)", how, x, x, prior)
 }
 
 // simpleExpr reports whether e needs no parentheses as an operand: a
@@ -942,11 +969,18 @@ func (c *checker) paramBounds(lat *Latent, t *ast.TypeExpr) {
 	// scalar, max(y)) the interval its values may take; fails says it was
 	// refused.
 	dataBounds, advised := false, false
+	var lt, ut Type // both bounds' types, for the advice
+	if t.Lower != nil {
+		lt = c.expr(t.Lower)
+	}
+	if t.Upper != nil {
+		ut = c.expr(t.Upper)
+	}
 	bound := func(e ast.Expr, which string) (v *float64, r Interval, fails bool) {
 		if e == nil {
 			return nil, wholeLine(), false
 		}
-		bt := c.expr(e)
+		bt := c.info.Types[e]
 		switch {
 		case !bt.Valid():
 			return nil, r, true
@@ -961,7 +995,7 @@ func (c *checker) paramBounds(lat *Latent, t *ast.TypeExpr) {
 			return nil, r, true
 		case !bt.DataOnly:
 			c.errorf(e.Pos(), "a param's %s bound must be known before the fit (a number, a const, data or arithmetic of them); `%s` %s; %s",
-				which, exprString(e), c.dependsOnParam(e), paramBoundAdvice(lat.Name, t, which))
+				which, exprString(e), c.dependsOnParam(e), paramBoundAdvice(lat, t, which, lt, ut))
 			advised = true
 			return nil, r, true
 		case bt.Const == nil && c.letIn(e) != nil:

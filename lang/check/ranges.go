@@ -453,9 +453,9 @@ func (c *checker) rangeOf(e ast.Expr, t Type) Interval {
 		}
 		switch e.Op {
 		case ast.Add:
-			return addInterval(x, y)
+			return c.convexRange(e, addInterval(x, y))
 		case ast.Sub:
-			return addInterval(x, negInterval(y))
+			return c.convexRange(e, addInterval(x, negInterval(y)))
 		case ast.Mul, ast.EMul:
 			return mulInterval(x, y)
 		case ast.Div:
@@ -493,4 +493,141 @@ func (c *checker) rangeOf(e ast.Expr, t Type) Interval {
 		}
 	}
 	return wholeLine()
+}
+
+// convexRange narrows r, the interval of the sum or difference e, when e is
+// a convex combination (1 − u)·A + u·B of A and B with u in [0, 1],
+// written A + (B − A)·u, A − (A − B)·u or (1 − u)·A + u·B (factors and
+// terms in either order): its value lies between A's and B's, in the hull
+// of their intervals. Interval arithmetic alone takes A's two appearances
+// as independent: with s, u unit, (1 − s) + (1 − (1 − s))·u is (0, 2) to
+// it, and (0, 1) here. A is matched by its tree (ast.EqualExpr), and only
+// when it holds no random draw, so that both appearances are one value.
+// Elementwise, broadcasting pairs each element of the result with the
+// same element of u (or of A) wherever u appears, so each element is a
+// convex combination too; a matrix product is not elementwise.
+func (c *checker) convexRange(e *ast.BinaryExpr, r Interval) Interval {
+	a, b, u, ok := c.convexParts(e)
+	if !ok {
+		return r
+	}
+	ur := c.info.Types[u].Range.norm()
+	if !c.info.Types[u].Range.Known || ur.Lo < 0 || ur.Hi > 1 {
+		return r
+	}
+	return intersect(r, convexHull(c.info.Types[a].Range, c.info.Types[b].Range, ur))
+}
+
+// convexHull is the interval of (1 − u)·A + u·B for A in a, B in b and u
+// in ur, within [0, 1]: the hull of a and b. An end of the hull belongs to
+// it when the value can reach it: at u = 0 (A's end), at u = 1 (B's), or
+// for u between when A and B both reach it.
+func convexHull(a, b, ur Interval) Interval {
+	a, b = a.norm(), b.norm()
+	u0 := ur.Lo == 0 && ur.LoIn
+	u1 := ur.Hi == 1 && ur.HiIn
+	end := func(av float64, ain bool, bv float64, bin bool, prefer func(x, y float64) bool) (float64, bool) {
+		v := av
+		if prefer(bv, av) {
+			v = bv
+		}
+		inA, inB := av == v && ain, bv == v && bin
+		return v, inA && inB || u0 && inA || u1 && inB
+	}
+	r := Interval{Known: true}
+	r.Lo, r.LoIn = end(a.Lo, a.LoIn, b.Lo, b.LoIn, below)
+	r.Hi, r.HiIn = end(a.Hi, a.HiIn, b.Hi, b.HiIn, above)
+	return r.norm()
+}
+
+// convexParts reads e as (1 − u)·A + u·B (see convexRange) and returns A,
+// B and u; ok is false for any other form.
+func (c *checker) convexParts(e *ast.BinaryExpr) (a, b, u ast.Expr, ok bool) {
+	x, y := ast.Unparen(e.X), ast.Unparen(e.Y)
+	switch e.Op {
+	case ast.Sub: // A − (A − B)·u
+		if d, u, ok := c.scaledDiff(y, func(d *ast.BinaryExpr) bool { return c.sameValue(d.X, x) }); ok {
+			return x, d.Y, u, true
+		}
+	case ast.Add:
+		for _, p := range [2][2]ast.Expr{{x, y}, {y, x}} {
+			// A + (B − A)·u
+			if d, u, ok := c.scaledDiff(p[1], func(d *ast.BinaryExpr) bool { return c.sameValue(d.Y, p[0]) }); ok {
+				return p[0], d.X, u, true
+			}
+			// (1 − u)·A + u·B
+			f, okF := c.elemFactors(p[0])
+			g, okG := c.elemFactors(p[1])
+			if !okF || !okG {
+				continue
+			}
+			for _, fi := range [2]int{0, 1} {
+				m, isSub := ast.Unparen(f[fi]).(*ast.BinaryExpr)
+				if !isSub || m.Op != ast.Sub || !c.isOne(m.X) {
+					continue
+				}
+				for _, gi := range [2]int{0, 1} {
+					if c.sameValue(g[gi], m.Y) {
+						return f[1-fi], g[1-gi], g[gi], true
+					}
+				}
+			}
+		}
+	}
+	return nil, nil, nil, false
+}
+
+// scaledDiff reads e as an elementwise product of a difference d, for
+// which match holds, and a factor u, in either order.
+func (c *checker) scaledDiff(e ast.Expr, match func(d *ast.BinaryExpr) bool) (d *ast.BinaryExpr, u ast.Expr, ok bool) {
+	f, ok := c.elemFactors(e)
+	if !ok {
+		return nil, nil, false
+	}
+	for i := range 2 {
+		if d, ok := ast.Unparen(f[i]).(*ast.BinaryExpr); ok && d.Op == ast.Sub && match(d) {
+			return d, f[1-i], true
+		}
+	}
+	return nil, nil, false
+}
+
+// elemFactors returns the factors of e when it is a product taken element
+// by element: x .* y, or x * y with a scalar factor (not a matrix product).
+func (c *checker) elemFactors(e ast.Expr) ([2]ast.Expr, bool) {
+	m, ok := ast.Unparen(e).(*ast.BinaryExpr)
+	if !ok {
+		return [2]ast.Expr{}, false
+	}
+	switch {
+	case m.Op == ast.EMul,
+		m.Op == ast.Mul && (c.info.Types[m.X].Shape.Rank() == 0 || c.info.Types[m.Y].Shape.Rank() == 0):
+		return [2]ast.Expr{m.X, m.Y}, true
+	}
+	return [2]ast.Expr{}, false
+}
+
+func (c *checker) isOne(e ast.Expr) bool {
+	v := c.info.Types[e].Const
+	return v != nil && *v == 1
+}
+
+// sameValue reports whether a and b are one value: the same expression
+// (ast.EqualExpr) whose calls are built-in functions and distributions
+// that draw nothing at random (a user function's call is not looked into).
+func (c *checker) sameValue(a, b ast.Expr) bool {
+	if !ast.EqualExpr(a, b) {
+		return false
+	}
+	pure := true
+	ast.Inspect(a, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok {
+			f := c.info.Calls[call]
+			if (f == nil || f.Random) && c.info.Dists[call] == nil {
+				pure = false
+			}
+		}
+		return pure
+	})
+	return pure
 }

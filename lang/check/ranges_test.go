@@ -49,6 +49,11 @@ func TestIntervalArithmetic(t *testing.T) {
 		{"sum[1,2]", sumInterval(iv(1, 2, true, true)), iv(1, inf, true, false)},
 		{"sum(sym)", sumInterval(sym), wholeLine()},
 		{"hull", hull(iv(0, 1, true, false), iv(1, 2, true, false)), iv(0, 2, true, false)},
+		{"convex (0,1) [1,1] u(0,1)", convexHull(unit, pointInterval(1), unit), unit},
+		{"convex (0,1) [1,1] u(0,1]", convexHull(unit, pointInterval(1), iv(0, 1, false, true)), iv(0, 1, false, true)},
+		{"convex [0,1) [1,1] u[0,1)", convexHull(iv(0, 1, true, false), pointInterval(1), iv(0, 1, true, false)), iv(0, 1, true, false)},
+		{"convex [1,1] [1,1] u(0,1)", convexHull(pointInterval(1), pointInterval(1), unit), pointInterval(1)},
+		{"convex (0,2) (3,4) u[0,1]", convexHull(iv(0, 2, false, false), iv(3, 4, false, true), iv(0, 1, true, true)), iv(0, 4, false, true)},
 		{"intersect", intersect(iv(-1, 3, false, true), pos), iv(0, 3, false, true)},
 	} {
 		if !sameUpToRounding(c.got, c.want) {
@@ -154,6 +159,28 @@ func TestIntervalSoundness(t *testing.T) {
 				if v := op.v(x, y); v != nil && !in(r, v) {
 					t.Fatalf("%s: %v and %v give %v, but %g and %g give %s", op.name, a, b, r, x, y, v.FloatString(20))
 				}
+			}
+		}
+	}
+	// A convex combination (1 − u)·A + u·B lies in convexHull's interval,
+	// for u in an interval within [0, 1].
+	unitEnds := []float64{0, 1e-17, 0.1, 0.5, 1 - 0x1p-53, 1}
+	for range 3000 {
+		a, b := randInterval(), randInterval()
+		lo, hi := unitEnds[rng.IntN(len(unitEnds))], unitEnds[rng.IntN(len(unitEnds))]
+		ur := iv(min(lo, hi), max(lo, hi), rng.IntN(2) == 0, rng.IntN(2) == 0)
+		if ur.Lo == ur.Hi {
+			ur.LoIn, ur.HiIn = true, true
+		}
+		if !ur.LoIn && !ur.HiIn && math.Nextafter(ur.Lo, 1) >= ur.Hi {
+			continue // no float in it
+		}
+		r := convexHull(a, b, ur)
+		for range 20 {
+			x, y, u := point(a), point(b), point(ur)
+			v := new(big.Rat).Add(new(big.Rat).Mul(new(big.Rat).Sub(rat(1), rat(u)), rat(x)), new(big.Rat).Mul(rat(u), rat(y)))
+			if !in(r, v) {
+				t.Fatalf("convex: %v and %v with u in %v give %v, but %g, %g and u = %g give %s", a, b, ur, r, x, y, u, v.FloatString(20))
 			}
 		}
 	}
