@@ -1876,7 +1876,11 @@ func missingError(d *check.DataVar, a *Array) *ast.Error {
 		// "none" beside "right": meant as a label, most likely
 		label = fmt.Sprintf(" (or, if that text is a label of `%s`, not a missing value, write it otherwise in the file: NA, N/A, NaN, null and none, in any case, are always read as missing)", d.Name)
 	}
-	return ast.Errorf(first.Pos, "%s%s: %s; drop or fill in the rows with missing `%s`%s", first.Msg, n, why, d.Name, label)
+	remedy := d.Remedy
+	if remedy == "" {
+		remedy = fmt.Sprintf("drop or fill in the rows with missing `%s`", d.Name)
+	}
+	return ast.Errorf(first.Pos, "%s%s: %s; %s%s", first.Msg, n, why, remedy, label)
 }
 
 // plural is "s" unless n is 1.

@@ -70,6 +70,16 @@ func TestMissingErrors(t *testing.T) {
 			"but a ~ on `x` is truncated or not of a built-in count family"},
 		{"int covariate", "data x: int[N]\ndata y: real[N]\nparam l: positive\ny ~ Normal(l * x, 1)\n", "x,y\n1,2\nNA,3\n",
 			"d.csv:3:1: column \"x\": \"NA\" is read as a missing value: `x` is int data: a missing count or class would be a discrete latent, which neither gpp fit (SGVB) nor gpp sample (NUTS) can infer: both follow gradients, which a discrete value has none of (fit or sample the other rows)" + what},
+		// Int data read only as the value of logpdf (a latent class
+		// model's tests in log_mix): a mask, not dropping the rows.
+		{"int only in logpdf", "data x: int[N]\ndata z: int[N]\nparam p: unit[2]\nlet l = logpdf(x, Bernoulli(p[0])) + logpdf(z, Bernoulli(p[0]))\ntarget += sum(log_mix(0.5, l, logpdf(x, Bernoulli(p[1]))))\n", "x,z\n1,0\nNA,1\n",
+			"d.csv:3:1: column \"x\": \"NA\" is read as a missing value: `x` is int data read only as the value of logpdf (m.gpp:4:9, m.gpp:5:31), and a missing cell there would be a discrete latent, which neither gpp fit (SGVB) nor gpp sample (NUTS) can infer; gpp leaves the missing cells of int data out by itself only under a ~ (x ~ D(...)); to leave out only the missing cells' terms, not the rows (whose other values still inform the fit), mask them: add a 0/1 column o_x (1 where `x` is observed, 0 where it is missing), fill the missing cells of `x` with any value of its support (0), declare `data o_x: int[N]` and weight each term by it, `o_x .* logpdf(x, Bernoulli(p[0]))`; where each logpdf of `x` is a term of the log likelihood (summed into target +=, or into a mixture component's log density in log_mix), that is the posterior given the observed cells, as a ~ gives (docs/language.md, Missing data)\x00"},
+		{"int only in logpdf, mask name taken", "data x: int[N]\ndata o_x: real[N]\nparam p: unit\ntarget += sum(o_x .* logpdf(x, Bernoulli(p)))\n", "x,o_x\n1,0\nNA,1\n",
+			"add a 0/1 column oo_x (1 where `x` is observed"},
+		{"int in logpdf and an expression", "data x: int[N]\nparam p: unit\ntarget += sum(logpdf(x, Bernoulli(p))) + p * x[0]\n", "x\n1\nNA\n",
+			"`x` is int data: a missing count or class would be a discrete latent, which neither gpp fit (SGVB) nor gpp sample (NUTS) can infer: both follow gradients, which a discrete value has none of (fit or sample the other rows)" + what},
+		{"int in logpdf of a family without 0", "data x: int[N]\nparam p: unit\ntarget += sum(logpdf(x, Geometric(p)))\n", "x\n1\nNA\n",
+			"`x` is int data: a missing count or class would be a discrete latent, which neither gpp fit (SGVB) nor gpp sample (NUTS) can infer: both follow gradients, which a discrete value has none of (fit or sample the other rows)" + what},
 		{"truncated by a param", "data x: real[N]\nparam m: real\nparam L: real\nx ~ Normal(m, 1) T[L, ]\n", "x\n1\nNA\n",
 			"\"NA\" is read as a missing value: `x` is observed by a ~ truncated at m.gpp:4:18 by `L`, which is not a constant, and missing values are fitted only under built-in families on real, positive or unit values, truncated by constants if at all" + what},
 		{"truncated by data", "data x: real[N]\ndata L: real\nparam m: real\nx ~ Normal(m, 1) T[, L]\n", "x,L\n1,3\nNA,3\n",

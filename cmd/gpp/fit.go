@@ -30,9 +30,12 @@ const fitSynopsis = "fit model.gpp [data.csv|data.tsv|data.json|data.R] [NAME=fi
 
 // fitConfig is a parsed `gpp fit` command line.
 type fitConfig struct {
-	model       string
-	data        []string
-	sets        setFlags
+	model string
+	data  []string
+	sets  setFlags
+	// fitSizes: in gpp predict, the sizes of the fitted params' shapes,
+	// used for those that the new data do not bind (paramSizes)
+	fitSizes    map[string]fitSize
 	levels      levelFlags     // --levels: the order of columns of labels
 	out         string         // output directory
 	init        string         // fit.json to warm-start from, or ""

@@ -23,6 +23,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -283,6 +284,11 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 		con.info("--set %s=%s from the fit (a const of the model; --set %s=... chooses another)", k, cfg.sets[k], k)
 	}
 	opt, _ := v.drawOptions(set["draw"]) // checked by cmdPredict
+	factors := ff.Factors
+	if len(ff.Restarts) > 0 {
+		factors = ff.Restarts[0].Factors
+	}
+	cfg.fitSizes = paramSizes(cfg, factors)
 	l, ok := loadPredictModel(con, cfg, opt, ff.Sets, growLevels(fitfile.DataLevels(ff.Levels), v.newLevels), ff.Sizes, ff.DataColumns, srcs)
 	if !ok {
 		return exitError
@@ -459,6 +465,16 @@ func inheritSets(cfg *fitConfig, ff *fitfile.File) []string {
 // draw.
 func loadPredictModel(con *console, cfg *fitConfig, opt compile.PredictOptions, fitSets map[string]string, levels map[string]data.Levels, sizes map[string]int, columns map[string][]string, srcs sources) (*pipeline.Loaded, bool) {
 	l, err := pipeline.LoadPredict(cfg.model, cfg.data, cfg.sets, opt, levels, sizes, columns)
+	if inherit := unboundFitSizes(err, l, cfg); len(inherit) > 0 {
+		// a size of the fitted params that the new data do not bind:
+		// the fit's draws have its shape, so the fit's value is the one
+		for _, name := range inherit {
+			sz := cfg.fitSizes[name]
+			cfg.sets[name] = strconv.Itoa(sz.n)
+			con.info("--set %s=%d from the fit (the size of param %s's shape there; the new data do not bind it)", name, sz.n, sz.param)
+		}
+		l, err = pipeline.LoadPredict(cfg.model, cfg.data, cfg.sets, opt, levels, sizes, columns)
+	}
 	for k, b := range sourcesOf(l) {
 		srcs[k] = b
 	}
@@ -639,4 +655,75 @@ func otherModel(con *console, l *pipeline.Loaded, hash, model, whose string) {
 		return
 	}
 	con.note("warning: %s is not the model of %s (%s; their sha256 differ): its outputs are evaluated at that run's params, right only if they mean what they meant there (new or changed outputs are fine; a changed prior, likelihood or let is not)", l.Path, whose, model)
+}
+
+// fitSize is a size's value in a fit: the length of an axis of param's
+// factor that the model declares with that size.
+type fitSize struct {
+	n     int
+	param string
+}
+
+// paramSizes returns the sizes (size names and int data used as sizes)
+// that shape the params of cfg's model whose factors the fit has,
+// read off the factors' shapes: a real, positive or unit param z: real[N,
+// 2] fitted as [15, 2] gives N = 15. A size read with two values, or
+// from a param whose factor's shape is not its value's (simplex, a
+// Cholesky factor), is left out. A model that does not parse gives none.
+func paramSizes(cfg *fitConfig, factors []fitfile.Factor) map[string]fitSize {
+	l, err := pipeline.Parse(cfg.model, nil)
+	if err != nil || l.Info == nil {
+		return nil
+	}
+	out, bad := map[string]fitSize{}, map[string]bool{}
+	for _, lat := range l.Info.Latents {
+		if lat.Kind != ast.Real && lat.Kind != ast.Positive && lat.Kind != ast.Unit {
+			continue
+		}
+		i := slices.IndexFunc(factors, func(f fitfile.Factor) bool { return f.Name == lat.Name })
+		if i < 0 || len(factors[i].Shape) != len(lat.Dims) {
+			continue
+		}
+		for k, dim := range lat.Dims {
+			if dim.Name == "" || dim.Derived {
+				continue
+			}
+			if d := l.Info.DataVar(dim.Name); d == nil || !d.Implicit {
+				continue
+			}
+			n := factors[i].Shape[k]
+			if old, ok := out[dim.Name]; ok && old.n != n {
+				bad[dim.Name] = true
+			}
+			if _, ok := out[dim.Name]; !ok {
+				out[dim.Name] = fitSize{n: n, param: lat.Name}
+			}
+		}
+	}
+	for name := range bad {
+		delete(out, name)
+	}
+	return out
+}
+
+// unboundFitSizes returns the sizes that err, binding predict's data,
+// reports as bound by no data ("size N (declared at ...) is not bound")
+// and that the fit gives (cfg.fitSizes), when no --set gives them.
+func unboundFitSizes(err error, l *pipeline.Loaded, cfg *fitConfig) []string {
+	list, ok := ast.Positioned(err)
+	if !ok || l == nil || l.Info == nil {
+		return nil
+	}
+	var out []string
+	for _, e := range list {
+		for name := range cfg.fitSizes {
+			d := l.Info.DataVar(name)
+			if _, set := cfg.sets[name]; set || d == nil || d.Pos != e.Pos || !strings.HasPrefix(e.Msg, "size "+name+" ") || slices.Contains(out, name) {
+				continue
+			}
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -626,8 +626,22 @@ func (c *checker) supportHint(req dist.Support, e ast.Expr, t Type) string {
 		}
 		return "; map a real to (0, 1) with inv_logit, or use BernoulliLogit"
 	case dist.Simplex:
-		if id, ok := ast.Unparen(e).(*ast.Ident); ok {
-			return "; declare `" + id.Name + "` simplex, or use CategoricalLogit on log-odds"
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		if ok {
+			if sym := c.info.Uses[id]; sym != nil && (sym.Kind == Param || sym.Kind == Data) {
+				return "; declare `" + id.Name + "` simplex, or use CategoricalLogit on log-odds"
+			}
+		}
+		if t.Support == dist.Positive || t.Support == dist.Unit || t.Support == dist.NonNegative {
+			// a let or an expression takes no type: a computed
+			// probability vector whose entries sum to 1 is softmax of
+			// its log, so the logit family on log(E) is the same density
+			let := ""
+			if ok {
+				let = " (a let takes no type)"
+			}
+			text := exprString(e)
+			return fmt.Sprintf("; `%s` cannot be declared simplex%s: if its entries (each row's, for a matrix) sum to 1, use CategoricalLogit(log(%s)), the same density, as softmax(log(p)) is p for such p; else build it with softmax of log-odds, or from a simplex param, or use CategoricalLogit on log-odds", text, let, text)
 		}
 		return "; use CategoricalLogit on log-odds"
 	case dist.Count, dist.BoundedCount:

@@ -452,6 +452,10 @@ type DataVar struct {
 	// nil when a missing cell is an error, and NoMissing then says why.
 	Missing   *MissingFit
 	NoMissing string
+	// Remedy, when not "", is what to do about a missing cell in place of
+	// dropping or filling in its rows: for int data read only as the
+	// value of logpdf, a 0/1 mask weighting those terms (missing.go).
+	Remedy string
 	// LeftOut, for int (or bool) data that every mention observes by a ~
 	// of a built-in elementwise family, untruncated, and that no
 	// expression or output reads, says that its missing cells are left

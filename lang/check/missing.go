@@ -3,6 +3,8 @@ package check
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/ast"
@@ -203,6 +205,8 @@ func (c *checker) missingData() {
 			o.readPos = id.Pos()
 		}
 	}
+	// logpdfOnly: the logpdf calls of int data read only as their value
+	logpdfOnly := c.logpdfValues()
 	// outcome: the first read of each datum as the value of a log density
 	// in a target += (t in target += logpdf(t, D(...)), or through a let)
 	outcome := map[*Symbol]TargetRead{}
@@ -238,6 +242,8 @@ func (c *checker) missingData() {
 			d.NoMissing = fmt.Sprintf("`%s` is int data: a missing count or class would be a discrete latent, which neither gpp fit (SGVB) nor gpp sample (NUTS) can infer: both follow gradients, which a discrete value has none of (fit or sample the other rows%s)", d.Name, predict)
 			if o.tilde && !o.unmasked && !o.output && !o.readPos.IsValid() {
 				d.LeftOut = true
+			} else if calls := logpdfOnly[d.Symbol]; !o.tilde && len(calls) > 0 {
+				d.NoMissing, d.Remedy = c.maskHint(d, calls)
 			} else if o.tilde {
 				d.NoMissing += leftOutWhy(d.Name, "built-in count families", fmt.Sprintf("a ~ on `%s` is truncated or not of a built-in count family with one term per cell and 0 in its support (Poisson, NegBinomial, Binomial, Bernoulli, ...)", d.Name), o.readPos, o.output)
 			}
@@ -410,7 +416,7 @@ func (info *Info) Imputing(f *ast.File, names []string) (*Info, error) {
 	}
 	for _, d := range out.Data {
 		if old := info.DataVar(d.Name); old != nil {
-			d.Missing, d.NoMissing, d.Unused, d.LeftOut, d.ZeroMass = old.Missing, old.NoMissing, old.Unused, old.LeftOut, old.ZeroMass
+			d.Missing, d.NoMissing, d.Remedy, d.Unused, d.LeftOut, d.ZeroMass = old.Missing, old.NoMissing, old.Remedy, old.Unused, old.LeftOut, old.ZeroMass
 		}
 	}
 	return out, nil
@@ -511,4 +517,76 @@ func (c *checker) constantTruncation(t *ast.Truncation) (Interval, ast.Expr) {
 		*b.set = *ty.Const
 	}
 	return r, nil
+}
+
+// logpdfValues returns, for each int data every read of which is the
+// value of a logpdf of a built-in elementwise family with 0 in its
+// support (logpdf(t, Bernoulli(p)), or t[i] in a loop), those calls in
+// source order.
+func (c *checker) logpdfValues() map[*Symbol][]*ast.CallExpr {
+	value := map[*ast.Ident]*ast.CallExpr{}
+	ast.Inspect(c.file, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || call.Fun.Name != "logpdf" || len(call.Args) != 2 {
+			return true
+		}
+		id := ObservedIdent(call.Args[0])
+		dc, _ := ast.Unparen(call.Args[1]).(*ast.CallExpr)
+		if id == nil || dc == nil {
+			return true
+		}
+		if d := c.info.Dists[dc]; d != nil && c.info.UserDensities[dc] == nil && leavesOut(d) {
+			value[id] = call
+		}
+		return true
+	})
+	out := map[*Symbol][]*ast.CallExpr{}
+	bad := map[*Symbol]bool{}
+	for id, sym := range c.info.Uses {
+		if sym.Kind != Data || sym.Type.Elem != Int {
+			continue
+		}
+		if call := value[id]; call != nil {
+			out[sym] = append(out[sym], call)
+		} else {
+			bad[sym] = true
+		}
+	}
+	for sym, calls := range out {
+		if bad[sym] {
+			delete(out, sym)
+			continue
+		}
+		slices.SortFunc(calls, func(a, b *ast.CallExpr) int {
+			if a.Pos().Before(b.Pos()) {
+				return -1
+			}
+			if b.Pos().Before(a.Pos()) {
+				return 1
+			}
+			return 0
+		})
+	}
+	return out
+}
+
+// maskHint says why the missing cells of int data d, read only as the
+// value of the logpdf calls given, are not left out as a ~'s are, and
+// what to do in place of dropping the rows: a 0/1 mask weighting each
+// term. gpp does not mask such terms itself: a logpdf's value may be
+// used otherwise than as a term of the log likelihood (negated, in
+// exp, compared), where leaving a cell out is no marginalisation.
+func (c *checker) maskHint(d *DataVar, calls []*ast.CallExpr) (why, remedy string) {
+	at := make([]string, 0, len(calls))
+	for _, call := range calls {
+		at = append(at, call.Pos().String())
+	}
+	why = fmt.Sprintf("`%s` is int data read only as the value of logpdf (%s), and a missing cell there would be a discrete latent, which neither gpp fit (SGVB) nor gpp sample (NUTS) can infer; gpp leaves the missing cells of int data out by itself only under a ~ (%s ~ D(...))", d.Name, strings.Join(at, ", "), d.Name)
+	mask := "o_" + d.Name
+	for c.info.DataVar(mask) != nil {
+		mask = "o" + mask
+	}
+	remedy = fmt.Sprintf("to leave out only the missing cells' terms, not the rows (whose other values still inform the fit), mask them: add a 0/1 column %s (1 where `%s` is observed, 0 where it is missing), fill the missing cells of `%s` with any value of its support (0), declare `data %s: int%s` and weight each term by it, `%s .* %s`; where each logpdf of `%s` is a term of the log likelihood (summed into target +=, or into a mixture component's log density in log_mix), that is the posterior given the observed cells, as a ~ gives (docs/language.md, Missing data)",
+		mask, d.Name, d.Name, mask, d.Dims, mask, shorten(ast.FormatExpr(calls[0])), d.Name)
+	return why, remedy
 }

@@ -4,14 +4,15 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/stdlib"
 )
 
 // ReplicateSuffixes name a replicate of data y by the usual conventions:
-// y_rep (Stan's, bayesplot's yrep), y_pred, y_sim.
-var ReplicateSuffixes = []string{"_rep", "_pred", "_sim"}
+// y_rep (Stan's), yrep (bayesplot's), y_pred, y_sim.
+var ReplicateSuffixes = []string{"_rep", "rep", "_pred", "_sim"}
 
 // Mirror is observed data that a replicate output mirrors: the data gpp
 // fit --plots draws it against (cmd/gpp's findReplicates) and whose shape
@@ -19,7 +20,7 @@ var ReplicateSuffixes = []string{"_rep", "_pred", "_sim"}
 type Mirror struct {
 	Data *DataVar
 	// Named is true when the output is named after the data: y_rep,
-	// y_pred or y_sim.
+	// yrep, y_pred or y_sim.
 	Named bool
 	// Tilde is the first top-level `y ~ D(args)` of the data whole with
 	// the replicate's distribution expression and truncation; nil if none.
@@ -30,7 +31,7 @@ type Mirror struct {
 // checked file, the data declarations it mirrors, in declaration order:
 // data y mirrors when the model observes y whole at the top level with
 // the same distribution expression and truncation (`y ~ D(args)`, `y ~
-// D(args) T[L, U]`), or when NAME is y_rep, y_pred or y_sim. A ~ of an
+// D(args) T[L, U]`), or when NAME is y_rep, yrep, y_pred or y_sim. A ~ of an
 // element or a slice of y, or one inside a for or an if body, does not
 // count. Outputs that mirror nothing have no entry; size names are never
 // mirrored.
@@ -99,9 +100,13 @@ func distString(call *ast.CallExpr, t *ast.Truncation) string {
 // its arguments, as Stan's _rng, so `output y_rep ~ Normal(mu, sigma)`
 // with scalar mu and sigma draws one value, not one per observation of y
 // as PyMC's sample_posterior_predictive would, and gpp fit --plots has no
-// replicate of y to draw. Scalar data are left out, and so is a replicate
-// that has the shape of any data it mirrors; shapes differ when their
-// ranks do or when a dim known at check time differs.
+// replicate of y to draw. Only a replicate whose name says it is one is
+// warned of: named after y (y_rep, yrep, y_pred, y_sim) or ending in rep;
+// another of y's expression, such as a one-step-ahead forecast `output
+// x_next ~ StudentT(nu, mu, s)` of iid x, is a single draw on purpose.
+// Scalar data are left out, and so is a replicate that has the shape of
+// any data it mirrors; shapes differ when their ranks do or when a dim
+// known at check time differs.
 func (c *checker) replicateShapes() {
 	mirrors := Mirrors(c.file, c.info)
 	for _, o := range c.info.Outputs {
@@ -109,7 +114,8 @@ func (c *checker) replicateShapes() {
 		if !o.Type.Valid() || o.Name == LogLikOutput || slices.ContainsFunc(ms, func(m Mirror) bool { return !shapesDiffer(o.Type.Shape, m.Data.Dims) }) {
 			continue // log_lik as a replicate has a warning of its own (logLik)
 		}
-		ms = slices.DeleteFunc(ms, func(m Mirror) bool { return m.Data.Dims.Rank() == 0 })
+		repName := strings.HasSuffix(strings.ToLower(o.Name), "rep")
+		ms = slices.DeleteFunc(ms, func(m Mirror) bool { return m.Data.Dims.Rank() == 0 || !m.Named && !repName })
 		if len(ms) == 0 {
 			continue
 		}

@@ -26,8 +26,9 @@ func replicateSource(y, obs, out string) string {
 
 // TestReplicateShapeWarnings: a replicate output that mirrors data y (the
 // same distribution expression as a top-level `y ~`, or named y_rep,
-// y_pred, y_sim) but draws another shape than y's is warned about at its
-// name, with `rep(arg, N)` suggested when that is right; a replicate of
+// yrep, y_pred, y_sim) but draws another shape than y's is warned about
+// at its name when the name says it is a replicate (named after y, or
+// ending in rep), with `rep(arg, N)` suggested when that is right; a replicate of
 // y's shape, one mirroring nothing (a ~ of y's elements in a loop does not
 // count), and one of scalar y are not.
 func TestReplicateShapeWarnings(t *testing.T) {
@@ -37,14 +38,22 @@ func TestReplicateShapeWarnings(t *testing.T) {
 	}{
 		{"real[N]", "y ~ Normal(mu, sigma)", "y_rep ~ Normal(mu, sigma)",
 			"m.gpp:8:8 output `y_rep ~ Normal(mu, sigma)` draws a scalar, but it mirrors y [N] (`y ~ Normal(mu, sigma)` at m.gpp:7:1): a replicate takes the shape of its arguments, as Stan's _rng; for one replicate per observation repeat a scalar argument to y's shape: Normal(rep(mu, N), sigma)"},
-		// Named otherwise, mirrored by the distribution expression.
-		{"real[N]", "y ~ Normal(mu, sigma)", "z ~ Normal(mu, sigma)",
-			"m.gpp:8:8 output `z ~ Normal(mu, sigma)` draws a scalar, but it mirrors y [N] (`y ~ Normal(mu, sigma)` at m.gpp:7:1): a replicate takes the shape of its arguments, as Stan's _rng; for one replicate per observation repeat a scalar argument to y's shape: Normal(rep(mu, N), sigma)"},
+		// Named otherwise, mirrored by the distribution expression: a
+		// name ending in rep says it is a replicate; another (a
+		// one-step-ahead forecast x_next of iid x) is one draw on purpose.
+		{"real[N]", "y ~ Normal(mu, sigma)", "z_rep ~ Normal(mu, sigma)",
+			"m.gpp:8:8 output `z_rep ~ Normal(mu, sigma)` draws a scalar, but it mirrors y [N] (`y ~ Normal(mu, sigma)` at m.gpp:7:1): a replicate takes the shape of its arguments, as Stan's _rng; for one replicate per observation repeat a scalar argument to y's shape: Normal(rep(mu, N), sigma)"},
+		{"real[N]", "y ~ Normal(mu, sigma)", "Rep ~ Normal(mu, sigma)",
+			"m.gpp:8:8 output `Rep ~ Normal(mu, sigma)` draws a scalar, but it mirrors y [N] (`y ~ Normal(mu, sigma)` at m.gpp:7:1)"},
+		{"real[N]", "y ~ Normal(mu, sigma)", "z ~ Normal(mu, sigma)", ""},
+		{"real[N]", "y ~ Normal(mu, sigma)", "y_next ~ Normal(mu, sigma)", ""},
 		// Named after y, of another expression, or with y observed in a loop.
 		{"real[N]", "y ~ Normal(mu, sigma)", "y_pred ~ Normal(mu, 2 * sigma)",
 			"m.gpp:8:8 output `y_pred ~ Normal(mu, 2 * sigma)` draws a scalar, but it mirrors y [N] (by its name; y declared at m.gpp:2:6): a replicate takes the shape of its arguments, as Stan's _rng; for one replicate per observation repeat a scalar argument to y's shape: Normal(rep(mu, N), 2 * sigma)"},
 		{"real[N]", "for i in 0:N { y[i] ~ Normal(mu, sigma) }", "y_sim ~ Normal(mu, sigma)",
 			"m.gpp:8:8 output `y_sim ~ Normal(mu, sigma)` draws a scalar, but it mirrors y [N] (by its name; y declared at m.gpp:2:6)"},
+		{"real[N]", "y ~ Normal(mu, sigma)", "yrep ~ Normal(mu, 2 * sigma)",
+			"m.gpp:8:8 output `yrep ~ Normal(mu, 2 * sigma)` draws a scalar, but it mirrors y [N] (by its name; y declared at m.gpp:2:6)"},
 		// A truncation is kept in the suggestion; a known size is written as a number.
 		{"real<lower=0>[N]", "y ~ Normal(mu, sigma) T[0, ]", "y_rep ~ Normal(mu, sigma) T[0, ]",
 			"m.gpp:8:8 output `y_rep ~ Normal(mu, sigma) T[0, ]` draws a scalar, but it mirrors y [N] (`y ~ Normal(mu, sigma) T[0, ]` at m.gpp:7:1): a replicate takes the shape of its arguments, as Stan's _rng; for one replicate per observation repeat a scalar argument to y's shape: Normal(rep(mu, N), sigma) T[0, ]"},
@@ -117,6 +126,7 @@ y ~ Normal(mu, 2) T[0, ]
 y ~ Normal(mu, 2)
 w ~ Normal(mu, 2)
 output y_rep ~ Normal(mu, 2)
+output yrep ~ Normal(mu, 4)
 output a ~ Normal(mu, 2) T[0, ]
 output b ~ Normal(mu, 3)
 output c = mu
@@ -135,7 +145,7 @@ output c = mu
 			got = append(got, s)
 		}
 	}
-	want := "y_rep→y named at m.gpp:7:1, y_rep→w at m.gpp:4:1, a→y at m.gpp:6:1"
+	want := "y_rep→y named at m.gpp:7:1, y_rep→w at m.gpp:4:1, yrep→y named, a→y at m.gpp:6:1"
 	if g := strings.Join(got, ", "); g != want {
 		t.Errorf("mirrors %s, want %s", g, want)
 	}

@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gpplang/gpp/lang/ast"
 )
@@ -211,8 +212,12 @@ func (c *checker) stepError(s stepUse) {
 	for _, in := range s.in {
 		calls += fmt.Sprintf(" (in the call of %s at %s)", in.Fn.Name.Name, in.Call.Fun.NamePos)
 	}
-	c.errorf(opPos, "%s needs operands known before the fit%s, and `%s` %s: its value would be a step function of the params, whose derivative is zero almost everywhere, so the fit gets no gradient from it (Stan allows it; gpp does not); write the condition on data, constants and loop variables; in an output it is allowed: `output p = mu > 0` gives P(mu > 0) as its mean%s",
-		what, through, exprString(culprit), c.dependsOnParam(culprit), calls)
+	hint := ""
+	if !c.inIfCondition(s.op) {
+		hint = indicatorHint(s.op)
+	}
+	c.errorf(opPos, "%s needs operands known before the fit%s, and `%s` %s: its value would be a step function of the params, whose derivative is zero almost everywhere, so the fit gets no gradient from it (Stan allows it; gpp does not); write the condition on data, constants and loop variables%s; in an output it is allowed: `output p = mu > 0` gives P(mu > 0) as its mean%s",
+		what, through, exprString(culprit), c.dependsOnParam(culprit), hint, calls)
 }
 
 // outputOnlyError reports a call of a function without a derivative
@@ -258,4 +263,56 @@ func (info *Info) DynamicIndex(e *ast.IndexExpr) ast.Expr {
 		}
 	}
 	return nil
+}
+
+// indicatorHint suggests, for an order comparison a < b on params used
+// as a 0/1 weight (GJR-GARCH's leverage term square(r - mu) .* (r < mu)),
+// the same term through fmin or fmax, which have a gradient: the
+// indicator times a power of a - b is that power of a clipped difference.
+func indicatorHint(op ast.Expr) string {
+	x, ok := op.(*ast.BinaryExpr)
+	if !ok {
+		return ""
+	}
+	clip := ""
+	switch x.Op {
+	case ast.Lt, ast.Le:
+		clip = "fmin"
+	case ast.Gt, ast.Ge:
+		clip = "fmax"
+	default:
+		return ""
+	}
+	diff := exprString(x.X)
+	if lit, ok := ast.Unparen(x.Y).(*ast.NumberLit); !ok || lit.Value != 0 {
+		b := exprString(x.Y)
+		if _, binary := x.Y.(*ast.BinaryExpr); binary {
+			b = "(" + b + ")"
+		}
+		diff += " - " + b
+	}
+	ind, factor := exprString(x), diff
+	if strings.Contains(diff, " - ") {
+		factor = "(" + diff + ")"
+	}
+	return fmt.Sprintf("; for a term weighted by `%s` (an indicator), fold the comparison into %s, which has a gradient: square(%s) .* (%s) is square(%s(%s, 0)), and %s .* (%s) is %s(%s, 0)",
+		ind, clip, diff, ind, clip, diff, factor, ind, clip, diff)
+}
+
+// inIfCondition reports whether e lies in the condition of an if, where
+// the branch taken, not a weight, depends on it.
+func (c *checker) inIfCondition(e ast.Expr) bool {
+	in := false
+	ast.Inspect(c.file, func(n ast.Node) bool {
+		if s, ok := n.(*ast.IfStmt); ok {
+			for _, b := range s.Branches {
+				ast.Inspect(b.Cond, func(n ast.Node) bool {
+					in = in || n == ast.Node(e)
+					return !in
+				})
+			}
+		}
+		return !in
+	})
+	return in
 }
