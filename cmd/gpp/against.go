@@ -734,12 +734,12 @@ func againstRowsSummary(rows []againstRow) string {
 // printAgainst prints the comparison table (at most maxTableRows elements
 // of each variable without --verbose) and its summary line; written says
 // whether against.csv, which has every element, was written.
-func printAgainst(w io.Writer, cfg *fitConfig, af *againstFit, sd *sampleDraws, rows []againstRow, missing int, written bool) {
+func printAgainst(w io.Writer, cfg *fitConfig, af *againstFit, sd *sampleDraws, rows []againstRow, missing int, am *againstModes, written bool) {
 	label := af.label
 	if label == "" {
 		label = "the fit at " + filepath.Dir(af.fitJSON)
 	}
-	fmt.Fprintf(w, "\nq of %s against NUTS (z = (q mean − mean)/sd, sd ratio = q sd / sd):\n", label)
+	fmt.Fprintf(w, "\nq of %s against %s (z = (q mean − mean)/sd, sd ratio = q sd / sd):\n", label, am.chainsKept())
 	t := &table{right: []bool{false, true, true, true, true, true, true, true, false}}
 	t.row("name", "q mean", "q sd", "mean", "sd", "mcse", "z", "sd ratio", "reading")
 	byName := map[string]int{}
@@ -767,19 +767,21 @@ func printAgainst(w io.Writer, cfg *fitConfig, af *againstFit, sd *sampleDraws, 
 		}
 	}
 	t.print(w)
-	fmt.Fprintf(w, "against      %s\n", againstSummary(rows))
+	fmt.Fprintf(w, "against      %s%s\n", am.text(), againstSummary(rows))
 	if missing > 0 {
 		fmt.Fprintf(w, "             %d element%s of the sample not in the fit's summary (outputs the fit's model lacks)\n", missing, plural(missing))
 	}
 }
 
-// writeAgainstCSV writes against.csv: one row per compared element.
-func writeAgainstCSV(w io.Writer, rows []againstRow) error {
+// writeAgainstCSV writes against.csv: one row per compared element, its
+// reading ending with which of NUTS's chains it was read against where
+// they sit in different modes (am, nil: none).
+func writeAgainstCSV(w io.Writer, rows []againstRow, am *againstModes) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"name", "q_mean", "q_sd", "mean", "sd", "mcse_mean", "z", "sd_ratio", "se_z", "se_sd_ratio", "reading"})
 	for _, r := range rows {
 		cw.Write([]string{r.name, formatNum(r.qMean), formatNum(r.qSD), formatNum(r.mean), formatNum(r.sd), formatNum(r.mcse),
-			formatNum(r.z), formatNum(r.ratio), formatNum(r.seZ), formatNum(r.seRatio), r.reading})
+			formatNum(r.z), formatNum(r.ratio), formatNum(r.seZ), formatNum(r.seRatio), r.reading + am.csvNote(r)})
 	}
 	cw.Flush()
 	return cw.Error()

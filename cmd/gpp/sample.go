@@ -636,6 +636,9 @@ type sampleRun struct {
 	ms      []mcmcStats
 	against []againstRow
 	missing int // elements the --against fit lacks
+	// againstModes is the modes of NUTS's chains that --against found
+	// (nil: none).
+	againstModes *againstModes
 	// evidence is --evidence's estimate (nil: not asked for, interrupted
 	// or failed).
 	evidence *evidenceOutcome
@@ -809,7 +812,7 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 		sd.ds.rl = reloo(ctx, l, sd.ds, relooConfig(cfg, &s, nil), fitWorkers(s.Workers), con)
 	}
 	if af != nil {
-		run.against, run.missing = compareAgainst(af, sd, run.st, run.ms)
+		run.against, run.missing, run.againstModes = compareAgainstModes(af, sd, run.st, run.ms, s.Workers)
 	}
 	if cfg.evidence {
 		h.evidence = sampleEvidence(ctx, sc, h, res, u, m, con)
@@ -826,7 +829,7 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 		sd.interrupted = true
 	}
 	if open != nil {
-		run.written, err = writeSampleOutputs(cfg, sc, h, sd, run.st, run.ms, af, run.against, m)
+		run.written, err = writeSampleOutputs(cfg, sc, h, sd, run.st, run.ms, af, run.against, run.againstModes, m)
 		if err != nil {
 			con.note("%v", err)
 			con.note("no output written")
@@ -880,7 +883,7 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 		}
 	}
 	if af != nil {
-		printAgainst(stdout, cfg, af, sd, run.against, run.missing, slices.Contains(run.written, againstFile))
+		printAgainst(stdout, cfg, af, sd, run.against, run.missing, run.againstModes, slices.Contains(run.written, againstFile))
 	}
 	if cfg.prof != nil {
 		printProfile(stdout, cfg.prof)
@@ -1553,7 +1556,7 @@ func stuckChains(sd *sampleDraws) []string {
 
 // writeSampleOutputs stages summary.csv and draws.csv and commits them
 // together, removing an earlier run's files as a fit does.
-func writeSampleOutputs(cfg *fitConfig, sc *sampleConfig, h drawsHeader, sd *sampleDraws, st []stats, ms []mcmcStats, af *againstFit, against []againstRow, m *compile.Model) ([]string, error) {
+func writeSampleOutputs(cfg *fitConfig, sc *sampleConfig, h drawsHeader, sd *sampleDraws, st []stats, ms []mcmcStats, af *againstFit, against []againstRow, am *againstModes, m *compile.Model) ([]string, error) {
 	files := []outputFile{
 		{summaryFile, func(w io.Writer) error { return writeSampleSummaryCSV(w, cfg, sd, st, ms) }},
 		{drawsFile, func(w io.Writer) error { return writeSampleDrawsCSV(w, sc, h, sd) }},
@@ -1563,7 +1566,7 @@ func writeSampleOutputs(cfg *fitConfig, sc *sampleConfig, h drawsHeader, sd *sam
 		files = append(files, outputFile{looFile, func(w io.Writer) error { return writeLOOCSV(w, sd.ds) }})
 	}
 	if cfg.against != "" {
-		files = append(files, outputFile{againstFile, func(w io.Writer) error { return writeAgainstCSV(w, against) }})
+		files = append(files, outputFile{againstFile, func(w io.Writer) error { return writeAgainstCSV(w, against, am) }})
 	}
 	if h.evidence != nil {
 		files = append(files, outputFile{evidenceFile, func(w io.Writer) error { return writeEvidenceJSON(w, &h.evidence.file) }})

@@ -144,13 +144,38 @@ func finiteSum(xs []float64) (sum float64, n int) {
 // to do; and which mode likely carries the most mass (modesMass). "" when
 // there are none.
 func modesWarning(sd *sampleDraws, ms []mcmcStats) string {
-	if sd.chains < 2 || len(sd.ds.logp) != sd.chains*sd.n {
+	worst, worstName, others := paramModes(sd, ms)
+	if worst == nil {
 		return ""
 	}
+	var parts []string
+	for _, m := range worst {
+		parts = append(parts, fmt.Sprintf("%s at %s %s (mean lp__ %s)", chainsText(m.chains), worstName, num3(m.mean), num3(m.lp)))
+	}
+	also := ""
+	if len(others) > 0 {
+		if len(others) > worstNamed {
+			others = append(others[:worstNamed], fmt.Sprintf("%d more", len(others)-worstNamed))
+		}
+		also = "; so do the chains' draws of " + strings.Join(others, ", ")
+	}
+	mass := modesMass(sd, worst)
+	return fmt.Sprintf("the chains sit in different modes of %s: %s (each chain's central %.0f%% interval of %s is apart from those of the chains in another mode, while each mixes within itself)%s; "+
+		"the posterior is multimodal, or the chains are stuck where warm-up left them, and the summary pools the modes by how many chains found each, not by their mass (longer chains rarely cross between modes); "+
+		"run more chains (--chains 8) with a longer warm-up (--warmup 2000) to see which modes there are, or remove the modes by a prior or a reparameterisation (a prior on %s that leaves one mode); %s",
+		worstName, strings.Join(parts, ", "), 100*modeInterval, worstName, also, worstName, mass)
+}
+
+// paramModes returns the modes (elementModes) of the param element (not
+// an output's) with the largest R̂ above rhatWarn whose chains sit in
+// different modes, its name and the names of the others such; nil when
+// there are none.
+func paramModes(sd *sampleDraws, ms []mcmcStats) (worst []chainMode, worstName string, others []string) {
+	if sd.chains < 2 || len(sd.ds.logp) != sd.chains*sd.n {
+		return nil, "", nil
+	}
 	logp := sd.byChain(sd.ds.logp)
-	var worst []chainMode
-	worstName, worstRhat := "", 0.0
-	var others []string
+	worstRhat := 0.0
 	for _, v := range sd.ds.vars {
 		if v.output || v.first+len(v.elems) > len(sd.ds.cols) {
 			continue
@@ -175,25 +200,7 @@ func modesWarning(sd *sampleDraws, ms []mcmcStats) string {
 			}
 		}
 	}
-	if worst == nil {
-		return ""
-	}
-	var parts []string
-	for _, m := range worst {
-		parts = append(parts, fmt.Sprintf("%s at %s %s (mean lp__ %s)", chainsText(m.chains), worstName, num3(m.mean), num3(m.lp)))
-	}
-	also := ""
-	if len(others) > 0 {
-		if len(others) > worstNamed {
-			others = append(others[:worstNamed], fmt.Sprintf("%d more", len(others)-worstNamed))
-		}
-		also = "; so do the chains' draws of " + strings.Join(others, ", ")
-	}
-	mass := modesMass(sd, worst)
-	return fmt.Sprintf("the chains sit in different modes of %s: %s (each chain's central %.0f%% interval of %s is apart from those of the chains in another mode, while each mixes within itself)%s; "+
-		"the posterior is multimodal, or the chains are stuck where warm-up left them, and the summary pools the modes by how many chains found each, not by their mass (longer chains rarely cross between modes); "+
-		"run more chains (--chains 8) with a longer warm-up (--warmup 2000) to see which modes there are, or remove the modes by a prior or a reparameterisation (a prior on %s that leaves one mode); %s",
-		worstName, strings.Join(parts, ", "), 100*modeInterval, worstName, also, worstName, mass)
+	return worst, worstName, others
 }
 
 // modesMass says which of the modes likely carries the most mass: as for
@@ -205,8 +212,28 @@ func modesWarning(sd *sampleDraws, ms []mcmcStats) string {
 // their covariance (modeCovDraws per coordinate), the mean lp__ alone,
 // for modes as wide. Within modeLPApart of one another none is named.
 func modesMass(sd *sampleDraws, modes []chainMode) string {
-	logMass := make([]float64, len(modes))
-	width := sd.xdim > 0 && len(sd.coords) == sd.chains*sd.n*sd.xdim
+	logMass, width := modesLogMass(sd, modes)
+	best, d := massLead(logMass)
+	how := massHow(width)
+	if !(d >= modeLPApart) {
+		return fmt.Sprintf("by %s, no mode clearly carries more of the mass than another (within a factor e^%d)", how, modeLPApart)
+	}
+	return fmt.Sprintf("by %s, %s's mode likely carries the most mass, about e^%s times the next", how, chainsText(modes[best].chains), num3(d))
+}
+
+// massHow says how modesLogMass read the modes' masses.
+func massHow(width bool) string {
+	if !width {
+		return "each mode's mean lp__ (for modes as wide)"
+	}
+	return "each mode's mean lp__ and the spread of its draws (as for a normal shape)"
+}
+
+// modesLogMass is each mode's log mass as modesMass reads it (up to a
+// constant shared by all), and whether it includes the widths.
+func modesLogMass(sd *sampleDraws, modes []chainMode) (logMass []float64, width bool) {
+	logMass = make([]float64, len(modes))
+	width = sd.xdim > 0 && len(sd.coords) == sd.chains*sd.n*sd.xdim
 	for i, m := range modes {
 		logMass[i] = m.lp
 		if !width {
@@ -224,27 +251,24 @@ func modesMass(sd *sampleDraws, modes []chainMode) string {
 			logMass[i] = m.lp
 		}
 	}
-	best := 0
-	for i := range modes {
+	return logMass, width
+}
+
+// massLead is the index of the largest log mass and how far it is above
+// the next (NaN when a mass is).
+func massLead(logMass []float64) (best int, d float64) {
+	for i := range logMass {
 		if logMass[i] > logMass[best] {
 			best = i
 		}
 	}
 	next := math.Inf(-1)
-	for i := range modes {
+	for i := range logMass {
 		if i != best {
 			next = math.Max(next, logMass[i])
 		}
 	}
-	d := logMass[best] - next
-	how := "each mode's mean lp__ and the spread of its draws (as for a normal shape)"
-	if !width {
-		how = "each mode's mean lp__ (for modes as wide)"
-	}
-	if !(d >= modeLPApart) {
-		return fmt.Sprintf("by %s, no mode clearly carries more of the mass than another (within a factor e^%d)", how, modeLPApart)
-	}
-	return fmt.Sprintf("by %s, %s's mode likely carries the most mass, about e^%s times the next", how, chainsText(modes[best].chains), num3(d))
+	return best, logMass[best] - next
 }
 
 // halfLogDetCov is ½ log det of the covariance of the unconstrained
