@@ -46,7 +46,9 @@ const autoCurvRatio = 1.1
 // non-centred: +7.9 nats, its sds nearer NUTS's), as the Pareto k̂ rule's
 // hint (meanFieldHint) advises where k̂ raises the alarm (its info line
 // cites no hint: where k̂ does not, none is printed), and records in
-// cfg.autoLost that it lost where it did.
+// cfg.autoLost that it lost where it did. Where the banded-factor hint
+// names a centred chain (autoWalkCand), its band is the first refit,
+// check or none.
 // It returns the fit kept, its settings and, where
 // the mean-field fit is kept, its curvature check (nil otherwise, or where
 // the check does not run), whose hint then says what was tried. Each step
@@ -54,22 +56,45 @@ const autoCurvRatio = 1.1
 func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb.Result, s sgvb.Settings, con *console) (*sgvb.Result, sgvb.Settings, *curvCheck) {
 	const head = "note: --fullrank auto: "
 	cfg.autoLost = ""
+	walk := autoWalkCand(s, l, r)
 	cc := meanFieldCurvature(ctx, s, l, r)
 	if cc == nil {
 		why := "the curvature check did not run (" + curvSkipReason(s, r) + ")"
 		all := fullRankAllSize(l.Model)
-		if r.Interrupted || ctx.Err() != nil || !triesAll(all, len(r.Factors), nil) {
+		var cands []string
+		if walk != "" && !r.Interrupted && ctx.Err() == nil {
+			cands = append(cands, walk)
+		}
+		if !r.Interrupted && ctx.Err() == nil && triesAll(all, len(r.Factors), nil) {
+			cands = append(cands, "all")
+		}
+		switch {
+		case len(cands) == 0:
 			con.note(head+"%s, so the mean-field fit is kept", why)
 			return r, s, nil
+		case walk == "":
+			con.info("--fullrank auto: %s; refitting with --fullrank all (%d elements) to keep the fit with the higher ELBO", why, all)
+		default:
+			con.info("--fullrank auto: %s; refitting with --fullrank %s, which holds the chain the hint below names%s, to keep the fit with the higher ELBO",
+				why, walk, map[bool]string{true: fmt.Sprintf(", then with --fullrank all (%d elements)", all), false: ""}[len(cands) > 1])
 		}
-		con.info("--fullrank auto: %s; refitting with --fullrank all (%d elements) to keep the fit with the higher ELBO", why, all)
-		best, bestS, lost := autoRefits(ctx, cfg, l, r, s, con, []string{"all"}, why+"; ", tieUnchecked)
+		best, bestS, lost := autoRefits(ctx, cfg, l, r, s, con, cands, why+"; ", tieUnchecked)
 		cfg.autoLost = lost
 		return best, bestS, nil
 	}
 	bad := cc.bad(autoCurvRatio)
 	if len(bad) == 0 {
-		con.note(head+"%s, so the mean-field fit is kept", autoKeptText(cc))
+		if walk == "" {
+			con.note(head+"%s, so the mean-field fit is kept", autoKeptText(cc))
+			return r, s, cc
+		}
+		why := autoKeptText(cc) + ", but the hint below names a chain it does not hold"
+		con.info("--fullrank auto: %s; refitting with --fullrank %s to keep the fit with the higher ELBO", why, walk)
+		best, bestS, lost := autoRefits(ctx, cfg, l, r, s, con, []string{walk}, why+"; ", "")
+		if best != r {
+			return best, bestS, nil
+		}
+		cc.autoLost = lost
 		return r, s, cc
 	}
 	min := autoCurvRatio
@@ -95,20 +120,30 @@ func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r 
 	if cc.triesLowRank(group) {
 		cands = append(cands, lowRankFlag)
 	}
+	first := "" // the banded refit, the larger cure (walkFirst), tried first
+	if walk != "" {
+		first = fmt.Sprintf("--fullrank %s (which holds the chain the hint below names), then with ", walk)
+	}
 	switch {
-	case len(cands) == 0:
+	case len(cands) == 0 && walk == "":
 		con.note(head+"no joint factor of at most %d elements (%d of gamma factors) repairs the sds the curvature check finds too small, so the mean-field fit is kept (the hint below)", sgvb.MaxFullRank, curvMaxGamma)
 		cc.autoNone = true
 		return r, s, cc
+	case len(cands) == 0:
+		con.info("--fullrank auto: %s's sd is about %s× too small by the curvature, and no joint factor of at most %d elements (%d of gamma factors) repairs it; refitting with --fullrank %s, which holds the chain the hint below names",
+			cc.names[bad[0]], ratioText(cc.c.Ratio[bad[0]]), sgvb.MaxFullRank, curvMaxGamma, walk)
 	case cands[0] == lowRankFlag:
-		con.info("--fullrank auto: %s's sd is about %s× too small by the curvature, and no full-rank joint factor of at most %d elements (at most %d of them of gamma factors) repairs it; refitting with --fullrank %s (a low-rank joint factor over all %d elements)",
-			cc.names[bad[0]], ratioText(cc.c.Ratio[bad[0]]), sgvb.MaxFullRank, curvMaxGamma, lowRankFlag, cc.lowAll)
+		con.info("--fullrank auto: %s's sd is about %s× too small by the curvature, and no full-rank joint factor of at most %d elements (at most %d of them of gamma factors) repairs it; refitting with %s--fullrank %s (a low-rank joint factor over all %d elements)",
+			cc.names[bad[0]], ratioText(cc.c.Ratio[bad[0]]), sgvb.MaxFullRank, curvMaxGamma, first, lowRankFlag, cc.lowAll)
 	case group == nil:
-		con.info("--fullrank auto: %s's sd is about %s× too small by the curvature, and no group of at most %d elements of gamma factors repairs it; refitting with --fullrank all (%d elements)",
-			cc.names[bad[0]], ratioText(cc.c.Ratio[bad[0]]), curvMaxGamma, cc.all)
+		con.info("--fullrank auto: %s's sd is about %s× too small by the curvature, and no group of at most %d elements of gamma factors repairs it; refitting with %s--fullrank all (%d elements)",
+			cc.names[bad[0]], ratioText(cc.c.Ratio[bad[0]]), curvMaxGamma, first, cc.all)
 	default:
-		con.info("--fullrank auto: %s's sd is about %s× too small by the curvature; refitting with --fullrank %s (%d elements, leaving no sd more than %.1f× too small by it)%s",
-			cc.names[bad[0]], ratioText(cc.c.Ratio[bad[0]]), cands[0], n, left, map[bool]string{true: ", then with --fullrank all", false: ""}[len(cands) > 1])
+		con.info("--fullrank auto: %s's sd is about %s× too small by the curvature; refitting with %s--fullrank %s (%d elements, leaving no sd more than %.1f× too small by it)%s",
+			cc.names[bad[0]], ratioText(cc.c.Ratio[bad[0]]), first, cands[0], n, left, map[bool]string{true: ", then with --fullrank all", false: ""}[len(cands) > 1])
+	}
+	if walk != "" {
+		cands = append([]string{walk}, cands...)
 	}
 	best, bestS, lost := autoRefits(ctx, cfg, l, r, s, con, cands, "", tieChecked)
 	if best != r {
@@ -118,6 +153,33 @@ func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r 
 	// the mean-field hint, naming the group to try
 	cc.autoLost = lost
 	return r, s, cc
+}
+
+// autoWalkCand returns the banded factor (as autoRefits takes it: h
+// --band 1, or h,g --band 2 for several chains, the widest band) that
+// holds the centred chains the hint of mean-field fit r (settings s)
+// names (hintedWalks: where Pareto k̂ raises the alarm), "" where it names
+// none. --fullrank auto fits it where the hint advises it, curvature check
+// or none: on a centred stochastic-volatility model (T = 500) the check
+// does not run (−H at q's mode not positive definite), --fullrank all is
+// past sgvb.MaxFullRank, and auto kept the mean-field fit (phi 0.005,
+// NUTS 0.83) 6 nats below --fullrank h --band 1's. A chain over coordinates
+// that are not its elements (walkParam.coords) needs a full-rank factor,
+// which the curvature's group and all already are, so it is left out.
+func autoWalkCand(s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result) string {
+	var names []string
+	band := 0
+	for _, p := range hintedWalks(s, l.File, l.Info, missingLatents(l.Model), r.ParetoK, r.ParetoRelESS) {
+		if p.coords || slices.Contains(names, p.lat.Name) {
+			continue
+		}
+		names = append(names, p.lat.Name)
+		band = max(band, p.band)
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s --band %d", strings.Join(names, ","), band)
 }
 
 // autoRefits fits again each of cands (as --fullrank takes them: a group
@@ -148,11 +210,17 @@ func autoRefits(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb
 		if rank != "" {
 			s2.Rank, _ = strconv.Atoi(rank)
 		}
-		names := strings.Split(group, "+")
-		if len(names) == 1 {
-			s2.Families[names[0]] = sgvb.FamilyFullRank
-		} else {
-			s2.FullRankGroups = [][]string{names}
+		group, band, _ := strings.Cut(group, " --band ") // autoWalkCand's
+		if band != "" {
+			s2.Band, _ = strconv.Atoi(band)
+		}
+		for _, item := range strings.Split(group, ",") { // as --fullrank reads them
+			names := strings.Split(item, "+")
+			if len(names) == 1 && (s2.Rank == 0 && s2.Band == 0 || names[0] == "all") {
+				s2.Families[names[0]] = sgvb.FamilyFullRank
+			} else {
+				s2.FullRankGroups = append(s2.FullRankGroups, names)
+			}
 		}
 		notes, err := checkFullRank(&s2, l.Model)
 		if err != nil {
@@ -231,7 +299,8 @@ func autoRefits(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb
 	autoIterNote(cfg, unconv, bestFlag, warm.MaxIter, cold, con)
 	best.Seconds = seconds
 	cfg.fullRank, _, _ = strings.Cut(bestFlag, " --rank ")
-	cfg.rank, cfg.settings = bestS.Rank, bestS
+	cfg.fullRank, _, _ = strings.Cut(cfg.fullRank, " --band ")
+	cfg.rank, cfg.band, cfg.settings = bestS.Rank, bestS.Band, bestS
 	return best, bestS, ""
 }
 

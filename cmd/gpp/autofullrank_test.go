@@ -668,3 +668,62 @@ func TestFullRankAutoColdRefit(t *testing.T) {
 		}
 	}
 }
+
+// svCentredModel is a centred stochastic-volatility model: h an AR(1)
+// chain that the banded-factor hint names (--fullrank h --band 1).
+const svCentredModel = `data y: real[T]
+param mu: real ~ Normal(0, 10)
+param phi: real<lower=-1, upper=1> ~ Uniform(-1, 1)
+param sigma: positive ~ HalfNormal(1)
+param h: real[T]
+h[0] ~ Normal(mu, sigma / sqrt(1 - phi * phi))
+h[1:] ~ Normal(mu + phi * (h[:T-1] - mu), sigma)
+y ~ Normal(0, exp(h / 2))
+`
+
+// TestFullRankAutoBandedChain: on a centred stochastic-volatility model
+// (examples/sv.csv, T = 300), where the curvature check does not run and
+// --fullrank all is past sgvb.MaxFullRank, --fullrank auto refits with
+// the banded factor the chain's hint names (autoWalkCand), keeps it by
+// its ELBO, records it in draws.csv's header and fit.json, and writes
+// the outputs of `--fullrank h --band 1 --init MF`, with the hint on the
+// step sd a banded factor leaves too narrow; before, it kept the
+// mean-field fit (phi near 0) untried.
+func TestFullRankAutoBandedChain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits models")
+	}
+	dir := t.TempDir()
+	model := writeFile(t, dir, "sv_c.gpp", svCentredModel)
+	data := filepath.Join("..", "..", "examples", "sv.csv")
+	auto, mf, band := filepath.Join(dir, "auto"), filepath.Join(dir, "mf"), filepath.Join(dir, "band")
+	code, _, stderr := runSafe(t, "fit", model, data, "--fullrank", "auto", "--out", auto)
+	for _, want := range []string{
+		"--fullrank auto: the curvature check did not run (the log density's −H at q's mode is not positive definite",
+		"; refitting with --fullrank h --band 1, which holds the chain the hint below names, to keep the fit with the higher ELBO\n",
+		"ELBOs mean-field -", ", --fullrank h --band 1 -", "standard errors higher): the fit with --fullrank h --band 1 is kept",
+	} {
+		if code != 0 || !strings.Contains(stderr, want) {
+			t.Fatalf("exit %d, want %q; stderr\n%s", code, want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "holds the chain (a banded-precision normal)") || !strings.Contains(stderr, "hint: the banded factor holds the chain over h (") {
+		t.Errorf("the chain's hint after the banded fit was kept, or no hint on sigma's sd (heldChainHints):\n%s", stderr)
+	}
+	if d := readFile(t, filepath.Join(auto, "draws.csv")); !strings.Contains(d, "#     gpp_fullrank = h\n") || !strings.Contains(d, "#     gpp_band = 1\n") {
+		t.Errorf("draws.csv's header does not name --fullrank h --band 1")
+	}
+	ff := readJSONObject(t, filepath.Join(auto, "fit.json"))
+	if b := ff["settings"].(map[string]any)["band"]; b != 1.0 {
+		t.Errorf("fit.json settings.band = %v, want 1", b)
+	}
+	if code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--out", mf); code != 0 {
+		t.Fatalf("plain: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--fullrank", "h", "--band", "1", "--init", mf, "--out", band); code != 0 {
+		t.Fatalf("banded: exit %d\n%s", code, stderr)
+	}
+	if a, b := readFile(t, filepath.Join(auto, "summary.csv")), readFile(t, filepath.Join(band, "summary.csv")); a != b {
+		t.Errorf("summary.csv of --fullrank auto\n%s\nagainst --fullrank h --band 1 --init's\n%s", a, b)
+	}
+}

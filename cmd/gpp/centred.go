@@ -324,7 +324,8 @@ func dropLoopIndex(e ast.Expr, loop *ast.ForStmt, info *check.Info) ast.Expr {
 // the centred hint suggested, fitted worse). Last come the hints on
 // centred chains that q does not hold (walkHints); where there are any,
 // the centred and non-centred hints point to them (walkFirst), the larger
-// cure. The mean-field hints' --fullrank advice starts the joint factor
+// cure; then those on chains a banded factor holds whose step sd no
+// normal q gets right (heldChainHints). The mean-field hints' --fullrank advice starts the joint factor
 // from this fit with --init warmInit ("": no such clause).
 func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, paretoK, relESS float64, curv *curvCheck, autoLost, warmInit string, flat bool) []string {
 	if far != "" {
@@ -360,7 +361,8 @@ func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, pare
 		}
 		hints = append(hints, h)
 	}
-	return append(hints, walkHints(walks)...)
+	hints = append(hints, walkHints(walks)...)
+	return append(hints, heldChainHints(s, l.File, l.Info, missingLatents(l.Model), paretoK, relESS)...)
 }
 
 // centredHints returns advice for a fit whose Pareto k̂ raises the alarm

@@ -130,7 +130,8 @@ func TestWalkHints(t *testing.T) {
 
 // TestWalkParameterisationHints: a centred hierarchy's hint on a model
 // that also has a random walk q does not hold points to the walk's hint,
-// which comes last; without the walk it does not.
+// which comes last; without the walk it does not; a banded fit that
+// holds the walk gets the held chain's hint in its place.
 func TestWalkParameterisationHints(t *testing.T) {
 	src := walkHead + "param tau: positive ~ HalfNormal(1)\nparam u: real[R] ~ Normal(0, tau)\nparam x: real[R, T]\nx[:, 1:] ~ Normal(x[:, :T-1], s)\n"
 	file, info := checkedSrc(t, src)
@@ -141,8 +142,8 @@ func TestWalkParameterisationHints(t *testing.T) {
 		"x[:, 1:] ~ Normal(x[:, :T - 1], s) at 9:1 makes x a random walk",
 	})
 	hs := parameterisationHints(sgvb.Settings{FullRankGroups: [][]string{{"x"}}, Band: 1}, l, "", 1.1, math.NaN(), nil, "", "", false)
-	if len(hs) != 1 || strings.Contains(hs[0], "--band") {
-		t.Errorf("banded fit: hints %q, want the centred one alone", hs)
+	if len(hs) != 2 || strings.Contains(hs[0], "--band") || !strings.HasPrefix(hs[1], "the banded factor holds the chain over x (") {
+		t.Errorf("banded fit: hints %q, want the centred one and the held chain's (heldChainHints)", hs)
 	}
 	if hs := parameterisationHints(sgvb.Settings{}, l, "far", 1.1, math.NaN(), nil, "", "", false); hs != nil {
 		t.Errorf("far start: hints %q, want none", hs)
@@ -256,5 +257,36 @@ func TestWalkHintsCoords(t *testing.T) {
 	file, info := checkedSrc(t, walkHead+"param x: real[T]\nx[1:] ~ Normal(x[:T-1], s)\n")
 	if ps := walkParams(file, info, nil); len(ps) != 1 || ps[0].coords || walkFirst(ps, true) != "; but the chain over x at 7:1 is the larger problem here: fit with --fullrank x --band 1 first (below)" {
 		t.Errorf("real chain: %+v, walkFirst %q", ps, walkFirst(ps, true))
+	}
+}
+
+// TestHeldChainHints: a fit whose banded factor holds a centred chain
+// (alone or as an arrowhead) and whose k̂ raises the alarm gets the hint
+// that the chain's step sd is likely too small; none where k̂ is low, the
+// chain is not held (mean-field, a narrower band), held by a full-rank
+// factor, or its step sd is not a param.
+func TestHeldChainHints(t *testing.T) {
+	file, info := checkedSrc(t, walkHead+"param x: real[T]\nx[0] ~ Normal(0, 1)\nx[1:] ~ Normal(rho * x[:T-1], s)\nparam z: real[T]\nz[1:] ~ Normal(z[:T-1], 0.5)\n")
+	band := sgvb.Settings{FullRankGroups: [][]string{{"x"}, {"z"}}, Band: 1}
+	wantHints(t, heldChainHints(band, file, info, nil, 0.75, math.NaN()), []string{
+		"the banded factor holds the chain over x (x[1:] ~ Normal(rho * x[:T - 1], s) at 8:1), but no normal q holds the funnel between its step sd s and the spread of x's elements, " +
+			"which a centred chain has: s's sd is likely several times too small",
+	})
+	for _, c := range []struct {
+		name string
+		s    sgvb.Settings
+		k    float64
+		want int // hints
+	}{
+		{"--fullrank x+s --band 1", sgvb.Settings{FullRankGroups: [][]string{{"x", "s", "rho"}}, Band: 1}, 1.1, 1},
+		{"k̂ 0.6", band, 0.6, 0},
+		{"mean-field", sgvb.Settings{}, 1.1, 0},
+		{"--fullrank x", sgvb.Settings{Families: map[string]sgvb.Family{"x": sgvb.FamilyFullRank}}, 1.1, 0},
+		{"--fullrank z --band 1", sgvb.Settings{FullRankGroups: [][]string{{"z"}}, Band: 1}, 1.1, 0},
+		{"--fullrank s+x --band 1", sgvb.Settings{FullRankGroups: [][]string{{"s", "x"}}, Band: 1}, 1.1, 0},
+	} {
+		if h := heldChainHints(c.s, file, info, nil, c.k, math.NaN()); len(h) != c.want {
+			t.Errorf("%s: hints %q, want %d", c.name, h, c.want)
+		}
 	}
 }
