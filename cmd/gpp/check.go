@@ -520,6 +520,20 @@ func startError(ctx context.Context, m *compile.Model) error {
 	return first
 }
 
+// dataOnlyError is the log density's error at the default start where it
+// is of the data and constants alone (autodiff.DataOnly): gpp fit reports
+// it before fitting, as no start or step could mend it; nil otherwise.
+func dataOnlyError(m *compile.Model) error {
+	if m.Dim == 0 {
+		return nil
+	}
+	_, err := m.LogJoint(sgvb.StartPoint(pipeline.Latents(m), m.Dim), make([]float64, m.Dim))
+	if !autodiff.DataOnly(err) {
+		return nil
+	}
+	return err
+}
+
 // startTries is how many points around the start startError tries.
 const startTries = 20
 

@@ -831,6 +831,12 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 			return exitError
 		}
 	}
+	if err := dataOnlyError(l.Model); err != nil {
+		printError(con, err, srcs)
+		con.note("%s", dataOnlyNote)
+		con.note("the fit failed: no output written")
+		return exitError
+	}
 	// Held from before the fit until the outputs are committed: a second
 	// fit into the directory fails now rather than mix its files with ours.
 	lock, removeIfEmpty, ok := claimOutDir(cfg, l, con)

@@ -957,13 +957,12 @@ func (p *Program) infIsValueWalk(i int32) bool {
 
 // dataLogZero reports whether n is log(x) or log1m(x) of the data alone
 // whose infinities are all −Inf, log 0 at an x of 0 (1 for log1m), that
-// reaches only hmm_marginal's (or hmm_hidden_state_prob's) log_omega,
-// through sums, slices and appends (hmmLogOmegaOnly): an emission of
-// probability 0, a value there as Stan's log(0) is −inf. Elsewhere
-// (exp(b * log(dose)) at dose 0) it stays an error at the log, as a
-// gradient through it would be NaN.
+// reaches only functions that take a −Inf in (logZeroTakenIn): a masked
+// state or an emission of probability 0, a value there as Stan's log(0)
+// is −inf. Elsewhere (exp(b * log(dose)) at dose 0) it stays an error at
+// the log, as a gradient through it would be NaN.
 func (p *Program) dataLogZero(i int32) bool {
-	if p.logZeroHMM == nil || !p.logZeroHMM[i] {
+	if p.logZeroTaken == nil || !p.logZeroTaken[i] {
 		return false
 	}
 	n := &p.nodes[i]
@@ -1472,11 +1471,16 @@ func (p *Program) rowScatterBad(n *node) (int, float64) {
 	return k0, z[k0]
 }
 
-// hmmLogOmegaOnly marks the live log and log1m nodes of the data alone
-// every path of whose users ends at argument 0 of an HMM node, through
-// nodes that keep a −Inf an emission's: + (either side), − (the left),
-// slices, gathers, appends and transposes.
-func (p *Program) hmmLogOmegaOnly() []bool {
+// logZeroTakenIn marks the live log and log1m nodes of the data alone
+// every path of whose users ends at a function that takes a −Inf in,
+// through nodes that keep a −Inf a value: + (either side), − (the left),
+// sum, rowsum, colsum, slices, gathers, appends and transposes. The
+// functions are logsumexp, rowlogsumexp, log_sum_exp(a, b), exp,
+// log_mix's lp1 and lp2, and hmm_marginal's (or hmm_hidden_state_prob's)
+// log_omega: Stan's log(indicator) masks so (a joint latent's impossible
+// states, an emission of probability 0). A path to the log joint by sums
+// alone, or through any other node (b * log(dose)), is not marked.
+func (p *Program) logZeroTakenIn() []bool {
 	users := make([][]int32, len(p.nodes))
 	for j := range p.nodes {
 		if m := &p.nodes[j]; m.live {
@@ -1497,9 +1501,12 @@ func (p *Program) hmmLogOmegaOnly() []bool {
 		for _, j := range users[i] {
 			m := &p.nodes[j]
 			switch {
-			case (m.op == OpHMMMarginal || m.op == OpHMMStateProb) && m.args[0] == i && m.args[1] != i && m.args[2] != i:
+			case (m.op == OpHMMMarginal || m.op == OpHMMStateProb) && m.args[0] == i && m.args[1] != i && m.args[2] != i,
+				m.op == OpLogSumExp, m.op == OpRowLogSumExp, m.op == OpLogAddExp, m.op == OpExp,
+				m.op == OpLogPDF && m.dist != nil && m.dist.Name == dist.LogMixFn.Name && m.args[0] != i:
 				continue
 			case m.op == OpAdd, m.op == OpSub && m.args[0] == i && m.args[1] != i,
+				m.op == OpSum, m.op == OpRowSum, m.op == OpColSum,
 				m.op == OpSlice, m.op == OpCol, m.op == OpGather, m.op == OpConcat, m.op == OpStack, m.op == OpTranspose:
 				r = reaches(j)
 			default:

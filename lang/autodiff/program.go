@@ -97,9 +97,9 @@ type Program struct {
 	// makes its own.
 	zmemo       []zeroMemo
 	zpass, zgen uint64
-	// logZeroHMM marks the log and log1m nodes of data whose log 0 may be
+	// logZeroTaken marks the log and log1m nodes of data whose log 0 may be
 	// a value (dataLogZero), set by Finish.
-	logZeroHMM []bool
+	logZeroTaken []bool
 }
 
 // SetTeam lets p run the rows of its larger matrix products on the
@@ -201,7 +201,7 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 	p.scr = make([]float64, nscr)
 	p.fillOnes()
 
-	p.logZeroHMM = p.hmmLogOmegaOnly()
+	p.logZeroTaken = p.logZeroTakenIn()
 	// Hoist: evaluate the data-only part once.
 	var zeros []int32 // the log 0s of the data alone in the log joint
 	for i := range p.nodes {
@@ -227,7 +227,7 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 				continue // a log 0 of the data that a later node may take in, as Forward's
 			}
 			if z := p.zeroOf(int32(i)); z >= 0 { // the log 0 made this node fail
-				return nil, p.nodeError(z, true)
+				return nil, p.withDataValueNote(int32(i), p.nodeError(z, true))
 			}
 			return nil, p.nodeError(int32(i), ok)
 		}
@@ -587,7 +587,7 @@ func (p *Program) Clone() *Program {
 	c := &Program{
 		serial: p.serial, nodes: p.nodes, ctxOf: p.ctxOf, subjects: p.subjects, iters: p.iters, stmts: p.stmts, order: p.order, jorder: p.jorder, inputs: p.inputs,
 		fullOrder: p.fullOrder, fullJorder: p.fullJorder,
-		root: p.root, dim: p.dim, dataOutErr: p.dataOutErr, logZeroHMM: p.logZeroHMM,
+		root: p.root, dim: p.dim, dataOutErr: p.dataOutErr, logZeroTaken: p.logZeroTaken,
 		subConst: p.subConst, subOrder: p.subOrder, subGather: p.subGather,
 		val:    make([]float64, len(p.val)),
 		adj:    make([]float64, len(p.adj)),
@@ -741,10 +741,14 @@ func (p *Program) passFailed(order []int32, k int, ok, all bool, jointErr *error
 	case ok && i != p.root && p.zeroValue(i):
 		return order, k, true // a log 0 that a later node may take in
 	case all:
+		first := *jointErr == nil
 		if z := p.zeroOf(i); z >= 0 && *jointErr == nil { // the log 0 made this node fail
 			*jointErr = p.nodeError(z, true)
 		}
 		p.outputFailed(i, ok, jointErr)
+		if first && *jointErr != nil {
+			*jointErr = p.withDataValueNote(i, *jointErr)
+		}
 		return order, k, true
 	}
 	return order, k, false
@@ -835,6 +839,7 @@ func (p *Program) ForwardJoint(x []float64) (float64, error) {
 // where another node than i's is blamed.
 func (p *Program) jointFailed(k int, i int32, ok bool) (float64, error) {
 	var rowErr error
+	failed := i
 	if z := p.zeroOf(i); z >= 0 { // the log 0 made this node fail
 		rowErr = p.zeroRowError(i) // a row of a log of a sum whose terms are all −Inf
 		i, ok = z, true
@@ -853,6 +858,8 @@ func (p *Program) jointFailed(k int, i int32, ok bool) (float64, error) {
 	}
 	if rowErr != nil {
 		err = rowErr
+	} else {
+		err = p.withDataValueNote(failed, err)
 	}
 	return lp, err
 }

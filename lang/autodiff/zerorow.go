@@ -13,9 +13,17 @@ import (
 // of a fit helps, so gpp check and gpp fit do not advise --init.
 const NoTermNote = "no value of the params makes a term of it finite (an abundance grid's bound K below a count y is such a case): mend the constants or the data, not the start"
 
-// DataOnly reports whether err is zeroRowError's for a row whose −Inf is
-// of the data and constants alone (NoTermNote).
-func DataOnly(err error) bool { return err != nil && strings.Contains(err.Error(), NoTermNote) }
+// DataValueNote ends a logpdf's error where its value, data, is outside a
+// support whose ends no param moves (a Bernoulli 2 in log_mix's lp1 and
+// lp2): a log 0 for any params, so no start helps.
+const DataValueNote = "no value of the params makes it finite: mend the data, not the start"
+
+// DataOnly reports whether err is of the data and constants alone: a row
+// whose terms are all −Inf so (zeroRowError's NoTermNote), or a logpdf's
+// value outside its support (DataValueNote).
+func DataOnly(err error) bool {
+	return err != nil && (strings.Contains(err.Error(), NoTermNote) || strings.Contains(err.Error(), DataValueNote))
+}
 
 // zeroRowError is the error of a log joint that failed at node i (which
 // took in a log 0: zeroOf) because a rowlogsumexp or logsumexp of it has
@@ -47,6 +55,10 @@ func (p *Program) zeroRowError(i int32) error {
 		return ast.Errorf(rn.pos, "%s: %s is -Inf, so its log of a sum is -Inf", rn.op, what)
 	}
 	zn := &p.nodes[z]
+	if zn.op != OpLogPDF { // a log 0 of the data alone (log(ok), ok a 0/1 mask)
+		return ast.Errorf(rn.pos, "%s: %s is -Inf, so its log of a sum is -Inf; its last term is %s 0 of the data alone at %s (%s); %s",
+			rn.op, what, zn.op, zn.pos, p.nodeElemPart(zn, zn.shape, kz), NoTermNote)
+	}
 	why := "is -Inf"
 	if err, ok := p.densityErrorAt(zn, kz).(*ast.Error); ok && err != nil {
 		why = "is " + err.Msg
@@ -100,7 +112,7 @@ func (p *Program) termZero(i int32, k int, seen map[int32]bool) (int32, int) {
 		return -1, 0
 	}
 	seen[i] = true
-	if n.op == OpLogPDF && n.dist.HasLogZero() {
+	if n.op == OpLogPDF && n.dist.HasLogZero() || p.dataLogZero(i) {
 		return i, k
 	}
 	for a, ai := range n.args {

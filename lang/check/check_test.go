@@ -664,14 +664,20 @@ let e = P[age, edu]
 
 // TestMatrixLogSumExpWarning: target += logsumexp of a matrix (a mixture's
 // [N, K] log joint, where rowlogsumexp was meant) is warned about at the
-// call; of a vector, or summed by rows, it is not.
+// call; of a vector, or summed by rows, it is not; nor of a square [N, N]
+// table (two change points s1 < s2 marginalised jointly, a user trial's
+// model, where the rows summed would be wrong), nor of a literal [3, 3].
 func TestMatrixLogSumExpWarning(t *testing.T) {
 	head := "data y: real[N]\nparam mu: real[3] ~ Normal(0, 3)\nlet lp = y * rep(1, 3)' + rep(1, N) * mu'\n"
 	wantWarnings(t, head+"target += logsumexp(lp)\n", []string{
-		"m.gpp:4:11 `logsumexp(lp)` of a matrix is one log-sum-exp over all its elements, rows and columns together; a mixture's log density is a log-sum-exp per row (each observation's components) summed over the rows: target += sum(rowlogsumexp(lp))",
+		"m.gpp:4:11 `logsumexp(lp)` of a matrix is one log-sum-exp over all its elements, rows and columns together: right when the elements are the states of one discrete latent, but if the rows are observations and the columns their components (a mixture's [N, K] table), the log density is a log-sum-exp per row summed over the rows: target += sum(rowlogsumexp(lp))",
 	})
 	wantWarnings(t, head+"target += sum(rowlogsumexp(lp))\n", nil)
 	wantWarnings(t, head+"target += logsumexp(lp[0])\n", nil)
+	cp2 := "data y: int[N]\nparam r: positive[2] ~ Exponential(0.2)\nlet A = cumsum(logpdf(y, Poisson(r[0])))\nlet B = cumsum(logpdf(y, Poisson(r[1])))\n" +
+		"let idx = linspaced_vector(N, 0, N - 1)\nlet ok = idx * rep(1, N)' < idx'\nlet lp = A * rep(1, N)' + B' - 1e10 * (1 - ok)\ntarget += logsumexp(lp)\n"
+	wantWarnings(t, cp2, nil)
+	wantWarnings(t, "param a: real[3] ~ Normal(0, 1)\nparam b: real[3] ~ Normal(0, 1)\ntarget += logsumexp(a * rep(1, 3)' + rep(1, 3) * b')\n", nil)
 }
 
 // TestUndeclaredSizeIDColumn: an undeclared size, with an int column of

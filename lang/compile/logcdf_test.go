@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/lang/autodiff"
 )
 
 // TestLogCDFNode checks logcdf and logccdf through the compiled model: each
@@ -193,7 +194,7 @@ func TestLogCDFAtSupportEnds(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
 		{"target += logcdf(0, Weibull(k, 1.5))\n", "m.gpp:3:11: log probability is -Inf: value 0 is the lower end of the support of logcdf(Weibull), where P(X <= x) is 0" + branch},
 		{"target += logccdf(5, Binomial(5, p))\n", "m.gpp:3:11: log probability is -Inf: value 5 is the upper end of the support of logccdf(Binomial), where P(X > x) is 0" + branch},
-		{"target += logcdf(-2, Exponential(k))\n", "m.gpp:3:11: log probability is -Inf: value -2 outside the support of logcdf(Exponential)"},
+		{"target += logcdf(-2, Exponential(k))\n", "m.gpp:3:11: log probability is -Inf: value -2 outside the support of logcdf(Exponential); " + autodiff.DataValueNote},
 		// a log 0 that a later node does not take in is blamed, not that node
 		{"target += 2 + logcdf(0, Weibull(k, 1.5))\n", "m.gpp:3:15: log probability is -Inf: value 0 is the lower end of the support of logcdf(Weibull), where P(X <= x) is 0" + branch},
 		{"target += 0 * logcdf(0, Weibull(k, 1.5))\n", "m.gpp:3:15: log probability is -Inf: value 0 is the lower end of the support of logcdf(Weibull), where P(X <= x) is 0" + branch},

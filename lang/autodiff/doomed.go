@@ -1,0 +1,186 @@
+package autodiff
+
+import (
+	"math"
+
+	"github.com/gpplang/gpp/lang/ast"
+)
+
+// withDataValueNote adds DataValueNote to err, the error blamed on a log 0
+// where node i of the log joint failed, when i's failure is of the data
+// alone: a non-finite element of i that is −Inf for any params (doomed).
+// Forward evaluated every node before i in this pass.
+func (p *Program) withDataValueNote(i int32, err error) error {
+	e, ok := err.(*ast.Error)
+	if !ok || DataOnly(err) {
+		return err
+	}
+	memo := make(map[int32][]bool)
+	n := &p.nodes[i]
+	d := p.doomed(i, memo)
+	for k, v := range p.val[n.off : n.off+n.n] {
+		if (math.IsInf(v, 0) || math.IsNaN(v)) && d != nil && d[k] {
+			e.Msg += "; " + DataValueNote
+			return e
+		}
+	}
+	return err
+}
+
+// doomed returns, for each element of node i, whether it is −Inf for any
+// values of the params, by the data and constants alone: an element of a
+// node of the data alone that is −Inf; a logpdf's value, data, outside a
+// support whose ends no param moves (a Bernoulli 2); and what these make
+// −Inf whatever else is: a + with one such operand, a − with it on the
+// left, a sum, rowsum or colsum over one, log_mix, log_sum_exp(a, b),
+// logsumexp and rowlogsumexp where every term is one. nil where no
+// element is known to be (any other node: conservative).
+func (p *Program) doomed(i int32, memo map[int32][]bool) []bool {
+	if d, ok := memo[i]; ok {
+		return d
+	}
+	memo[i] = nil // a cycle cannot happen; this guards a revisit
+	n := &p.nodes[i]
+	if n.iter > 0 || n.rows {
+		return nil
+	}
+	out := make([]bool, n.n)
+	hit := false
+	set := func(k int) { out[k], hit = true, true }
+	at := func(a, k int) bool { // argument a's element under element k, doomed
+		d := p.doomed(n.args[a], memo)
+		if d == nil {
+			return false
+		}
+		an := &p.nodes[n.args[a]]
+		e := -1
+		switch {
+		case n.op.isBinary() && len(n.bc) >= 2*a+2:
+			gc := max(n.gc, 1)
+			e = k/gc*n.bc[2*a] + k%gc*n.bc[2*a+1]
+		case an.n == n.n:
+			e = k
+		case an.n == 1:
+			e = 0
+		}
+		return e >= 0 && e < len(d) && d[e]
+	}
+	v := p.val[n.off : n.off+n.n]
+	switch {
+	case !n.dyn:
+		for k, x := range v {
+			if math.IsInf(x, -1) {
+				set(k)
+			}
+		}
+	case n.op == OpLogPDF && n.dist != nil && n.dist.Name == "log_mix":
+		for k := range v {
+			if p.mixArgDoomed(n, 0, k, memo) && p.mixArgDoomed(n, 1, k, memo) {
+				set(k)
+			}
+		}
+	case n.op == OpLogPDF && n.dist != nil && n.dist.HasLogZero():
+		p.supportAloneElems(n, set)
+	case n.op == OpAdd:
+		for k := range v {
+			if at(0, k) || at(1, k) {
+				set(k)
+			}
+		}
+	case n.op == OpSub:
+		for k := range v {
+			if at(0, k) {
+				set(k)
+			}
+		}
+	case n.op == OpLogAddExp:
+		for k := range v {
+			if at(0, k) && at(1, k) {
+				set(k)
+			}
+		}
+	case n.op == OpSum, n.op == OpLogSumExp, n.op == OpRowSum, n.op == OpColSum, n.op == OpRowLogSumExp:
+		d := p.doomed(n.args[0], memo)
+		if d == nil {
+			return nil
+		}
+		an := &p.nodes[n.args[0]]
+		rows, cols := an.shape.Rows, an.shape.Cols
+		if rows*cols != len(d) {
+			return nil
+		}
+		for k := range v {
+			all, some := true, false
+			for r := range rows {
+				for c := range cols {
+					if n.op == OpRowSum || n.op == OpRowLogSumExp {
+						if r != k {
+							continue
+						}
+					} else if n.op == OpColSum && c != k {
+						continue
+					}
+					all, some = all && d[r*cols+c], some || d[r*cols+c]
+				}
+			}
+			if n.op == OpLogSumExp || n.op == OpRowLogSumExp {
+				some = all
+			}
+			if some {
+				set(k)
+			}
+		}
+	}
+	if !hit {
+		out = nil
+	}
+	memo[i] = out
+	return out
+}
+
+// mixArgDoomed reports whether log_mix node n's lp argument a (0: lp1, 1:
+// lp2) is doomed at n's element k.
+func (p *Program) mixArgDoomed(n *node, a, k int, memo map[int32][]bool) bool {
+	ai := n.args[a+1]
+	d := p.doomed(ai, memo)
+	if d == nil || len(n.bc) < 3+3*a+3 {
+		return false
+	}
+	q := n.bc[3+3*a:]
+	gc := max(n.gc, 1)
+	e := q[0] - p.nodes[ai].off + k/gc*q[1] + k%gc*q[2]
+	return e >= 0 && e < len(d) && d[e]
+}
+
+// supportAloneElems calls set with each element of logpdf (or log CDF)
+// node n whose value, data, is outside a support whose ends no param
+// moves (supportOfDataAlone, for all the elements in one pass).
+func (p *Program) supportAloneElems(n *node, set func(k int)) {
+	if p.arg(n, 0).aoff >= 0 {
+		return
+	}
+	moves := make([]bool, n.nparams())
+	for a := range moves {
+		moves[a] = p.arg(n, a+1).aoff >= 0
+	}
+	moved := make([]float64, len(moves))
+	p.densityTerms(n, func(k int, x float64, par []float64, lp, _ float64, _ []float64) bool {
+		if !math.IsInf(lp, -1) {
+			return true
+		}
+		lo, hi := n.dist.Ends(par)
+		if x >= lo && x <= hi {
+			return true
+		}
+		for a := range moved {
+			moved[a] = par[a]
+			if moves[a] {
+				moved[a] = par[a]*0.5 + 0.25
+			}
+		}
+		if lo2, hi2 := n.dist.Ends(moved); lo2 == lo && hi2 == hi {
+			set(k)
+		}
+		return true
+	})
+}
