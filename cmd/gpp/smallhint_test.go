@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
 )
 
 // TestCurvatureHintSmallModel: for a fit of at most smallModelMax
@@ -54,5 +55,39 @@ func TestCurvatureHintPartnerLeftOut(t *testing.T) {
 	}
 	if strings.Contains(stderr, "need not join it) --init") {
 		t.Errorf("the clause reached the warm-start command:\n%s", stderr)
+	}
+}
+
+// TestCurvatureHintHierarchy: a hierarchy's joint mode shrinks its scales,
+// so for one the curvature hint offers no --family laplace or pathfinder
+// (a bivariate meta-analysis: tau[0] 1.68 by laplace, 1.36 by pathfinder,
+// NUTS 0.48): centred, non-centred, or a param per observation.
+func TestCurvatureHintHierarchy(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		src  string
+		hier bool
+	}{
+		{"param a: real ~ Normal(0, 1)\nparam b: real ~ Normal(0.95 * a, 0.3)\n", false},
+		{"data y: real[N]\nparam tau: positive ~ HalfNormal(1)\nparam b: real[N] ~ Normal(0, tau)\ny ~ Normal(b, 1)\n", true},
+		{"data y: real[N]\nparam tau: positive ~ HalfNormal(1)\nparam z: real[3] ~ Normal(0, 1)\ny ~ Normal(sum(tau * z), 1)\n", true},
+		{"data y: real[N]\nparam z: real[N, 2] ~ Normal(0, 1)\ny ~ Normal(z[:, 0] + z[:, 1], 1)\n", true},
+	} {
+		l, err := pipeline.Parse(writeFile(t, dir, "m.gpp", c.src), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := hierarchical(l); got != c.hier {
+			t.Errorf("hierarchical = %v, want %v for\n%s", got, c.hier, c.src)
+		}
+	}
+	cc := &curvCheck{
+		c:     &sgvb.Curvature{Ratio: []float64{2.5, 1.2}, Partner: []int{1, 0}, Corr: []float64{0.9, 0.9}},
+		names: []string{"a", "b"}, lats: []int{0, 1},
+		r:        &sgvb.Result{Dim: 2, Factors: []sgvb.Factor{{Name: "a", Size: 1}, {Name: "b", Size: 1, Offset: 1}}},
+		autoLost: "a+b", hier: true,
+	}
+	if h := curvatureHint(cc); strings.Contains(h, "--family pathfinder") {
+		t.Errorf("a hierarchy's hint %q names pathfinder", h)
 	}
 }
