@@ -1025,7 +1025,7 @@ func restartsWarning(ds *drawSet, st []stats, mix *sgvb.Mixture, explained, join
 		what = fmt.Sprintf("%s, in different optima of q (the fits can stop short of the posterior's mode, as a mean-field q of correlated params or of a simplex's weights can): "+
 			"the restart with the highest ELBO (restart %d) is the better approximation", elbos, mix.Restarts[best])
 	} else {
-		what = elbos + ", which do not tell them apart: the posterior may have several modes of similar mass, which the mixture spans"
+		what = elbos + ", which do not tell them apart: the posterior may have several modes of similar mass, which the mixture spans (as a mixture's relabellings, or a latent class model's mirror, its sensitivities swapped with 1 − its specificities, have: a constraint that the labels mean something removes them, docs/language.md, Log densities per element, and mixtures)"
 	}
 	if joint {
 		what += ", --fullrank all (a joint factor) may reach a higher ELBO than any"

@@ -104,3 +104,20 @@ func TestRestartsDisagreeGammaNoJoint(t *testing.T) {
 		t.Errorf("--fullrank all advised for gamma factors:\n%s", stderr)
 	}
 }
+
+// TestRestartsDisagreeMirror: restarts of a latent class model with flat
+// priors end in the truth and its mirror (sensitivities swapped with
+// 1 − specificities) at the same ELBO, and the warning names such modes
+// and the constraint that removes them (docs/language.md's latent
+// classes) rather than only "several modes of similar mass".
+func TestRestartsDisagreeMirror(t *testing.T) {
+	code, _, stderr := runGpp("fit", "testdata/huiwalter_flat.gpp", "testdata/huiwalter.csv", "--restarts", "4", "--seed", "1", "--quiet", "--out", t.TempDir())
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"the restarts disagree", "which do not tell them apart", "a latent class model's mirror", "docs/language.md, Log densities per element, and mixtures"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}
