@@ -219,26 +219,51 @@ func SizeLabels(info *check.Info, bound map[string]*Array) map[string][]string {
 // of here, unless data are matched to the codes by position
 // (categoryDataWarnings). Each warning names the column, its coding, the
 // first such use in the model and how to give the order. The other
-// warnings of labels come first: indicators, near labels, an axis the
-// codes do not fill, data matched to categories, rare near labels.
+// warnings of labels come first: two labels (indicatorWarnings,
+// twoLabelWarnings), near labels, an axis the codes do not fill, data
+// matched to categories, rare near labels.
 func LevelOrderWarnings(file *ast.File, info *check.Info, bound map[string]*Array) []string {
-	warns := append(indicatorWarnings(info, bound), nearLabelWarnings(info, bound)...)
+	warns := append(indicatorWarnings(info, bound), twoLabelWarnings(file, info, bound)...)
+	warns = append(warns, nearLabelWarnings(info, bound)...)
 	warns = append(warns, labelAxisWarnings(file, info, bound)...)
 	warns = append(warns, categoryDataWarnings(file, info, bound)...)
 	warns = append(warns, rareLabelWarnings(info, bound)...)
 	coded := sortedCodings(info, bound, 3)
+	first := orderedUses(file, info, coded, true)
+	for _, d := range info.Data {
+		s := info.Lookup(d.Name)
+		u, ok := first[s]
+		if !ok || coded[s] == nil {
+			continue
+		}
+		lv := bound[d.Name].Levels
+		where := columnWhere(lv, d.Name)
+		warns = append(warns, fmt.Sprintf("%s: its %d labels are coded in sorted (byte) order, %s, and %s reads the codes %s, where their order is their meaning: give the order with --levels %s=LABEL,LABEL,... (lowest first), or give the column as numbers", where, len(lv.Labels), listCodes(*lv, lv.Labels, 10), u.pos, u.what, d.Name))
+	}
+	return warns
+}
+
+// codeUse is where the model first reads a coded column's codes as more
+// than names of groups, and how (orderedUses).
+type codeUse struct {
+	pos  ast.Pos
+	what string
+}
+
+// orderedUses returns, for each column of coded, the first place where
+// the model reads its codes in order: as a number in arithmetic, as the
+// value of a family but a categorical one (a user density's too) and,
+// with ordinal, as an ordered outcome. Indexing by the codes, group_sum's
+// group codes and a categorical outcome are order-free.
+func orderedUses(file *ast.File, info *check.Info, coded map[*check.Symbol]*check.DataVar, ordinal bool) map[*check.Symbol]codeUse {
+	first := map[*check.Symbol]codeUse{}
 	if len(coded) == 0 || file == nil {
-		return warns
+		return first
 	}
-	type use struct {
-		pos  ast.Pos
-		what string
-	}
-	first := map[*check.Symbol]use{}
 	reads := func(e ast.Node, pos ast.Pos, what string) {
 		info.VisitReads(e, false, func(s *check.Symbol) bool {
 			if _, ok := first[s]; !ok && coded[s] != nil {
-				first[s] = use{pos, what}
+				first[s] = codeUse{pos, what}
 			}
 			return false
 		})
@@ -252,7 +277,9 @@ func LevelOrderWarnings(file *ast.File, info *check.Info, bound map[string]*Arra
 			reads(e, e.Pos(), "as the value of the user density "+call.Fun.Name)
 		case d.Shape == stdlib.DistCategorical:
 		case d.Shape == stdlib.DistOrdinal:
-			reads(e, e.Pos(), "as the ordered outcome of "+d.Name)
+			if ordinal {
+				reads(e, e.Pos(), "as the ordered outcome of "+d.Name)
+			}
 		default:
 			reads(e, e.Pos(), "as the value of "+d.Name)
 		}
@@ -291,17 +318,7 @@ func LevelOrderWarnings(file *ast.File, info *check.Info, bound map[string]*Arra
 		return true
 	}
 	ast.Inspect(file, visit)
-	for _, d := range info.Data {
-		s := info.Lookup(d.Name)
-		u, ok := first[s]
-		if !ok || coded[s] == nil {
-			continue
-		}
-		lv := bound[d.Name].Levels
-		where := columnWhere(lv, d.Name)
-		warns = append(warns, fmt.Sprintf("%s: its %d labels are coded in sorted (byte) order, %s, and %s reads the codes %s, where their order is their meaning: give the order with --levels %s=LABEL,LABEL,... (lowest first), or give the column as numbers", where, len(lv.Labels), listCodes(*lv, lv.Labels, 10), u.pos, u.what, d.Name))
-	}
-	return warns
+	return first
 }
 
 // axisSize returns the size of an axis of dimension dim: its known size,
@@ -386,14 +403,13 @@ func labelAxisWarnings(file *ast.File, info *check.Info, bound map[string]*Array
 // right): byte order decides which label is 1, and the other way round the
 // fit silently answers another question. The warning says which label
 // became which code and how to say so (--levels), which silences it.
+// Labels that say which is which (no and yes: naturalPair) are not warned
+// of; a column the model reads as numbers is IndicatorLabels's error.
 func indicatorWarnings(info *check.Info, bound map[string]*Array) []string {
 	var warns []string
 	for _, d := range info.Data {
 		a := bound[d.Name]
-		if a == nil || a.Levels == nil || a.Levels.Given || len(a.Levels.Labels) != 2 || d.Lower == nil || d.Upper == nil {
-			continue
-		}
-		if lo, hi := *d.Lower, *d.Upper; !(lo == 0 && hi == 1 || lo == 1 && hi == 2) {
+		if a == nil || !indicator(d) || !twoSorted(a) {
 			continue
 		}
 		lv := a.Levels
@@ -401,6 +417,65 @@ func indicatorWarnings(info *check.Info, bound map[string]*Array) []string {
 		l0, l1 := lv.Labels[0], lv.Labels[1]
 		warns = append(warns, fmt.Sprintf("%s: `%s` is declared %s, an indicator, and its labels are coded in sorted (byte) order: %s is %d and %s is %d; if %s is not the one that %d means, the fit is silently wrong: say which with --levels %s=%s,%s (the label coded %d first)",
 			where, d.Name, d.TypeString(), textenc.QuoteLabel(l0), lv.First, textenc.QuoteLabel(l1), lv.First+1, textenc.QuoteLabel(l1), lv.First+1, d.Name, l0, l1, lv.First))
+	}
+	return warns
+}
+
+// indicator reports whether d is declared an indicator: bounds [0, 1], or
+// Stan's [1, 2].
+func indicator(d *check.DataVar) bool {
+	if d.Lower == nil || d.Upper == nil {
+		return false
+	}
+	lo, hi := *d.Lower, *d.Upper
+	return lo == 0 && hi == 1 || lo == 1 && hi == 2
+}
+
+// twoSorted reports whether a is a column of two labels coded in sorted
+// order whose order does not say which is which (not naturalPair).
+func twoSorted(a *Array) bool {
+	lv := a.Levels
+	return lv != nil && !lv.Given && len(lv.Labels) == 2 && !naturalPair(lv.Labels[0], lv.Labels[1])
+}
+
+// naturalPair reports whether labels l0 and l1, in that order, are a
+// negative and its positive (no and yes, N and Y, off and on), which
+// sorted order codes 0 and 1 as their words mean. True and false are read
+// as 1 and 0 already (logicalText); pairs whose meaning depends on the
+// field (fail and pass, alive and dead, C and F) are not natural.
+func naturalPair(l0, l1 string) bool {
+	pos, ok := map[string]string{"no": "yes", "n": "y", "f": "t", "off": "on", "negative": "positive", "neg": "pos", "absent": "present"}[strings.ToLower(l0)]
+	return ok && strings.ToLower(l1) == pos
+}
+
+// twoLabelWarnings warns of each column of two labels coded in sorted
+// order, not declared an indicator (indicatorWarnings), that the model
+// reads in order: as numbers in arithmetic or as a family's value (not an
+// ordered one, which two labels either way round fit alike, mirrored).
+// Which label is 1 is then the model's meaning: a Minitab censoring column
+// of F (failure) and C (censored) coded C 0, F 1 and read as
+// `cens .* logccdf(...)` fits the failures as censored, silently. The
+// warning names the column, its coding, the use and the --levels that
+// swaps it or keeps it.
+func twoLabelWarnings(file *ast.File, info *check.Info, bound map[string]*Array) []string {
+	coded := map[*check.Symbol]*check.DataVar{}
+	for s, d := range sortedCodings(info, bound, 2) {
+		if a := bound[d.Name]; twoSorted(a) && !indicator(d) {
+			coded[s] = d
+		}
+	}
+	first := orderedUses(file, info, coded, false)
+	var warns []string
+	for _, d := range info.Data {
+		s := info.Lookup(d.Name)
+		u, ok := first[s]
+		if !ok || coded[s] == nil {
+			continue
+		}
+		lv := bound[d.Name].Levels
+		l0, l1 := lv.Labels[0], lv.Labels[1]
+		warns = append(warns, fmt.Sprintf("%s: its 2 labels are coded in sorted (byte) order, %s, and %s reads the codes %s, where which label is %d is their meaning: if %d means %s, say so with --levels %s=%s,%s (the label coded %d first); --levels %s=%s,%s keeps this coding and silences this warning; or give the column as numbers",
+			columnWhere(lv, d.Name), listCodes(*lv, lv.Labels, 2), u.pos, u.what, lv.First+1, lv.First+1, textenc.QuoteLabel(l0), d.Name, l1, l0, lv.First, d.Name, l0, l1))
 	}
 	return warns
 }

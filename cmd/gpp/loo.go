@@ -441,8 +441,11 @@ func drawsLOOWarning(ds *drawSet, fitK, fitESS float64, listed, joint bool, more
 // not observe log_lik's data (a fit of the prior) or a gross outlier; above the model's dim
 // parameters with k̂ above 0.7 on some observation, the model is likely
 // badly misspecified. Either way elpd_loo is unreliable and its rank in
-// gpp compare means nothing.
-func looPWarning(ds *drawSet, dim int) string {
+// gpp compare means nothing. That reading assumes draws of the posterior:
+// where q misses part of it (qMisses, with fitK, fitESS, joint and
+// jointFlag as looWarning takes them), p_loo above dim is first q's doing,
+// and the warning says to refit, not that the model is wrong.
+func looPWarning(ds *drawSet, dim int, fitK, fitESS float64, joint bool, jointFlag string) string {
 	lo := ds.loo
 	if lo == nil || len(lo.Points) < 2 || len(ds.looCond) > 0 { // looConditionalWarning says why already
 		return ""
@@ -452,11 +455,28 @@ func looPWarning(ds *drawSet, dim int) string {
 	case pAboveN(lo.P, n):
 		return fmt.Sprintf("p_loo = %.3g is more than the %d observations of log_lik: elpd_loo (%.4g) is unreliable and the model badly misspecified (the loo package's check, p_loo > N), or it observes no data (no ~ on log_lik's data: the fit is of the prior); check the model, and its predictive checks (--plots)",
 			lo.P, n, lo.ELPD)
+	case dim > 0 && lo.P > float64(dim) && lo.BadK() > 0 && qMisses(lo, fitK, fitESS):
+		refit := "refit with " + jointFlag + " first"
+		if joint {
+			refit = "check q first (gpp sample draws the posterior itself; --against compares it with this fit)"
+		}
+		return fmt.Sprintf("p_loo = %.3g is more than the model's %d parameters, with Pareto k̂ above 0.7 for %d of %d observations, but p_loo is estimated from q's draws, and q misses part of the posterior (k̂ %s on the draws' own weights, %s on the fit's final draws): %s; the loo package's check (p_loo > p: a model likely badly misspecified) reads draws of the posterior, so heed it only once q's k̂ is below 0.7",
+			lo.P, dim, lo.BadK(), n, num3(lo.QK), num3(fitK), refit)
 	case dim > 0 && lo.P > float64(dim) && lo.BadK() > 0:
 		return fmt.Sprintf("p_loo = %.3g is more than the model's %d parameters, with Pareto k̂ above 0.7 for %d of %d observations: the model is likely badly misspecified (the loo package's check, p_loo > p) and elpd_loo unreliable; check its predictive checks (--plots), or a likelihood with wider tails (overdispersed)",
 			lo.P, dim, lo.BadK(), n)
 	}
 	return ""
+}
+
+// qMisses reports whether q misses part of the posterior by the LOO
+// draws' own weights (their k̂ above 0.7) or by fitK, q's k̂ on the fit's
+// final draws, with fitESS the relative ESS of their weights
+// (sgvb.ParetoAlarm); a k̂ not estimated (NaN: too few draws) is no
+// alarm. Draws of the posterior itself (gpp sample: equal weights, fitK
+// NaN) never miss.
+func qMisses(lo *sgvb.LOO, fitK, fitESS float64) bool {
+	return lo.QK > 0.7 || sgvb.ParetoAlarm(fitK, fitESS)
 }
 
 // jointAllFlag is the joint factor the LOO warning advises for a
@@ -514,7 +534,7 @@ func looWarning(lo *sgvb.LOO, fitK, fitESS float64, listed, joint bool, more, jo
 	if unfit > 0 {
 		what = fmt.Sprintf("LOO: Pareto k̂ above 0.7 for %d of %d observations and not estimated for %d (%s; the largest %s; %s)", lo.BadK()-unfit, len(lo.Points), unfit, tooFewTail, num3(worst), list)
 	}
-	qAlarm := !(lo.QK <= 0.7) || sgvb.ParetoAlarm(fitK, fitESS)
+	qAlarm := qMisses(lo, fitK, fitESS)
 	if qAlarm && joint {
 		return what + fmt.Sprintf(": the draws' own weights have k̂ %s, and q's on the fit's final draws %s (q misses part of the posterior although it has joint factors: correlations outside them, or a shape a normal does not have), so elpd_loo may be unreliable: check that it holds with more --output-draws, and how much it moves between --seed values", num3(lo.QK), num3(fitK))
 	}

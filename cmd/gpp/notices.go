@@ -149,7 +149,7 @@ func fitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Res
 	if w := drawsLOOWarning(ds, k, ess, true, len(r.Groups) > 0, "--output-draws", jointAllFlag(s, l.Model)); w != "" {
 		ns.warn(w + momentMatchAdvice(cfg, ds))
 	}
-	ns.warn(looPWarning(ds, r.Dim))
+	ns.warn(looPWarning(ds, r.Dim, k, ess, len(r.Groups) > 0, jointAllFlag(s, l.Model)))
 	ns.warn(momentMatchWarning(ds.mm))
 	ns.warn(inexactWarnings(ds, l.Info)...)
 	return ns

@@ -1758,7 +1758,7 @@ func replFitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, res *sg
 	if w := drawsLOOWarning(ds, res.ParetoK, res.ParetoRelESS, looWritten, len(res.Groups) > 0, "--output-draws", jointAllFlag(s, l.Model)); w != "" {
 		ns.warn(w + momentMatchAdvice(cfg, ds))
 	}
-	ns.warn(looPWarning(ds, res.Dim))
+	ns.warn(looPWarning(ds, res.Dim, res.ParetoK, res.ParetoRelESS, len(res.Groups) > 0, jointAllFlag(s, l.Model)))
 	ns.warn(momentMatchWarning(ds.mm))
 	ns.warn(inexactWarnings(ds, l.Info)...)
 	return ns

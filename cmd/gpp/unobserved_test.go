@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,14 +35,35 @@ func TestLOOPWarning(t *testing.T) {
 		{2.5, 0.9, 3, ""},
 		{4, 0.9, 10, ""},
 	} {
-		got := looPWarning(loo(tc.p, tc.k), tc.dim)
+		got := looPWarning(loo(tc.p, tc.k), tc.dim, math.NaN(), math.NaN(), false, "--fullrank all")
 		if tc.want == "" && got != "" || !strings.HasPrefix(got, tc.want) {
 			t.Errorf("p_loo %g, k̂ %g, %d params: %q, want %q", tc.p, tc.k, tc.dim, got, tc.want)
 		}
 	}
+	// q missing the posterior (the draws' own k̂, or q's on the fit's
+	// final draws, above 0.7): p_loo rests on q, and the warning sends to
+	// the refit, not to misspecification; gpp sample's draws never do.
+	for _, tc := range []struct {
+		qk, fitK, fitESS float64
+		joint            bool
+		want             string
+	}{
+		{1.11, 0.85, 0.01, false, "but p_loo is estimated from q's draws, and q misses part of the posterior (k̂ 1.11 on the draws' own weights, 0.85 on the fit's final draws): refit with --fullrank all first; the loo package's check"},
+		{0.5, 0.85, 0.01, false, "(k̂ 0.5 on the draws' own weights, 0.85 on the fit's final draws): refit with --fullrank all first"},
+		{1.11, 0.85, 0.01, true, "0.85 on the fit's final draws): check q first (gpp sample draws the posterior itself"},
+		{math.Inf(-1), math.NaN(), math.NaN(), false, "with Pareto k̂ above 0.7 for 4 of 4 observations: the model is likely badly misspecified"},
+		{0.5, 0.5, 0.01, false, "with Pareto k̂ above 0.7 for 4 of 4 observations: the model is likely badly misspecified"},
+	} {
+		ds := loo(3.5, 0.9)
+		ds.loo.QK = tc.qk
+		got := looPWarning(ds, 3, tc.fitK, tc.fitESS, tc.joint, "--fullrank all")
+		if !strings.HasPrefix(got, "p_loo = 3.5 is more than the model's 3 parameters") || !strings.Contains(got, tc.want) {
+			t.Errorf("q's k̂ %g, fit's %g, joint %v: %q, want %q", tc.qk, tc.fitK, tc.joint, got, tc.want)
+		}
+	}
 	ds := loo(100, 0.9)
 	ds.looCond = []looCondParam{{name: "z"}}
-	if w := looPWarning(ds, 3); w != "" {
+	if w := looPWarning(ds, 3, math.NaN(), math.NaN(), false, "--fullrank all"); w != "" {
 		t.Errorf("conditional log_lik: %q", w)
 	}
 }
