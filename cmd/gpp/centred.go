@@ -353,6 +353,9 @@ func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, pare
 	} else if !flat { // no joint factor mends a flat direction (flatWarning)
 		h = meanFieldHint(s, l.Model, paretoK, relESS, autoLost, warmInit)
 	}
+	if h == "" && len(hints) == 0 && len(walks) == 0 {
+		h = jointMissHint(s, l.Info, paretoK, relESS, warmInit)
+	}
 	if h != "" {
 		if len(walks) > 0 {
 			h += walkFirst(walks, true)
@@ -363,6 +366,58 @@ func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, pare
 	}
 	hints = append(hints, walkHints(walks)...)
 	return append(hints, heldChainHints(s, l.File, l.Info, missingLatents(l.Model), paretoK, relESS)...)
+}
+
+// jointMissHint returns, for a fit whose q has joint factors (--fullrank,
+// --family laplace or pathfinder) and whose Pareto k̂ still raises the
+// alarm, what that means where no other hint explains it. With every
+// param in a joint factor, the posterior is not normal in q's
+// coordinates, and q's intervals may be too narrow: a trial's bivariate
+// meta-analysis, refitted by --fullrank auto, had k̂ 0.93 and only the
+// warning, its correlation's 90% interval [−0.81, −0.59] against NUTS's
+// [−0.93, −0.22]. With some left mean-field, those are named, and
+// joining them (--fullrank all, warm-started) is the first thing to try.
+// "" otherwise.
+func jointMissHint(s sgvb.Settings, info *check.Info, paretoK, relESS float64, warmInit string) string {
+	if meanField(s) || s.Method == sgvb.MAP || !sgvb.ParetoAlarm(paretoK, relESS) || info == nil {
+		return ""
+	}
+	var apart []string
+	if !s.Method.JointNormal() {
+		for _, lat := range info.Latents {
+			if !jointIn(s, lat.Name) {
+				apart = append(apart, lat.Name)
+			}
+		}
+	}
+	if len(apart) > 0 {
+		flag := "--fullrank all"
+		if warmInit != "" {
+			flag += " --init " + warmInit // from this fit: cold, a joint factor can stop far below it
+		}
+		return fmt.Sprintf("q still misses the posterior by Pareto k̂ with %s in mean-field factors: joining them with the rest (%s) may reach a higher ELBO; keep the fit with the higher one, and gpp sample (NUTS) is the check (docs/inference.md, Full-rank factors)",
+			joinAnd(apart), flag)
+	}
+	return "q holds the params jointly and Pareto k̂ still says it misses the posterior: the posterior is not normal in q's coordinates " +
+		"(skewed or heavy-tailed, as a hierarchy's scales over few groups, a correlation near ±1 or a param the data say little about are), " +
+		"which no normal q represents, so its sds and intervals may be too narrow there; gpp sample (NUTS) with --against and this fit's directory checks them (docs/inference.md, Full-rank factors)"
+}
+
+// jointIn reports whether settings s give latent name a joint factor:
+// full-rank, low-rank or banded, alone, in a group, or as all.
+func jointIn(s sgvb.Settings, name string) bool {
+	for _, k := range []string{name, "all"} {
+		switch s.Families[k] {
+		case sgvb.FamilyFullRank, sgvb.FamilyLowRank, sgvb.FamilyBanded:
+			return true
+		}
+	}
+	for _, g := range s.FullRankGroups {
+		if slices.Contains(g, name) || slices.Contains(g, "all") {
+			return true
+		}
+	}
+	return false
 }
 
 // centredHints returns advice for a fit whose Pareto k̂ raises the alarm
