@@ -535,8 +535,9 @@ func TestTooManyErrors(t *testing.T) {
 // TestOneBasedLoopWarnings: a loop from the literal 1 to the length of an
 // axis its body indexes with the loop variable alone is warned about at its
 // range (Stan's 1-based for carried over skips element 0); a loop that also
-// reads i - k (a recursion), starts at 0, ends elsewhere, or indexes only
-// with shifted or other expressions is not.
+// reads i - k (a recursion), starts at 0, ends elsewhere, indexes only
+// with shifted or other expressions, or whose array's element 0 is read
+// anyway (whole, or through a slice) is not.
 func TestOneBasedLoopWarnings(t *testing.T) {
 	const src = `data y: real[N]
 data X: real[N, K]
@@ -575,6 +576,28 @@ for i in 2:N {
 		"m.gpp:6:10 loop starts at 1, so y[0] is never used: gpp indexes from 0 and a loop lo:hi runs lo, ..., hi-1 (for i in 0:N)",
 		"m.gpp:10:12 loop starts at 1, so column X[:, 0] is never used: gpp indexes from 0 and a loop lo:hi runs lo, ..., hi-1 (for j in 0:K)",
 		"m.gpp:14:10 loop starts at 1, so v[0] is never used: gpp indexes from 0 and a loop lo:hi runs lo, ..., hi-1 (for i in 0:M)",
+	})
+	// A Hawkes process's loop from 1 reads element 0 through a slice of
+	// the past events (a trial's warning advised 0:N, whose first
+	// iteration is log of an empty sum); an array read whole elsewhere
+	// is used too; one read only by single elements elsewhere is not.
+	wantWarnings(t, `data t: real[N]
+data u: real[N]
+data w: real[N]
+param beta: positive ~ Gamma(2, 1)
+for i in 1:N {
+  target += log(sum(exp(-beta * (t[i] - t[0:i]))))
+}
+for i in 1:N {
+  target += -beta * u[i]
+}
+target += -sum(u)
+for i in 1:N {
+  target += -beta * w[i]
+}
+target += -w[N - 1]
+`, []string{
+		"m.gpp:12:10 loop starts at 1, so w[0] is never used: gpp indexes from 0 and a loop lo:hi runs lo, ..., hi-1 (for i in 0:N)",
 	})
 }
 

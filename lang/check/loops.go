@@ -48,7 +48,8 @@ func (c *checker) oneBasedLoop(s *ast.ForStmt) *ast.Error {
 		return ok && loopVar != nil && c.info.Uses[id] == loopVar
 	}
 	shifted := false
-	var hit string // the element never used, as y[0]
+	var hit string     // the element never used, as y[0]
+	var hitSym *Symbol // its array, where a name
 	for _, b := range s.Body {
 		ast.Inspect(b, func(n ast.Node) bool {
 			switch n := n.(type) {
@@ -69,17 +70,49 @@ func (c *checker) oneBasedLoop(s *ast.ForStmt) *ast.Error {
 						continue
 					}
 					hit = elementZero(exprString(n.X), len(n.Indices), axis)
+					if id, ok := ast.Unparen(n.X).(*ast.Ident); ok {
+						hitSym = c.info.Uses[id]
+					}
 					break
 				}
 			}
 			return true
 		})
 	}
-	if shifted || hit == "" {
+	if shifted || hit == "" || hitSym != nil && c.readElsewhere(hitSym) {
 		return nil
 	}
 	return ast.Errorf(s.Lo.Pos(), "loop starts at 1, so %s is never used: gpp indexes from 0 and a loop lo:hi runs lo, ..., hi-1 (for %s in 0:%s)",
 		hit, s.Var.Name, exprString(s.Hi))
+}
+
+// readElsewhere reports whether the model reads array sym so that its
+// element 0 is used anyway: whole (sum(t), t - mu) or through a slice
+// (a Hawkes process's t[0:i] in a loop from 1), here or anywhere; the
+// loop may then start at 1 on purpose. Single elements (y[i - 1], y[k])
+// elsewhere do not count: where they reach 0 is not known here.
+func (c *checker) readElsewhere(sym *Symbol) bool {
+	indexed := map[*ast.Ident]bool{} // sym's names read through an index
+	found := false
+	ast.Inspect(c.file, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.IndexExpr:
+			if id, ok := ast.Unparen(n.X).(*ast.Ident); ok && c.info.Uses[id] == sym {
+				indexed[id] = true
+				for _, ix := range n.Indices {
+					if _, ok := ix.(*ast.SliceExpr); ok {
+						found = true
+					}
+				}
+			}
+		case *ast.Ident:
+			if c.info.Uses[n] == sym && !indexed[n] {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // elementZero names the elements at index 0 of one axis: y[0], X[0, :].
