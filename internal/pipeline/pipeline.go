@@ -324,6 +324,7 @@ func (l *Loaded) bindCoded(inputs []data.Input, sets map[string]string, levels m
 		l.Notes = append(l.Notes, data.ColumnNotes(l.Info, bound)...)
 	}
 	l.Notes = append(l.Notes, m.Notes...)
+	l.Warnings = append(l.Warnings, data.GraphWarnings(l.File, l.Info, bound)...)
 	l.Model = m
 	return nil
 }
