@@ -182,3 +182,31 @@ func TestPhaseProgress(t *testing.T) {
 		t.Errorf("before a draw: %q", got)
 	}
 }
+
+// TestSampleInterruptedChainInWarmup: Ctrl-C while one chain is still in
+// warm-up and another has kept its draws writes the latter's, saying
+// which chain was left out; the draws kept the shortest chain's count,
+// so one chain stuck in warm-up (an ODE trial's SIR at 80% of its
+// iterations) had every draw discarded: "no output written".
+func TestSampleInterruptedChainInWarmup(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	code, stderr := sampleCancelled(t, func(sc *sampleConfig, cancel context.CancelFunc) {
+		stuck := make(chan struct{})
+		sc.afterIter = func(chain, iter int) {
+			switch {
+			case chain == 1 && iter == 10:
+				<-stuck // held in warm-up until the interrupt
+			case chain == 0 && iter == 150: // its last
+				cancel()
+				close(stuck)
+			}
+		}
+	}, "--chains", "2", "--warmup", "100", "--draws", "50", "--out", out)
+	if code != exitInterrupted || !strings.Contains(stderr, "interrupted: chain 2 had kept fewer than 2 draws (still in warm-up) and is left out; the draws of the 1 that had are written") {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitInterrupted, stderr)
+	}
+	comments, _, rows := readStanCSV(t, filepath.Join(out, "draws.csv"))
+	if !containsLine(comments, "# interrupted = 1") || len(rows) != 50 {
+		t.Errorf("draws.csv: %d rows, comments %q; want chain 1's 50, marked interrupted", len(rows), comments)
+	}
+}

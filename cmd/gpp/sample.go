@@ -777,6 +777,13 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 		removeIfEmpty()
 		return nil, exitError
 	}
+	if res != nil && res.Interrupted {
+		var dropped []int
+		if res, dropped = keepSampledChains(res); len(dropped) > 0 {
+			con.note("interrupted: %s had kept fewer than 2 draws (still in warm-up) and %s left out; the draws of the %d that had are written, numbered chains 1 to %d",
+				chainsText(dropped), map[bool]string{true: "are", false: "is"}[len(dropped) > 1], len(res.Chains), len(res.Chains))
+		}
+	}
 	sd, err := makeSampleDraws(u, m, res, s.Seed)
 	if err != nil {
 		printError(con, err, srcs)
@@ -1096,6 +1103,30 @@ func (ds *drawSet) evalDraw(ev *compile.Evaluator, u *sgvb.Unconstrained, x, z [
 	}
 	u.Values(z, x)
 	ds.fill(z, outs, func(col int, v float64) { ds.cols[col][d] = v })
+}
+
+// keepSampledChains returns interrupted res with only its chains that kept
+// at least 2 draws, and the indices of those left out, where some
+// did and some did not: the draws keep the shortest chain's count, so one
+// chain stuck in warm-up (an ODE model's stiff region, a trial's SIR at
+// 80% of its iterations) discarded every other chain's draws. dropped is
+// 0-based; res as it is, and none, otherwise.
+func keepSampledChains(res *nuts.Result) (*nuts.Result, []int) {
+	var kept []nuts.Chain
+	var dropped []int
+	for i, ch := range res.Chains {
+		if len(ch.LogP) >= 2 {
+			kept = append(kept, ch)
+		} else {
+			dropped = append(dropped, i)
+		}
+	}
+	if len(kept) == 0 || len(dropped) == 0 {
+		return res, nil
+	}
+	out := *res
+	out.Chains = kept
+	return &out, dropped
 }
 
 // makeSampleDraws evaluates the model's values and outputs at every kept

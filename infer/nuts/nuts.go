@@ -134,7 +134,7 @@ type Chain struct {
 type Result struct {
 	Dim         int
 	Chains      []Chain
-	Interrupted bool // ctx was cancelled: each chain holds the draws kept so far (possibly none)
+	Interrupted bool // ctx was cancelled: the chains that kept 2 draws or more hold the first N, N the shortest's; the others their own (0 or 1)
 	FixedParam  bool // the fixed_param sampler's (Settings.FixedParam): each chain holds its start by design
 }
 
@@ -350,13 +350,24 @@ func Sample(ctx context.Context, dens []Density, inits [][]float64, s Settings) 
 
 // cut keeps in every chain the draws the shortest kept, kept[c] chain c's,
 // and marks r interrupted, when a chain kept fewer than want: a ctx
-// cancelled after every chain ended leaves the result whole.
+// cancelled after every chain ended leaves the result whole. The shortest
+// is among the chains that kept 2 draws or more, where some did: a chain
+// that kept fewer (interrupted in warm-up) keeps its own, so that one
+// chain stuck in warm-up does not take every other chain's draws with it
+// (the caller may leave it out).
 func (r *Result) cut(kept []int, want int) {
-	if n := slices.Min(kept); n < want {
-		r.Interrupted = true
-		for c := range r.Chains {
-			r.Chains[c].truncate(n, r.Dim)
+	if slices.Min(kept) >= want {
+		return
+	}
+	r.Interrupted = true
+	n := slices.Min(kept)
+	for _, k := range kept {
+		if k >= 2 && (n < 2 || k < n) {
+			n = k
 		}
+	}
+	for c := range r.Chains {
+		r.Chains[c].truncate(min(kept[c], n), r.Dim)
 	}
 }
 
