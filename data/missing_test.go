@@ -80,6 +80,14 @@ func TestMissingErrors(t *testing.T) {
 			"`x` is int data: a missing count or class would be a discrete latent, which neither gpp fit (SGVB) nor gpp sample (NUTS) can infer: both follow gradients, which a discrete value has none of (fit or sample the other rows)" + what},
 		{"int in logpdf of a family without 0", "data x: int[N]\nparam p: unit\ntarget += sum(logpdf(x, Geometric(p)))\n", "x\n1\nNA\n",
 			"`x` is int data: a missing count or class would be a discrete latent, which neither gpp fit (SGVB) nor gpp sample (NUTS) can infer: both follow gradients, which a discrete value has none of (fit or sample the other rows)" + what},
+		// Int data read only as an index (an edge list's node ids): a
+		// missing index, not a count or class.
+		{"int only an index", "data node1: int[E]\ndata node2: int[E]\nparam phi: real[4] ~ Normal(0, 1)\ntarget += -0.5 * dot_self(phi[node1] - phi[node2])\n", "node1,node2\n0,1\n1,\n",
+			"d.csv:3:3: column \"node2\": empty cell: `node2` is int data read only as an index (node2 at m.gpp:4:44): a missing cell is a missing index (an edge's node id, an observation's group), which names no element and is no count or class to infer: the row is incomplete; drop or fill in the rows with missing `node2`\x00"},
+		{"int an index in a loop", "data g: int[N]\ndata y: real[N]\nparam mu: real[3] ~ Normal(0, 1)\nfor i in 0:N {\n  y[i] ~ Normal(mu[g[i]], 1)\n}\n", "g,y\n0,1\nNA,2\n",
+			"`g` is int data read only as an index (g at m.gpp:5:20)"},
+		{"int an index and a covariate", "data g: int[N]\ndata y: real[N]\nparam mu: real[3] ~ Normal(0, 1)\ny ~ Normal(mu[g] + g, 1)\n", "g,y\n0,1\nNA,2\n",
+			"`g` is int data: a missing count or class would be a discrete latent"},
 		{"truncated by a param", "data x: real[N]\nparam m: real\nparam L: real\nx ~ Normal(m, 1) T[L, ]\n", "x\n1\nNA\n",
 			"\"NA\" is read as a missing value: `x` is observed by a ~ truncated at m.gpp:4:18 by `L`, which is not a constant, and missing values are fitted only under built-in families on real, positive or unit values, truncated by constants if at all" + what},
 		{"truncated by data", "data x: real[N]\ndata L: real\nparam m: real\nx ~ Normal(m, 1) T[, L]\n", "x,L\n1,3\nNA,3\n",

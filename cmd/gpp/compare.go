@@ -50,11 +50,14 @@ smaller than about 2·se_diff, or than 4 nats, is not a clear preference.
 p_loo is the effective number of parameters, and "k̂ > 0.7" counts the
 observations whose elpd_loo is unreliable. A fit whose loo.csv records
 per_observation_params (its log_lik reads a param with an element per
-observation, where PSIS-LOO is unreliable and typically too optimistic:
-integrate the param out to compare) is marked * and warned of. A fit
-with flagged observations whose elpd_loo is above that of a NUTS sample
-of the same model and data in the comparison gets a note that its PSIS
-estimate is the optimistic one, to rank the model by the sample's. The
+observation, or one read through an index that gives most observations
+an element of their own, such as a spatial model's phi[area], where
+PSIS-LOO is unreliable and typically too optimistic: compare elpd_kfold,
+or integrate the param out where it has a closed form) is marked * and
+warned of. A fit with flagged observations whose elpd_loo is above that
+of a NUTS sample of the same model and data in the comparison gets a
+note that its PSIS estimate is the optimistic one, to rank the model by
+the sample's. The
 model column is the model file (and --set values) from the fit.json beside loo.csv, marked
 "(Laplace)" for a fit of --family laplace, "(Pathfinder)" for one of
 --family pathfinder (for a sample, from its
@@ -227,8 +230,8 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 		if c := r.fit.conditional; len(c) > 0 {
 			names := strings.Join(c, ", ")
 			errorf(stderr, "warning: %s: its log_lik reads %s, a param with an element per observation (loo.csv says so; the fit said why): "+
-				"leaving an observation out sends its element of %s back to its prior, more than importance sampling can reweight, so its elpd_loo is unreliable and typically too optimistic, and its rank and weight mislead; "+
-				"compare the fit of the model with %s integrated out instead", r.fit.label, names, names, names)
+				"leaving an observation out sends its element of %s back to its prior (or, where the prior couples the elements, as an ICAR's or CAR's does, to its conditional given the others), more than importance sampling can reweight, so its elpd_loo is unreliable and typically too optimistic, and its rank and weight mislead; "+
+				"compare elpd_kfold instead (gpp kfold, with %s indexed apart from the observations where it has an element per observation: the fit's LOO warning says how), or the fit of the model with %s integrated out where its integral has a closed form", r.fit.label, names, names, names, names)
 			continue
 		}
 		if pAboveN(r.p, r.nObserve) {

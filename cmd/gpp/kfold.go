@@ -526,7 +526,7 @@ func (su *kfoldSetup) renumberRows(bound map[string]*data.Array, rows []int) err
 			}
 			k, ok := at[r]
 			if !ok {
-				return ast.Errorf(a.Locate(i), "%s = %d points at row %d, which %s leaves in another fold: `%s` indexes %s at %s, an axis of the rows (%s), so its values are row numbers, and int data that point at rows cannot be split into folds apart from the rows they point at; %s", d.Name, r, r, su.by(), d.Name, x.Of.Name, x.Pos, su.size, su.rowIndexAdvice())
+				return ast.Errorf(a.Locate(i), "%s = %d points at row %d, which %s leaves in another fold: `%s` indexes %s at %s, an axis of the rows (%s), so its values are row numbers, and int data that point at rows cannot be split into folds apart from the rows they point at; %s", d.Name, r, r, su.by(), d.Name, x.Of.Name, x.Pos, su.size, su.rowIndexAdvice(x.Of))
 			}
 			renum.Values[i] = float64(k)
 		}
@@ -535,8 +535,14 @@ func (su *kfoldSetup) renumberRows(bound map[string]*data.Array, rows []int) err
 	return nil
 }
 
-// rowIndexAdvice is how to split data whose int data index the rows.
-func (su *kfoldSetup) rowIndexAdvice() string {
+// rowIndexAdvice is how to split data whose int data index the rows of
+// of, the indexed value. Where of is a param (an ICAR's phi: real[N]
+// indexed by its edges), --group cannot help a connected graph: the
+// param's elements must be indexed apart from the rows (ownIndexAdvice).
+func (su *kfoldSetup) rowIndexAdvice(of *check.Symbol) string {
+	if of != nil && of.Kind == check.Param {
+		return fmt.Sprintf("and param %s, with an element per row, cannot be split at all (K-fold predicts held-out rows from the other rows' params): %s", of.Name, ownIndexAdvice(of.Name, su.size))
+	}
 	relative := "or write the index relative to a group (an arm's place within its trial) so that it holds no row numbers"
 	if su.reloo {
 		return "refit with gpp kfold --group (a column such as trial) so that each row and the rows it points at are held out together, " + relative
@@ -924,13 +930,22 @@ func sameParams(ma, mb *compile.Model, by, size, na, nb string) error {
 	for i, a := range ma.Latents {
 		b := mb.Latents[i]
 		if slices.Contains(perObs, i) {
-			return ast.Errorf(a.Pos, "param %s has a shape that follows the observations' count %s (%s on %s, %s on %s): %s predicts held-out rows from the other rows' params, so no param may be one per observation", a.Name, size, fitfile.ShapeText(a.Shape), na, fitfile.ShapeText(b.Shape), nb, by)
+			return ast.Errorf(a.Pos, "param %s has a shape that follows the observations' count %s (%s on %s, %s on %s): %s predicts held-out rows from the other rows' params, so no param may be one per observation; %s", a.Name, size, fitfile.ShapeText(a.Shape), na, fitfile.ShapeText(b.Shape), nb, by, ownIndexAdvice(a.Name, size))
 		}
 		if a.Support != b.Support || a.Loc != b.Loc || a.Scale != b.Scale || !slices.Equal(a.LocV, b.LocV) || !slices.Equal(a.ScaleV, b.ScaleV) {
 			return ast.Errorf(a.Pos, "param %s has bounds that read the split data (they differ between %s and %s): %s evaluates held-out rows at the training fit's values, which need the same bounds on both; bound it by constants or by data used whole", a.Name, na, nb, by)
 		}
 	}
 	return nil
+}
+
+// ownIndexAdvice says how to write a param with an element per
+// observation (size: the observations' count) so that K-fold can split
+// the rows: its elements indexed apart from them, as a spatial model's
+// areas (an ICAR's phi[area]), whose held-out observations K-fold then
+// predicts from their elements' posteriors given the other folds' rows.
+func ownIndexAdvice(param, size string) string {
+	return fmt.Sprintf("index its elements apart from the observations: give %s a size of its own (data A: int, and [A] in place of [%s] in its type) and read it as %s[area], with data area: int[%s] naming each observation's element (here area = 0, 1, …, %s - 1; int data that index %s, such as an ICAR's edges, then number elements, not rows), and the folds split the rows alone", param, size, param, size, size, param)
 }
 
 // perObservationParams returns the indices of the latents of ma whose
@@ -1132,7 +1147,7 @@ func runKfold(ctx context.Context, kc *kfoldConfig, stdout io.Writer, con *conso
 	}
 	lock.release()
 	printKfold(stdout, su, kc.nuts, res, t, cfg.out, written)
-	for _, w := range kfoldWarnings(su, res, t, cfg.outputDraws, kfoldMethod(kc)) {
+	for _, w := range kfoldWarnings(su, res, t, cfg.outputDraws, kfoldWarnMethod(kc)) {
 		con.note("warning: %s", w)
 	}
 	for _, w := range kfoldFitWarnings(su, res, kc.nuts) {
@@ -1308,8 +1323,13 @@ func kfoldWarnings(su *kfoldSetup, res []foldResult, t kfoldTotals, draws int, m
 	var out []string
 	byNUTS := method == "nuts"
 	hint := "--fullrank all may help"
-	if method == "laplace" || method == "pathfinder" { // q is one joint normal already
+	switch method {
+	case "laplace", "pathfinder": // q is one joint normal already
 		hint = "the default SGVB fit, or --nuts, may do better"
+	case kfoldFullRankAll: // the flag the run has: not advice
+		hint = "q is a joint normal already; --nuts may do better"
+	case kfoldLowRankAll:
+		hint = "a larger --rank, or --nuts, may do better"
 	}
 	var folds, ks []string
 	// NUTS's draws are not weighted; a fit's k̂ that is not a number (too
@@ -1363,6 +1383,26 @@ func kfoldMethod(kc *kfoldConfig) string {
 		return "nuts"
 	}
 	return kc.fit.family
+}
+
+// The methods kfoldWarnMethod adds to kfoldMethod's: SGVB with
+// --fullrank all, full rank or with --rank.
+const (
+	kfoldFullRankAll = "fullrank all"
+	kfoldLowRankAll  = "fullrank all --rank"
+)
+
+// kfoldWarnMethod is kfoldMethod for kfoldWarnings, which advises
+// --fullrank all only to a run that does not have it.
+func kfoldWarnMethod(kc *kfoldConfig) string {
+	m := kfoldMethod(kc)
+	if kc.nuts || strings.TrimSpace(kc.fit.fullRank) != "all" {
+		return m
+	}
+	if kc.fit.rank > 0 {
+		return kfoldLowRankAll
+	}
+	return kfoldFullRankAll
 }
 
 // kfoldClash reports a model or data file that kfold.csv or kfold.json

@@ -539,3 +539,50 @@ func TestKfoldRowIndex(t *testing.T) {
 		t.Errorf("a split trial: %v", err)
 	}
 }
+
+// An ICAR's edges index phi: sum_to_zero_vector[N], a param with an
+// element per row: --group cannot split a connected graph, so the error
+// says to index the areas apart from the rows (phi[area]), as the
+// trial's icar_k.gpp does, which gpp kfold then splits.
+func TestKfoldRowIndexParam(t *testing.T) {
+	dir := t.TempDir()
+	obs := writeFile(t, dir, "y.csv", "y,log_E\n3,1.1\n5,1.4\n2,0.9\n4,1.2\n")
+	edges := writeFile(t, dir, "edges.csv", "node1,node2\n0,1\n1,2\n2,3\n3,0\n0,2\n")
+	src := "data node1: int[E]\ndata node2: int[E]\ndata y: int<lower=0>[N]\ndata log_E: real[N]\nparam beta0: real ~ Normal(0, 5)\n" +
+		"param phi: sum_to_zero_vector[N]\ntarget += -0.5 * dot_self(phi[node1] - phi[node2])\n" +
+		"y ~ PoissonLog(log_E + beta0 + phi)\noutput log_lik = logpdf(y, PoissonLog(log_E + beta0 + phi))\n"
+	l, err := pipeline.Load(writeFile(t, dir, "m.gpp", src), []string{obs, edges}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	su := &kfoldSetup{l: l, ll: 0, n: 4, k: 2}
+	if err := su.findRows(); err != nil {
+		t.Fatal(err)
+	}
+	su.fold = []int{0, 1, 0, 1}
+	_, err = su.model(su.rows(0, false))
+	if err == nil || !strings.Contains(err.Error(), "and param phi, with an element per row, cannot be split at all") ||
+		!strings.Contains(err.Error(), "read it as phi[area], with data area: int[N]") || strings.Contains(err.Error(), "--group") {
+		t.Errorf("edges of a param per row: %v", err)
+	}
+}
+
+// gpp kfold --fullrank all does not advise --fullrank all for a fold
+// whose q misses its posterior (kfoldWarnings' hint).
+func TestKfoldWarnMethod(t *testing.T) {
+	for _, c := range []struct {
+		fit  fitConfig
+		nuts bool
+		want string
+	}{
+		{fitConfig{family: "gamma"}, false, "gamma"},
+		{fitConfig{family: "gamma", fullRank: "all"}, false, kfoldFullRankAll},
+		{fitConfig{family: "gamma", fullRank: "all", rank: 10}, false, kfoldLowRankAll},
+		{fitConfig{family: "gamma", fullRank: "phi"}, false, "gamma"},
+		{fitConfig{family: "gamma", fullRank: "all"}, true, "nuts"},
+	} {
+		if got := kfoldWarnMethod(&kfoldConfig{fit: &c.fit, nuts: c.nuts}); got != c.want {
+			t.Errorf("--fullrank %q --rank %d (nuts %v): method %q, want %q", c.fit.fullRank, c.fit.rank, c.nuts, got, c.want)
+		}
+	}
+}

@@ -146,7 +146,7 @@ output log_lik = logpdf(y, PoissonLog(b0 + x + e))
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stderr, "reads e (declared at") || !strings.Contains(stderr, "write the model with e integrated out of each observation's distribution") {
+	if !strings.Contains(stderr, "reads e (declared at") || !strings.Contains(stderr, "where e integrates out of each observation's distribution in closed form") || !strings.Contains(stderr, "read it as e[area]") {
 		t.Errorf("no generic conditional warning:\n%s", stderr)
 	}
 	if strings.Contains(stderr, "NegBinomial(") {
@@ -234,5 +234,106 @@ func TestLOOConditionalSumToZero(t *testing.T) {
 		if len(cond) != 1 || cond[0].name != "phi" {
 			t.Errorf("%s: per-observation params %v, want phi", c.name, cond)
 		}
+	}
+}
+
+// spatialLoad loads an area model over 6 observations: y, log_E and x
+// per row, area naming each row's area (0..5, or every area three times
+// over with rows: the 12-row file), node1 and node2 a ring's edges, W and
+// D a proper CAR's weights and degrees (W real[N, N], which gpp kfold
+// cannot cut into rows).
+func spatialLoad(t *testing.T, dir, src string, shared bool) *pipeline.Loaded {
+	t.Helper()
+	rows := "y,log_E,x,area\n3,1.1,0.2,0\n5,1.4,-0.3,1\n2,0.9,0.5,2\n4,1.2,0.1,3\n6,1.5,-1,4\n1,0.8,0.7,5\n"
+	if shared {
+		rows = "y,log_E,x,area\n3,1.1,0.2,0\n5,1.4,-0.3,1\n2,0.9,0.5,0\n4,1.2,0.1,1\n6,1.5,-1,0\n1,0.8,0.7,1\n"
+	}
+	obs := writeFile(t, dir, "y.csv", rows)
+	edges := writeFile(t, dir, "edges.csv", "node1,node2\n0,1\n1,2\n2,3\n3,4\n4,5\n5,0\n")
+	ring := `[[0,1,0,0,0,1],[1,0,1,0,0,0],[0,1,0,1,0,0],[0,0,1,0,1,0],[0,0,0,1,0,1],[1,0,0,0,1,0]]`
+	w := `{"A": 6, "W": ` + ring + `, "D": [2,2,2,2,2,2], "Wn": ` + ring + `, "Dn": [2,2,2,2,2,2]}`
+	if shared {
+		w = `{"A": 2, "W": [[0,1],[1,0]], "D": [1,1], "Wn": ` + ring + `, "Dn": [2,2,2,2,2,2]}`
+		edges = writeFile(t, dir, "edges.csv", "node1,node2\n0,1\n")
+	}
+	extra := writeFile(t, dir, "w.json", w)
+	l, err := pipeline.Load(writeFile(t, dir, "m.gpp", src), []string{obs, edges, extra}, nil)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, src)
+	}
+	return l
+}
+
+// An area effect read through an index of its own (phi[area], one area
+// per observation) is per observation as phi: sum_to_zero_vector[N] is
+// (the trial's icar_k.gpp: the same elpd_loo −297.134 as icar.gpp); as is
+// a proper CAR's phi: real[N] ~ MvNormalPrec, whose W: real[N, N] gpp
+// kfold cannot cut into rows. An index that gives each element three
+// observations is not. The warning says that a coupling prior sends
+// phi[i] back to its conditional given the others, not its prior, and
+// advises K-fold with an index of its own, not integrating phi out.
+func TestLOOConditionalSpatial(t *testing.T) {
+	dir := t.TempDir()
+	head := "data A: int\ndata area: int[N]\ndata node1: int[E]\ndata node2: int[E]\ndata W: real[A, A]\ndata D: real[A]\n" +
+		"data y: int<lower=0>[N]\ndata log_E: real[N]\ndata x: real[N]\nparam beta0: real ~ Normal(0, 1)\n"
+	icar := "target += -0.5 * dot_self(phi[node1] - phi[node2])\n"
+	for _, c := range []struct {
+		name, body string
+		shared     bool
+		want, not  []string
+	}{
+		{"icar", "param phi: sum_to_zero_vector[N]\n" + icar + "output log_lik = logpdf(y, PoissonLog(log_E + beta0 + phi))\n", false,
+			[]string{"reads phi (declared at", "a param with an element per observation", "sends phi[i] back to its conditional given the other elements", "read it as phi[area]", "gpp kfold and --reloo refuse"},
+			[]string{"phi[i] back to its prior", "integrates out"}},
+		{"icar_k", "param phi: sum_to_zero_vector[A]\n" + icar + "output log_lik = logpdf(y, PoissonLog(log_E + beta0 + phi[area]))\n", false,
+			[]string{"read through the index area (phi[area])", "sends phi[area[i]] back to its conditional", "gpp kfold estimates the elpd"},
+			[]string{"refuse", "integrated out", "an element per observation"}},
+		{"icar_k through a let", "param phi: sum_to_zero_vector[A]\n" + icar + "let eta = log_E + beta0 + phi[area]\noutput log_lik = logpdf(y, PoissonLog(eta))\n", false,
+			[]string{"read through the index area (phi[area])"}, nil},
+		{"iid indexed", "param phi: real[A] ~ Normal(0, 1)\noutput log_lik = logpdf(y, PoissonLog(log_E + beta0 + phi[area]))\n", false,
+			[]string{"sends phi[area[i]] back to its prior", "gpp kfold estimates the elpd"}, []string{"conditional"}},
+		{"car", "data Wn: real[N, N]\ndata Dn: real[N]\nparam tau: positive ~ Gamma(2, 2)\nparam phi: real[N] ~ MvNormalPrec(0, tau * (diag(Dn) - 0.5 * Wn))\noutput log_lik = logpdf(y, PoissonLog(log_E + beta0 + phi))\n", false,
+			[]string{"reads phi (declared at", "sends phi[i] back to its conditional given the other elements"}, nil},
+		{"bym2", "param theta: real[N] ~ Normal(0, 1)\nparam phi: sum_to_zero_vector[N]\n" + icar + "output log_lik = logpdf(y, PoissonLog(log_E + beta0 + theta + phi))\n", false,
+			[]string{"m.gpp:11:7), phi (declared at ", "m.gpp:12:7), params", "sends theta[i] back to its prior, and phi[i] back to its conditional", "read it as theta[area], phi[area]"}, nil},
+		{"three per area", "param phi: real[A] ~ Normal(0, 1)\noutput log_lik = logpdf(y, PoissonLog(log_E + beta0 + phi[area]))\n", true, nil, nil},
+	} {
+		l := spatialLoad(t, dir, head+c.body, c.shared)
+		w := looConditionalWarning(looConditional(l))
+		if c.want == nil && w != "" {
+			t.Errorf("%s: a per-observation warning where each element has three observations:\n%s", c.name, w)
+		}
+		if c.want != nil && w == "" {
+			t.Errorf("%s: no per-observation warning", c.name)
+			continue
+		}
+		for _, s := range c.want {
+			if !strings.Contains(w, s) {
+				t.Errorf("%s: warning lacks %q:\n%s", c.name, s, w)
+			}
+		}
+		for _, s := range c.not {
+			if strings.Contains(w, s) {
+				t.Errorf("%s: warning has %q:\n%s", c.name, s, w)
+			}
+		}
+	}
+}
+
+// A param of as many elements as the observations but not sized by their
+// count (K = N = 4 here) is not per observation where the model compiles
+// on fewer rows, whose shapes say so (K does not change with N).
+func TestLOOConditionalSameLength(t *testing.T) {
+	dir := t.TempDir()
+	obs := writeFile(t, dir, "y.csv", "y,log_E\n3,1.1\n5,1.4\n2,0.9\n4,1.2\n")
+	k := writeFile(t, dir, "k.json", `{"K": 4}`)
+	src := "data K: int\ndata y: int<lower=0>[N]\ndata log_E: real[N]\nparam b: real[K] ~ Normal(0, 1)\n" +
+		"output log_lik = logpdf(y, PoissonLog(log_E + sum(b)))\n"
+	l, err := pipeline.Load(writeFile(t, dir, "m.gpp", src), []string{obs, k}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cond := looConditional(l); len(cond) != 0 {
+		t.Errorf("b: real[K] with K = N taken for a param per observation: %+v", cond)
 	}
 }

@@ -180,6 +180,8 @@ func TestKfoldWarningHint(t *testing.T) {
 		{"gamma", "--fullrank all may help", ""},
 		{"pathfinder", "the default SGVB fit", "--fullrank"},
 		{"laplace", "the default SGVB fit", "--fullrank"},
+		{kfoldFullRankAll, "--nuts may do better", "--fullrank"},
+		{kfoldLowRankAll, "a larger --rank", "--fullrank"},
 	} {
 		w := strings.Join(kfoldWarnings(su, res, tot, 100, c.method), "\n")
 		if !strings.Contains(w, "fold 1: the Pareto k̂") || !strings.Contains(w, c.want) || (c.not != "" && strings.Contains(w, c.not)) {

@@ -240,7 +240,9 @@ func (c *checker) missingData() {
 				predict = fmt.Sprintf("; gpp predict, given the rows with missing `%s`, then draws them", d.Name)
 			}
 			d.NoMissing = fmt.Sprintf("`%s` is int data: a missing count or class would be a discrete latent, which neither gpp fit (SGVB) nor gpp sample (NUTS) can infer: both follow gradients, which a discrete value has none of (fit or sample the other rows%s)", d.Name, predict)
-			if o.tilde && !o.unmasked && !o.output && !o.readPos.IsValid() {
+			if at, ok := c.indexOnly(d.Symbol); ok {
+				d.NoMissing = fmt.Sprintf("`%s` is int data read only as an index (%s at %s): a missing cell is a missing index (an edge's node id, an observation's group), which names no element and is no count or class to infer: the row is incomplete", d.Name, d.Name, at)
+			} else if o.tilde && !o.unmasked && !o.output && !o.readPos.IsValid() {
 				d.LeftOut = true
 			} else if calls := logpdfOnly[d.Symbol]; !o.tilde && len(calls) > 0 {
 				d.NoMissing, d.Remedy = c.maskHint(d, calls)
@@ -589,4 +591,35 @@ func (c *checker) maskHint(d *DataVar, calls []*ast.CallExpr) (why, remedy strin
 	remedy = fmt.Sprintf("to leave out only the missing cells' terms, not the rows (whose other values still inform the fit), mask them: add a 0/1 column %s (1 where `%s` is observed, 0 where it is missing), fill the missing cells of `%s` with any value of its support (0), declare `data %s: int%s` and weight each term by it, `%s .* %s`; where each logpdf of `%s` is a term of the log likelihood (summed into target +=, or into a mixture component's log density in log_mix), that is the posterior given the observed cells, as a ~ gives (docs/language.md, Missing data)",
 		mask, d.Name, d.Name, mask, d.Dims, mask, shorten(ast.FormatExpr(calls[0])), d.Name)
 	return why, remedy
+}
+
+// indexOnly reports whether the model reads the data sym only as an index
+// (x[sym], or x[sym[i]] in a loop), and the first such read: a missing
+// cell of it is then a missing index (an edge list's node id), not a
+// count or class to infer.
+func (c *checker) indexOnly(sym *Symbol) (ast.Pos, bool) {
+	uses, asIndex := 0, 0
+	var first ast.Pos
+	ast.Inspect(c.file, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.Ident:
+			if c.info.Uses[n] == sym {
+				uses++
+			}
+		case *ast.IndexExpr:
+			for _, ix := range n.Indices {
+				ix = ast.Unparen(ix)
+				if inner, ok := ix.(*ast.IndexExpr); ok && len(inner.Indices) == 1 { // sym[i]
+					ix = ast.Unparen(inner.X)
+				}
+				if id, ok := ix.(*ast.Ident); ok && c.info.Uses[id] == sym {
+					if asIndex++; !first.IsValid() {
+						first = id.Pos()
+					}
+				}
+			}
+		}
+		return true
+	})
+	return first, uses > 0 && uses == asIndex
 }
