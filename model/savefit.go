@@ -15,7 +15,6 @@ import (
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/fitfile"
-	"github.com/gpplang/gpp/internal/pipeline"
 )
 
 // saveOutputDraws is the output_draws SaveFit records: gpp fit's default
@@ -114,16 +113,7 @@ func (m *Model) saveable(fn string) error {
 // fitHead is fit.json's head for a fit of m.
 func (m *Model) fitHead() fitfile.Head {
 	h := fitfile.Head{Format: fitfile.Format, GppVersion: apiVersion(), Model: m.l.Path,
-		ModelSHA256: fitfile.ModelHash(m.l.Source), Data: append([]string{}, m.files...)}
-	for _, a := range m.files {
-		_, file, _ := pipeline.SplitDataArg(a)
-		b, ok := m.l.Sources[file]
-		if !ok {
-			h.DataSHA256 = nil
-			break
-		}
-		h.DataSHA256 = append(h.DataSHA256, fitfile.ModelHash(b))
-	}
+		ModelSHA256: fitfile.ModelHash(m.l.Source), Data: append([]string{}, m.files...), DataSHA256: fitfile.DataHashes(m.files, m.l.Sources)}
 	if len(m.sets) > 0 {
 		h.Sets = m.sets
 	}

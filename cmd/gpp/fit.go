@@ -989,7 +989,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	if mix == nil && !cfg.autoFullRank {
 		curv = meanFieldCurvature(ctx, s, l, r)
 	}
-	h := drawsHeader{model: l.Path, modelHash: hash, data: cfg.data, dataHash: dataHashes(cfg.data, srcs), cfg: cfg, r: r, mix: mix, stepSize: r.StepSize,
+	h := drawsHeader{model: l.Path, modelHash: hash, data: cfg.data, dataHash: fitfile.DataHashes(cfg.data, srcs), cfg: cfg, r: r, mix: mix, stepSize: r.StepSize,
 		resample: ro, curv: curv, narrow: narrowSds(s, r, mix, curv)}
 	h.recordData(l)
 	if h.stepSize == 0 {

@@ -73,7 +73,7 @@ func runFixedParam(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, st
 	if sc.set["warmup"] {
 		con.note("note: --warmup %d: not used, the fixed_param sampler has no warm-up (CmdStan's ignores num_warmup)", s.Warmup)
 	}
-	h := drawsHeader{model: l.Path, modelHash: fitfile.ModelHash(l.Source), data: cfg.data, dataHash: dataHashes(cfg.data, srcs), cfg: cfg}
+	h := drawsHeader{model: l.Path, modelHash: fitfile.ModelHash(l.Source), data: cfg.data, dataHash: fitfile.DataHashes(cfg.data, srcs), cfg: cfg}
 	h.recordData(l)
 	if sc.init != "" && len(m.Latents) > 0 {
 		if err := sc.readStarts(l, cfg.sets, srcs); err != nil {

@@ -1770,22 +1770,6 @@ func annealSetting(c *fitConfig) int {
 	return c.settings.Anneal
 }
 
-// dataHashes returns the hex sha256 of the contents of each data argument's
-// file (FILE, NAME=FILE or NAME=FILE:COLUMNS), read from srcs, which holds
-// the files as the fit read them; nil if one is not there.
-func dataHashes(args []string, srcs sources) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		_, file, _ := pipeline.SplitDataArg(a)
-		b, ok := srcs[file]
-		if !ok {
-			return nil
-		}
-		out[i] = fitfile.ModelHash(b)
-	}
-	return out
-}
-
 // recordData sets h's missing cells, codings of columns of labels and
 // sizes bound from numeric ids from the data l bound: what fit.json and
 // coords.csv record for gpp predict, logprob and sensitivity.

@@ -144,7 +144,7 @@ func (r *repl) sampleCmd(args []string) {
 			return
 		}
 	case cfg.against != "":
-		if af, err = readAgainst(cfg.against, l, r.sets, dataHashes(r.dataArgs(), srcs), srcs, con); err != nil {
+		if af, err = readAgainst(cfg.against, l, r.sets, fitfile.DataHashes(r.dataArgs(), srcs), srcs, con); err != nil {
 			r.printError(err, srcs)
 			return
 		}

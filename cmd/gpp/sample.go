@@ -578,7 +578,7 @@ func runSample(ctx context.Context, sc *sampleConfig, stdout io.Writer, con *con
 			return exitError
 		}
 	}
-	h := drawsHeader{model: l.Path, modelHash: fitfile.ModelHash(l.Source), data: cfg.data, dataHash: dataHashes(cfg.data, srcs), cfg: cfg}
+	h := drawsHeader{model: l.Path, modelHash: fitfile.ModelHash(l.Source), data: cfg.data, dataHash: fitfile.DataHashes(cfg.data, srcs), cfg: cfg}
 	h.recordData(l)
 	var af *againstFit
 	if cfg.against != "" {

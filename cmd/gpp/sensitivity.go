@@ -395,7 +395,7 @@ func sensFromSample(cfg *sensConfig, dir string, srcs sources, con *console) (*s
 	if err := sensModelHash(l, sc.hash, fitfile.FindPos(path, sc.src, "# model_sha256"), "the sample at "+dir+" was drawn from"); err != nil {
 		return nil, err
 	}
-	if h := dataHashes(cfg.data, sourcesOf(l)); dataHash != nil && h != nil && !slices.Equal(h, dataHash) {
+	if h := fitfile.DataHashes(cfg.data, sourcesOf(l)); dataHash != nil && h != nil && !slices.Equal(h, dataHash) {
 		srcs[drawsPath] = mustRead(drawsPath) // to quote the line
 		return nil, &ast.Error{Pos: fitfile.FindPos(drawsPath, srcs[drawsPath], "#   file_sha256"), Msg: fmt.Sprintf("the sample read data of other contents (%s) than %s: the sensitivities are of the sampled posterior; give the sampled data",
 			strings.Join(data, " "), quoteArgs(cfg.data))}
@@ -563,7 +563,7 @@ func sensFromFit(cfg *sensConfig, arg string, srcs sources, con *console) (*sens
 	if err := sensModelHash(l, ff.ModelSHA256, fitfile.FindPos(path, src, `"model_sha256"`), "the fit at "+path+" is of"); err != nil {
 		return nil, err
 	}
-	if h := dataHashes(cfg.data, sourcesOf(l)); ff.DataSHA256 != nil && h != nil && !slices.Equal(h, ff.DataSHA256) {
+	if h := fitfile.DataHashes(cfg.data, sourcesOf(l)); ff.DataSHA256 != nil && h != nil && !slices.Equal(h, ff.DataSHA256) {
 		return nil, &ast.Error{Pos: fitfile.FindPos(path, src, `"data_sha256"`), Msg: fmt.Sprintf("the fit read data of other contents (%s) than %s: the sensitivities are of the fitted posterior; give the fitted data",
 			strings.Join(ff.Data, " "), quoteArgs(cfg.data))}
 	}

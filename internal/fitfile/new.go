@@ -5,6 +5,7 @@ import (
 
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/check"
 )
 
@@ -24,6 +25,22 @@ type Bound struct {
 func BoundOf(info *check.Info, bound map[string]*data.Array) Bound {
 	return Bound{Missing: data.MissingCells(info, bound), Levels: data.Coded(info, bound),
 		Sizes: data.CodeSizes(info, bound), Columns: data.MatrixColumns(info, bound)}
+}
+
+// DataHashes returns the hex SHA-256 of the contents of each data
+// argument's file (FILE, NAME=FILE or NAME=FILE:COLUMNS), read from srcs,
+// which holds the files as the fit read them; nil if one is not there.
+func DataHashes(args []string, srcs map[string][]byte) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		_, file, _ := pipeline.SplitDataArg(a)
+		b, ok := srcs[file]
+		if !ok {
+			return nil
+		}
+		out[i] = ModelHash(b)
+	}
+	return out
 }
 
 // New describes the fit r for fit.json: the head and settings given, its

@@ -15,11 +15,13 @@ func (p *Program) withDataValueNote(i int32, err error) error {
 	if !ok || DataOnly(err) {
 		return err
 	}
-	memo := make(map[int32][]bool)
 	n := &p.nodes[i]
-	d := p.doomed(i, memo)
+	d := p.doomed(i, make(map[int32][]bool))
+	if d == nil {
+		return err
+	}
 	for k, v := range p.val[n.off : n.off+n.n] {
-		if (math.IsInf(v, 0) || math.IsNaN(v)) && d != nil && d[k] {
+		if (math.IsInf(v, 0) || math.IsNaN(v)) && d[k] {
 			e.Msg += "; " + DataValueNote
 			return e
 		}
@@ -110,16 +112,16 @@ func (p *Program) doomed(i int32, memo map[int32][]bool) []bool {
 			return nil
 		}
 		for k := range v {
+			r0, r1, c0, c1 := 0, rows, 0, cols // the terms of element k
+			switch n.op {
+			case OpRowSum, OpRowLogSumExp:
+				r0, r1 = k, k+1
+			case OpColSum:
+				c0, c1 = k, k+1
+			}
 			all, some := true, false
-			for r := range rows {
-				for c := range cols {
-					if n.op == OpRowSum || n.op == OpRowLogSumExp {
-						if r != k {
-							continue
-						}
-					} else if n.op == OpColSum && c != k {
-						continue
-					}
+			for r := r0; r < r1; r++ {
+				for c := c0; c < c1; c++ {
 					all, some = all && d[r*cols+c], some || d[r*cols+c]
 				}
 			}

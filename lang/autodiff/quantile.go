@@ -46,21 +46,27 @@ func (p *Program) evalQuantile(n *node, z []float64) bool {
 	sorted := p.s(n)[:len(x)]
 	copy(sorted, x)
 	slices.Sort(sorted)
-	last := len(sorted) - 1
 	for k, q := range pv {
 		if !(q >= 0 && q <= 1) {
 			p.fail = k
 			return false
 		}
-		h := float64(last) * q
-		lo := int(h) // h ≥ 0: the floor
-		if lo >= last {
-			z[k] = sorted[last]
-			continue
-		}
-		z[k] = sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
+		z[k] = SortedQuantile(sorted, q)
 	}
 	return true
+}
+
+// SortedQuantile is the type-7 quantile of the sorted values (at least
+// one) at q in [0, 1], as Quantile's node and the compiler's fold of data
+// compute it.
+func SortedQuantile(sorted []float64, q float64) float64 {
+	last := len(sorted) - 1
+	h := float64(last) * q
+	lo := int(h) // h ≥ 0: the floor
+	if lo >= last {
+		return sorted[last]
+	}
+	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
 }
 
 // quantileError explains a failed OpQuantile as the compiler's fold of

@@ -207,6 +207,7 @@ func (c *checker) missingData() {
 	}
 	// logpdfOnly: the logpdf calls of int data read only as their value
 	logpdfOnly := c.logpdfValues()
+	indexOnly := c.indexOnly() // int data read only as an index
 	// outcome: the first read of each datum as the value of a log density
 	// in a target += (t in target += logpdf(t, D(...)), or through a let)
 	outcome := map[*Symbol]TargetRead{}
@@ -240,7 +241,7 @@ func (c *checker) missingData() {
 				predict = fmt.Sprintf("; gpp predict, given the rows with missing `%s`, then draws them", d.Name)
 			}
 			d.NoMissing = fmt.Sprintf("`%s` is int data: a missing count or class would be a discrete latent, which neither gpp fit (SGVB) nor gpp sample (NUTS) can infer: both follow gradients, which a discrete value has none of (fit or sample the other rows%s)", d.Name, predict)
-			if at, ok := c.indexOnly(d.Symbol); ok {
+			if at, ok := indexOnly[d.Symbol]; ok {
 				d.NoMissing = fmt.Sprintf("`%s` is int data read only as an index (%s at %s): a missing cell is a missing index (an edge's node id, an observation's group), which names no element and is no count or class to infer: the row is incomplete", d.Name, d.Name, at)
 			} else if o.tilde && !o.unmasked && !o.output && !o.readPos.IsValid() {
 				d.LeftOut = true
@@ -593,18 +594,18 @@ func (c *checker) maskHint(d *DataVar, calls []*ast.CallExpr) (why, remedy strin
 	return why, remedy
 }
 
-// indexOnly reports whether the model reads the data sym only as an index
-// (x[sym], or x[sym[i]] in a loop), and the first such read: a missing
-// cell of it is then a missing index (an edge list's node id), not a
-// count or class to infer.
-func (c *checker) indexOnly(sym *Symbol) (ast.Pos, bool) {
-	uses, asIndex := 0, 0
-	var first ast.Pos
+// indexOnly returns the symbols the model reads only as an index (x[sym],
+// or x[sym[i]] in a loop), each with its first such read: a missing cell
+// of one is then a missing index (an edge list's node id), not a count or
+// class to infer.
+func (c *checker) indexOnly() map[*Symbol]ast.Pos {
+	uses, asIndex := map[*Symbol]int{}, map[*Symbol]int{}
+	first := map[*Symbol]ast.Pos{}
 	ast.Inspect(c.file, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.Ident:
-			if c.info.Uses[n] == sym {
-				uses++
+			if sym := c.info.Uses[n]; sym != nil {
+				uses[sym]++
 			}
 		case *ast.IndexExpr:
 			for _, ix := range n.Indices {
@@ -612,14 +613,20 @@ func (c *checker) indexOnly(sym *Symbol) (ast.Pos, bool) {
 				if inner, ok := ix.(*ast.IndexExpr); ok && len(inner.Indices) == 1 { // sym[i]
 					ix = ast.Unparen(inner.X)
 				}
-				if id, ok := ix.(*ast.Ident); ok && c.info.Uses[id] == sym {
-					if asIndex++; !first.IsValid() {
-						first = id.Pos()
+				id, ok := ix.(*ast.Ident)
+				if sym := c.info.Uses[id]; ok && sym != nil {
+					if asIndex[sym]++; asIndex[sym] == 1 {
+						first[sym] = id.Pos()
 					}
 				}
 			}
 		}
 		return true
 	})
-	return first, uses > 0 && uses == asIndex
+	for sym := range first {
+		if uses[sym] != asIndex[sym] {
+			delete(first, sym)
+		}
+	}
+	return first
 }

@@ -271,7 +271,7 @@ func (l *lowerer) quantile(e *ast.CallExpr) value {
 			l.errorf(e.Args[1].Pos(), "quantile: p %s is outside [0, 1]", elemNote(pi, i, len(p)))
 			return value{}
 		}
-		out[i] = quantile7(sorted, pi)
+		out[i] = autodiff.SortedQuantile(sorted, pi)
 	}
 	shape := autodiff.Scalar()
 	if pv.isInt && len(pv.shape) == 1 || pv.node && l.b.Shape(pv.id).Rank == 1 {
@@ -286,14 +286,4 @@ func elemNote(v float64, i, n int) string {
 		return fmt.Sprintf("%g (element %d)", v, i)
 	}
 	return fmt.Sprintf("%g", v)
-}
-
-// quantile7 is the type-7 sample quantile of the sorted values at p.
-func quantile7(sorted []float64, p float64) float64 {
-	h := float64(len(sorted)-1) * p
-	lo := int(math.Floor(h))
-	if lo >= len(sorted)-1 {
-		return sorted[len(sorted)-1]
-	}
-	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
 }

@@ -133,3 +133,14 @@ output ok = quantile(a, 0.5)
 		}
 	}
 }
+
+// quantile7 is the type-7 sample quantile of the sorted values at p,
+// written out apart from the code it checks.
+func quantile7(sorted []float64, p float64) float64 {
+	h := float64(len(sorted)-1) * p
+	lo := int(math.Floor(h))
+	if lo >= len(sorted)-1 {
+		return sorted[len(sorted)-1]
+	}
+	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
+}
