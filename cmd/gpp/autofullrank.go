@@ -206,21 +206,10 @@ func autoRefits(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb
 		if s2.Families == nil {
 			s2.Families = map[string]sgvb.Family{}
 		}
-		group, rank, _ := strings.Cut(flag, " --rank ") // lowRankFlag
-		if rank != "" {
-			s2.Rank, _ = strconv.Atoi(rank)
-		}
-		group, band, _ := strings.Cut(group, " --band ") // autoWalkCand's
-		if band != "" {
-			s2.Band, _ = strconv.Atoi(band)
-		}
+		var group string
+		group, s2.Rank, s2.Band = autoFlagParts(flag)
 		for _, item := range strings.Split(group, ",") { // as --fullrank reads them
-			names := strings.Split(item, "+")
-			if len(names) == 1 && (s2.Rank == 0 && s2.Band == 0 || names[0] == "all") {
-				s2.Families[names[0]] = sgvb.FamilyFullRank
-			} else {
-				s2.FullRankGroups = append(s2.FullRankGroups, names)
-			}
+			addFullRankItem(&s2, strings.Split(item, "+"), s2.Rank, s2.Band)
 		}
 		notes, err := checkFullRank(&s2, l.Model)
 		if err != nil {
@@ -298,10 +287,20 @@ func autoRefits(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb
 	con.note(head+"%sELBOs %s%s: the fit with --fullrank %s is kept (the outputs are its; fit took the %d fits' time)", why, strings.Join(elbos, ", "), verdicts, bestFlag, len(elbos))
 	autoIterNote(cfg, unconv, bestFlag, warm.MaxIter, cold, con)
 	best.Seconds = seconds
-	cfg.fullRank, _, _ = strings.Cut(bestFlag, " --rank ")
-	cfg.fullRank, _, _ = strings.Cut(cfg.fullRank, " --band ")
-	cfg.rank, cfg.band, cfg.settings = bestS.Rank, bestS.Band, bestS
+	cfg.fullRank, cfg.rank, cfg.band = autoFlagParts(bestFlag)
+	cfg.settings = bestS
 	return best, bestS, ""
+}
+
+// autoFlagParts splits a candidate of autoRefits into --fullrank's value
+// and the --rank (lowRankFlag's) or --band (autoWalkCand's) it carries,
+// 0 where none.
+func autoFlagParts(flag string) (group string, rank, band int) {
+	group, r, _ := strings.Cut(flag, " --rank ")
+	group, b, _ := strings.Cut(group, " --band ")
+	rank, _ = strconv.Atoi(r)
+	band, _ = strconv.Atoi(b)
+	return group, rank, band
 }
 
 // autoIterNote says which of --fullrank auto's refits (unconv, as

@@ -406,11 +406,8 @@ func jointMissHint(s sgvb.Settings, info *check.Info, paretoK, relESS float64, w
 // jointIn reports whether settings s give latent name a joint factor:
 // full-rank, low-rank or banded, alone, in a group, or as all.
 func jointIn(s sgvb.Settings, name string) bool {
-	for _, k := range []string{name, "all"} {
-		switch s.Families[k] {
-		case sgvb.FamilyFullRank, sgvb.FamilyLowRank, sgvb.FamilyBanded:
-			return true
-		}
+	if jointFamily(s.Families[name]) || jointFamily(s.Families["all"]) {
+		return true
 	}
 	for _, g := range s.FullRankGroups {
 		if slices.Contains(g, name) || slices.Contains(g, "all") {

@@ -33,9 +33,9 @@ type fitConfig struct {
 	model string
 	data  []string
 	sets  setFlags
-	// fitSizes: in gpp predict, the sizes of the fitted params' shapes,
-	// used for those that the new data do not bind (paramSizes)
-	fitSizes    map[string]fitSize
+	// fitFactors: in gpp predict, the fit's factors, whose shapes give
+	// the sizes that the new data do not bind (unboundFitSizes)
+	fitFactors  []fitfile.Factor
 	levels      levelFlags     // --levels: the order of columns of labels
 	out         string         // output directory
 	init        string         // fit.json to warm-start from, or ""
@@ -571,11 +571,7 @@ func applyFitFlags(cfg *fitConfig, v *fitFlagValues, set map[string]bool) string
 			if cfg.band > 0 && names[0] == "all" {
 				return fmt.Sprintf("--fullrank all --band %d: a banded factor is over a chain of states, named first (--fullrank h or h+sigma for an arrowhead with its globals)", cfg.band)
 			}
-			if len(names) == 1 && (cfg.rank == 0 && cfg.band == 0 || names[0] == "all") {
-				s.Families[names[0]] = sgvb.FamilyFullRank
-				continue
-			}
-			s.FullRankGroups = append(s.FullRankGroups, names) // with --rank, one param is a group of one
+			addFullRankItem(s, names, cfg.rank, cfg.band)
 		}
 	}
 	switch {
@@ -2053,6 +2049,18 @@ func failedFitNotes(con *console, err error, r *sgvb.Result, l *pipeline.Loaded,
 		// is in the model or its data, not in where the fit wandered.
 		con.note("%s; gpp check finds this before a fit, and --init FILE (a .json of the params' values, CmdStan's init file) starts a fit elsewhere (a wide prior's mean, as LogNormal(0, 6)'s e^18, may be far from where the model holds)", startNote)
 	}
+}
+
+// addFullRankItem gives the params names, one item of --fullrank (a, a+b
+// or all), their factor in s: one param's (or all's) full-rank family
+// where neither --rank nor --band is set, else a group of them (with
+// --rank or --band, one param is a group of one).
+func addFullRankItem(s *sgvb.Settings, names []string, rank, band int) {
+	if len(names) == 1 && (rank == 0 && band == 0 || names[0] == "all") {
+		s.Families[names[0]] = sgvb.FamilyFullRank
+		return
+	}
+	s.FullRankGroups = append(s.FullRankGroups, names)
 }
 
 // gammaBadSteps reports whether r stopped with non-finite steps while some

@@ -35,6 +35,7 @@ import (
 	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/check"
 	"github.com/gpplang/gpp/lang/compile"
 )
 
@@ -288,7 +289,7 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 	if len(ff.Restarts) > 0 {
 		factors = ff.Restarts[0].Factors
 	}
-	cfg.fitSizes = paramSizes(cfg, factors)
+	cfg.fitFactors = factors
 	l, ok := loadPredictModel(con, cfg, opt, ff.Sets, growLevels(fitfile.DataLevels(ff.Levels), v.newLevels), ff.Sizes, ff.DataColumns, srcs)
 	if !ok {
 		return exitError
@@ -465,11 +466,11 @@ func inheritSets(cfg *fitConfig, ff *fitfile.File) []string {
 // draw.
 func loadPredictModel(con *console, cfg *fitConfig, opt compile.PredictOptions, fitSets map[string]string, levels map[string]data.Levels, sizes map[string]int, columns map[string][]string, srcs sources) (*pipeline.Loaded, bool) {
 	l, err := pipeline.LoadPredict(cfg.model, cfg.data, cfg.sets, opt, levels, sizes, columns)
-	if inherit := unboundFitSizes(err, l, cfg); len(inherit) > 0 {
+	if inherit, fitSizes := unboundFitSizes(err, l, cfg); len(inherit) > 0 {
 		// a size of the fitted params that the new data do not bind:
 		// the fit's draws have its shape, so the fit's value is the one
 		for _, name := range inherit {
-			sz := cfg.fitSizes[name]
+			sz := fitSizes[name]
 			cfg.sets[name] = strconv.Itoa(sz.n)
 			con.info("--set %s=%d from the fit (the size of param %s's shape there; the new data do not bind it)", name, sz.n, sz.param)
 		}
@@ -665,18 +666,14 @@ type fitSize struct {
 }
 
 // paramSizes returns the sizes (size names and int data used as sizes)
-// that shape the params of cfg's model whose factors the fit has,
+// that shape the params of the model (info) whose factors the fit has,
 // read off the factors' shapes: a real, positive or unit param z: real[N,
 // 2] fitted as [15, 2] gives N = 15. A size read with two values, or
 // from a param whose factor's shape is not its value's (simplex, a
-// Cholesky factor), is left out. A model that does not parse gives none.
-func paramSizes(cfg *fitConfig, factors []fitfile.Factor) map[string]fitSize {
-	l, err := pipeline.Parse(cfg.model, nil)
-	if err != nil || l.Info == nil {
-		return nil
-	}
+// Cholesky factor), is left out.
+func paramSizes(info *check.Info, factors []fitfile.Factor) map[string]fitSize {
 	out, bad := map[string]fitSize{}, map[string]bool{}
-	for _, lat := range l.Info.Latents {
+	for _, lat := range info.Latents {
 		if lat.Kind != ast.Real && lat.Kind != ast.Positive && lat.Kind != ast.Unit {
 			continue
 		}
@@ -688,7 +685,7 @@ func paramSizes(cfg *fitConfig, factors []fitfile.Factor) map[string]fitSize {
 			if dim.Name == "" || dim.Derived {
 				continue
 			}
-			if d := l.Info.DataVar(dim.Name); d == nil || !d.Implicit {
+			if d := info.DataVar(dim.Name); d == nil || !d.Implicit {
 				continue
 			}
 			n := factors[i].Shape[k]
@@ -708,15 +705,17 @@ func paramSizes(cfg *fitConfig, factors []fitfile.Factor) map[string]fitSize {
 
 // unboundFitSizes returns the sizes that err, binding predict's data,
 // reports as bound by no data ("size N (declared at ...) is not bound")
-// and that the fit gives (cfg.fitSizes), when no --set gives them.
-func unboundFitSizes(err error, l *pipeline.Loaded, cfg *fitConfig) []string {
+// and that the fit gives (paramSizes of cfg.fitFactors), when no --set
+// gives them, and the fit's sizes.
+func unboundFitSizes(err error, l *pipeline.Loaded, cfg *fitConfig) ([]string, map[string]fitSize) {
 	list, ok := ast.Positioned(err)
 	if !ok || l == nil || l.Info == nil {
-		return nil
+		return nil, nil
 	}
+	fitSizes := paramSizes(l.Info, cfg.fitFactors)
 	var out []string
 	for _, e := range list {
-		for name := range cfg.fitSizes {
+		for name := range fitSizes {
 			d := l.Info.DataVar(name)
 			if _, set := cfg.sets[name]; set || d == nil || d.Pos != e.Pos || !strings.HasPrefix(e.Msg, "size "+name+" ") || slices.Contains(out, name) {
 				continue
@@ -725,5 +724,5 @@ func unboundFitSizes(err error, l *pipeline.Loaded, cfg *fitConfig) []string {
 		}
 	}
 	slices.Sort(out)
-	return out
+	return out, fitSizes
 }

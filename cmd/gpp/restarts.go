@@ -287,11 +287,17 @@ func meanField(s sgvb.Settings) bool {
 		return false
 	}
 	for _, f := range s.Families {
-		if f == sgvb.FamilyFullRank || f == sgvb.FamilyLowRank || f == sgvb.FamilyBanded {
+		if jointFamily(f) {
 			return false
 		}
 	}
 	return true
+}
+
+// jointFamily reports whether f is a joint factor's family: full-rank,
+// low-rank or banded.
+func jointFamily(f sgvb.Family) bool {
+	return f == sgvb.FamilyFullRank || f == sgvb.FamilyLowRank || f == sgvb.FamilyBanded
 }
 
 // meanFieldHint returns advice for a mean-field SGVB fit (no --fullrank)

@@ -70,8 +70,7 @@ func jointResult(r *sgvb.Result) bool {
 		return true
 	}
 	for _, f := range r.Factors {
-		switch f.Family {
-		case sgvb.FamilyFullRank, sgvb.FamilyLowRank, sgvb.FamilyBanded:
+		if jointFamily(f.Family) {
 			return true
 		}
 	}
