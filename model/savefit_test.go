@@ -100,14 +100,7 @@ func TestSaveFitRoundTrip(t *testing.T) {
 		if !strings.HasSuffix(file, ".json") {
 			file = filepath.Join(file, fitfile.FileName)
 		}
-		src, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ff, err := fitfile.Read(file, src)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ff := readSaved(t, file)
 		model, _ := os.ReadFile(saveModel)
 		data, _ := os.ReadFile(saveData)
 		if ff.Model != saveModel || ff.ModelSHA256 != fitfile.ModelHash(model) ||
@@ -146,11 +139,7 @@ func TestSaveFitDataValues(t *testing.T) {
 	if err := m.SaveFit(path, r, s); err != nil {
 		t.Fatal(err)
 	}
-	src, _ := os.ReadFile(path)
-	ff, err := fitfile.Read(path, src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ff := readSaved(t, path)
 	if len(ff.Data) != 0 || len(ff.DataSHA256) != 0 || ff.Model != "coin.gpp" {
 		t.Errorf("head %+v: want no data files", ff.Head)
 	}
@@ -310,12 +299,22 @@ func TestSaveFitSets(t *testing.T) {
 	if err := m.SaveFit(path, r, s); err != nil {
 		t.Fatal(err)
 	}
-	src, _ := os.ReadFile(path)
-	ff, err := fitfile.Read(path, src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ff := readSaved(t, path)
 	if len(ff.Sets) != 1 || ff.Sets["c"] != "3" {
 		t.Errorf("sets %v, want c=3", ff.Sets)
 	}
+}
+
+// readSaved reads the fit.json that SaveFit wrote at file.
+func readSaved(t *testing.T, file string) *fitfile.File {
+	t.Helper()
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ff, err := fitfile.Read(file, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ff
 }
