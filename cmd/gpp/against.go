@@ -208,11 +208,7 @@ func readAgainst(arg string, l *pipeline.Loaded, sets setFlags, dataHash []strin
 	if ff.Method == sgvb.MAP.String() {
 		return nil, &ast.Error{Pos: fitfile.FindPos(fitJSON, src, `"method"`), Msg: "--against: a MAP estimate has no q to compare with the posterior (its sd is not one); give an SGVB, --family laplace or --family pathfinder fit"}
 	}
-	factors := ff.Factors
-	if len(ff.Restarts) > 0 {
-		factors = ff.Restarts[0].Factors
-	}
-	if err := fitfile.Match(factors, fitJSON, src, ff.Sets, sets, l.Path, l.Model, againstNeeds, nil); err != nil {
+	if err := fitfile.Match(ff.FirstFactors(), fitJSON, src, ff.Sets, sets, l.Path, l.Model, againstNeeds, nil); err != nil {
 		return nil, err
 	}
 	if ff.ModelSHA256 != fitfile.ModelHash(l.Source) {

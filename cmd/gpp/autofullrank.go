@@ -326,15 +326,13 @@ func autoIterNote(cfg *fitConfig, unconv []string, kept string, maxIter int, col
 		which, its = "the refits with --fullrank "+strings.Join(flags, " and --fullrank "), "the first"
 	}
 	iter := autoIterFactor * maxIter
-	run := fmt.Sprintf("gpp fit %s --fullrank %s --init %s --iter %d, with this fit's other flags,", cmdArgs(cfg.model, cfg.data), flags[0], cfg.warmInit, iter)
-	if cfg.warmInit == "last" {
-		run = fmt.Sprintf(":fit --fullrank %s --init last --iter %d", flags[0], iter)
-	}
+	init := " --init " + cfg.warmInit
 	if cold[flags[0]] != "" {
-		run = fmt.Sprintf("gpp fit %s --fullrank %s --iter %d, with this fit's other flags,", cmdArgs(cfg.model, cfg.data), flags[0], iter)
-		if cfg.warmInit == "last" {
-			run = fmt.Sprintf(":fit --fullrank %s --iter %d", flags[0], iter)
-		}
+		init = ""
+	}
+	run := fmt.Sprintf("gpp fit %s --fullrank %s%s --iter %d, with this fit's other flags,", cmdArgs(cfg.model, cfg.data), flags[0], init, iter)
+	if cfg.warmInit == "last" {
+		run = fmt.Sprintf(":fit --fullrank %s%s --iter %d", flags[0], init, iter)
 	}
 	alt := ""
 	if len(flags) > 1 {

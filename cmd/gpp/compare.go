@@ -235,9 +235,9 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		if pAboveN(r.p, r.nObserve) {
-			_, _, pName := comparedEstimate([]looRank{r})
+			_, elpdName, pName := comparedEstimate([]looRank{r})
 			errorf(stderr, "warning: %s: %s = %s is more than its %d observations: its %s is unreliable and the model badly misspecified (the loo package's check, p_loo > N), or it observes no data (a ~ left out: the fit is of the prior); its rank and weight are suspect (marked ! in the table)",
-				r.fit.label, pName, num1(r.p), r.nObserve, strings.Replace(pName, "p_", "elpd_", 1))
+				r.fit.label, pName, num1(r.p), r.nObserve, elpdName)
 		}
 		if r.badK > 0 && r.fit.kfold {
 			errorf(stderr, "warning: %s: kfold.csv's pareto_k, the k̂ of a held-out estimate's terms, is above 0.7 for %d of %d observations: their elpd_kfold may be unreliable (gpp kfold said why, counting apart those in a fold whose q misses its posterior, for which --fullrank all or --nuts, and the others, for which more --output-draws)", r.fit.label, r.badK, r.nObserve)

@@ -705,6 +705,7 @@ func (su *kfoldSetup) runFold(ctx context.Context, k int, kc *kfoldConfig) foldR
 		}
 	}
 	rng = rand.New(rand.NewPCG(s.Seed, kfoldStream+1+uint64(k)))
+	var o []float64 // heldOutLogLik's, reused
 	for d := range lw {
 		if d%64 == 0 && ctx.Err() != nil {
 			res.err = ctx.Err()
@@ -717,7 +718,7 @@ func (su *kfoldSetup) runFold(ctx context.Context, k int, kc *kfoldConfig) foldR
 			}
 			continue
 		}
-		o := res.heldOutLogLik(evH, x, su.ll)
+		o = res.heldOutLogLik(evH, x, su.ll, o)
 		for j := range res.rows {
 			v := o[j]
 			if ll != nil {
@@ -741,9 +742,11 @@ func (su *kfoldSetup) runFold(ctx context.Context, k int, kc *kfoldConfig) foldR
 // (the output's, else the log density's). The outputs are computed where
 // the log density fails (a row outside the support at x): only the
 // elements that read the failure are NaN, the other rows' values stand.
-func (res *foldResult) heldOutLogLik(ev *compile.Evaluator, x []float64, ll int) []float64 {
+// They are copied into o (outs is the evaluator's, reused), grown as
+// needed, which is returned.
+func (res *foldResult) heldOutLogLik(ev *compile.Evaluator, x []float64, ll int, o []float64) []float64 {
 	_, outs, err := ev.Eval(x)
-	o := slices.Clone(outs[ll]) // outs is the evaluator's, reused
+	o = append(o[:0], outs[ll]...)
 	for j, v := range o {
 		if !math.IsNaN(v) {
 			continue
@@ -856,6 +859,7 @@ func (su *kfoldSetup) sampleFold(ctx context.Context, k int, ns nuts.Settings, m
 	for i := range coord {
 		coord[i] = make([][]float64, len(out.Chains))
 	}
+	var o []float64 // heldOutLogLik's, reused
 	for c, ch := range out.Chains {
 		for i := range ch.Divergent {
 			if ch.Divergent[i] {
@@ -866,7 +870,7 @@ func (su *kfoldSetup) sampleFold(ctx context.Context, k int, ns nuts.Settings, m
 				coord[j][c] = append(coord[j][c], v)
 			}
 			u.Coords(draw, x)
-			o := res.heldOutLogLik(ev, x, su.ll)
+			o = res.heldOutLogLik(ev, x, su.ll, o)
 			for j := range res.rows {
 				v := o[j]
 				if ll != nil {

@@ -63,7 +63,7 @@ func TestKfoldHeldOutLogLik(t *testing.T) {
 		t.Fatalf("the log density of y = 300 above the support's top is no error (x %v, log_lik %v)", x, outs[ll])
 	}
 	var res foldResult
-	got := res.heldOutLogLik(ev, x, ll)
+	got := res.heldOutLogLik(ev, x, ll, nil)
 	for j, y := range []float64{100, 110} {
 		tt := 1 + xi*(y-mu)/sigma
 		want := -math.Log(sigma) - (1+1/xi)*math.Log(tt) - math.Pow(tt, -1/xi)

@@ -108,12 +108,7 @@ func looConditional(l *pipeline.Loaded) []looCondParam {
 		if !ok {
 			continue
 		}
-		reads := false
-		l.Info.VisitReads(out.Value, true, func(s *check.Symbol) bool {
-			reads = s == lat.Symbol
-			return reads
-		})
-		if reads {
+		if reads(l.Info, out.Value, lat.Symbol, true) {
 			cond = append(cond, looCondParam{name: lat.Name, pos: lat.Pos, llPos: out.Pos, marginal: gammaPoissonForm(l.File, l.Info, lat, out.Value),
 				index: index, coupled: priorCouples(l.File, l.Info, lat)})
 		}
@@ -239,15 +234,8 @@ func priorCouples(file *ast.File, info *check.Info, lat *check.Latent) bool {
 		return false
 	}
 	for _, s := range file.Stmts {
-		if t, ok := s.(*ast.TargetStmt); ok {
-			reads := false
-			info.VisitReads(t.Value, false, func(s *check.Symbol) bool {
-				reads = s == lat.Symbol
-				return reads
-			})
-			if reads {
-				return true
-			}
+		if t, ok := s.(*ast.TargetStmt); ok && reads(info, t.Value, lat.Symbol, false) {
+			return true
 		}
 	}
 	return false
@@ -370,10 +358,7 @@ func looConditionalWarning(cond []looCondParam) string {
 	} else {
 		what += " " + strings.Join(whats, ", ")
 	}
-	pins := elems[0]
-	if len(elems) > 1 {
-		pins = strings.Join(elems, " and ")
-	}
+	pins := strings.Join(elems, " and ")
 	var advice string
 	switch {
 	case c.marginal != "" && len(cond) == 1:

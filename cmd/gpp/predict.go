@@ -285,11 +285,7 @@ func runPredict(cfg *fitConfig, fitArg string, v predictFlags, set map[string]bo
 		con.info("--set %s=%s from the fit (a const of the model; --set %s=... chooses another)", k, cfg.sets[k], k)
 	}
 	opt, _ := v.drawOptions(set["draw"]) // checked by cmdPredict
-	factors := ff.Factors
-	if len(ff.Restarts) > 0 {
-		factors = ff.Restarts[0].Factors
-	}
-	cfg.fitFactors = factors
+	cfg.fitFactors = ff.FirstFactors()
 	l, ok := loadPredictModel(con, cfg, opt, ff.Sets, growLevels(fitfile.DataLevels(ff.Levels), v.newLevels), ff.Sizes, ff.DataColumns, srcs)
 	if !ok {
 		return exitError

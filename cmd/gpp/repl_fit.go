@@ -973,8 +973,9 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 		qv := variable{name: label, shape: shape, axes: r.labelAxes(label, shape)}
 		for j, k := range shown {
 			row := []string{qv.elemName(k)}
+			sorted, _ := nuts.SortedFinite(cols[j]) // once for every p (drawQuantile's)
 			for _, p := range probs {
-				row = append(row, num3(drawQuantile(cols[j], p)))
+				row = append(row, num3(nuts.Quantile(sorted, p)))
 			}
 			t.row(row...)
 		}

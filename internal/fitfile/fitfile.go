@@ -144,6 +144,16 @@ type File struct {
 	FileSHA256 map[string]string `json:"files_sha256,omitempty"`
 }
 
+// FirstFactors returns the fit's factors, or its first restart's in a
+// mixture (the restarts share their params): what a command matches the
+// model's params against.
+func (f *File) FirstFactors() []Factor {
+	if len(f.Restarts) > 0 {
+		return f.Restarts[0].Factors
+	}
+	return f.Factors
+}
+
 // Resample records an importance resampling of the output draws
 // (--psis-resample): the draws of q weighted, their Pareto k̂ and ESS,
 // the distinct candidates among the draws, the candidates with a
