@@ -249,10 +249,7 @@ func paramLength(info *check.Info, bound map[string]*Array, s *check.Symbol) int
 // are listed in both orientations: a neighbour list, each pair from both
 // ends, not an edge list with a few repeats.
 func mostlyBothWays(edges []edge) bool {
-	dir := map[[2]int]bool{}
-	for _, e := range edges {
-		dir[[2]int{e.u, e.v}] = true
-	}
+	dir := directed(edges)
 	both, pairs := 0, 0
 	for p := range dir {
 		if p[0] < p[1] {
@@ -267,6 +264,15 @@ func mostlyBothWays(edges []edge) bool {
 	return pairs > 0 && 2*both >= pairs
 }
 
+// directed is the set of edges' ordered pairs (u, v).
+func directed(edges []edge) map[[2]int]bool {
+	dir := map[[2]int]bool{}
+	for _, e := range edges {
+		dir[[2]int{e.u, e.v}] = true
+	}
+	return dir
+}
+
 // maxListed is how many self-loops, repeats or one-way neighbours are
 // warned of one by one; the rest are counted.
 const maxListed = 5
@@ -276,10 +282,7 @@ func (g *spatialGraph) warnings(at ast.Pos) []string {
 	var warns []string
 	var loops, repeats, oneWay []string
 	first := map[[2]int]edge{}
-	dir := map[[2]int]bool{}
-	for _, e := range g.edges {
-		dir[[2]int{e.u, e.v}] = true
-	}
+	dir := directed(g.edges)
 	deg := make([]int, g.n)
 	parent := make([]int, g.n)
 	for i := range parent {

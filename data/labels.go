@@ -228,17 +228,20 @@ func LevelOrderWarnings(file *ast.File, info *check.Info, bound map[string]*Arra
 	warns = append(warns, labelAxisWarnings(file, info, bound)...)
 	warns = append(warns, categoryDataWarnings(file, info, bound)...)
 	warns = append(warns, rareLabelWarnings(info, bound)...)
-	coded := sortedCodings(info, bound, 3)
-	first := orderedUses(file, info, coded, true)
+	return append(warns, orderedUseWarnings(file, info, bound, sortedCodings(info, bound, 3), true, func(d *check.DataVar, lv *Levels, u codeUse) string {
+		return fmt.Sprintf("%s: its %d labels are coded in sorted (byte) order, %s, and %s reads the codes %s, where their order is their meaning: give the order with --levels %s=LABEL,LABEL,... (lowest first), or give the column as numbers", columnWhere(lv, d.Name), len(lv.Labels), listCodes(*lv, lv.Labels, 10), u.pos, u.what, d.Name)
+	})...)
+}
+
+// orderedUseWarnings returns msg's warning for each column of coded, in
+// the order declared, that the model reads in order (orderedUses).
+func orderedUseWarnings(file *ast.File, info *check.Info, bound map[string]*Array, coded map[*check.Symbol]*check.DataVar, ordinal bool, msg func(d *check.DataVar, lv *Levels, u codeUse) string) []string {
+	first := orderedUses(file, info, coded, ordinal)
+	var warns []string
 	for _, d := range info.Data {
-		s := info.Lookup(d.Name)
-		u, ok := first[s]
-		if !ok || coded[s] == nil {
-			continue
+		if u, ok := first[info.Lookup(d.Name)]; ok {
+			warns = append(warns, msg(d, bound[d.Name].Levels, u))
 		}
-		lv := bound[d.Name].Levels
-		where := columnWhere(lv, d.Name)
-		warns = append(warns, fmt.Sprintf("%s: its %d labels are coded in sorted (byte) order, %s, and %s reads the codes %s, where their order is their meaning: give the order with --levels %s=LABEL,LABEL,... (lowest first), or give the column as numbers", where, len(lv.Labels), listCodes(*lv, lv.Labels, 10), u.pos, u.what, d.Name))
 	}
 	return warns
 }
@@ -464,20 +467,11 @@ func twoLabelWarnings(file *ast.File, info *check.Info, bound map[string]*Array)
 			coded[s] = d
 		}
 	}
-	first := orderedUses(file, info, coded, false)
-	var warns []string
-	for _, d := range info.Data {
-		s := info.Lookup(d.Name)
-		u, ok := first[s]
-		if !ok || coded[s] == nil {
-			continue
-		}
-		lv := bound[d.Name].Levels
+	return orderedUseWarnings(file, info, bound, coded, false, func(d *check.DataVar, lv *Levels, u codeUse) string {
 		l0, l1 := lv.Labels[0], lv.Labels[1]
-		warns = append(warns, fmt.Sprintf("%s: its 2 labels are coded in sorted (byte) order, %s, and %s reads the codes %s, where which label is %d is their meaning: if %d means %s, say so with --levels %s=%s,%s (the label coded %d first); --levels %s=%s,%s keeps this coding and silences this warning; or give the column as numbers",
-			columnWhere(lv, d.Name), listCodes(*lv, lv.Labels, 2), u.pos, u.what, lv.First+1, lv.First+1, textenc.QuoteLabel(l0), d.Name, l1, l0, lv.First, d.Name, l0, l1))
-	}
-	return warns
+		return fmt.Sprintf("%s: its 2 labels are coded in sorted (byte) order, %s, and %s reads the codes %s, where which label is %d is their meaning: if %d means %s, say so with --levels %s=%s,%s (the label coded %d first); --levels %s=%s,%s keeps this coding and silences this warning; or give the column as numbers",
+			columnWhere(lv, d.Name), listCodes(*lv, lv.Labels, 2), u.pos, u.what, lv.First+1, lv.First+1, textenc.QuoteLabel(l0), d.Name, l1, l0, lv.First, d.Name, l0, l1)
+	})
 }
 
 // nearLabelWarnings warns of two labels of a coding that are one text

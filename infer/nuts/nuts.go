@@ -356,11 +356,11 @@ func Sample(ctx context.Context, dens []Density, inits [][]float64, s Settings) 
 // chain stuck in warm-up does not take every other chain's draws with it
 // (the caller may leave it out).
 func (r *Result) cut(kept []int, want int) {
-	if slices.Min(kept) >= want {
+	n := slices.Min(kept)
+	if n >= want {
 		return
 	}
 	r.Interrupted = true
-	n := slices.Min(kept)
 	for _, k := range kept {
 		if k >= 2 && (n < 2 || k < n) {
 			n = k

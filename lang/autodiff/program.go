@@ -742,7 +742,7 @@ func (p *Program) passFailed(order []int32, k int, ok, all bool, jointErr *error
 		return order, k, true // a log 0 that a later node may take in
 	case all:
 		first := *jointErr == nil
-		if z := p.zeroOf(i); z >= 0 && *jointErr == nil { // the log 0 made this node fail
+		if z := p.zeroOf(i); z >= 0 && first { // the log 0 made this node fail
 			*jointErr = p.nodeError(z, true)
 		}
 		p.outputFailed(i, ok, jointErr)

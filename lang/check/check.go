@@ -919,10 +919,7 @@ func paramBoundAdvice(lat *Latent, t *ast.TypeExpr, which string, lt, ut Type) s
 	switch {
 	case t.Lower != nil && t.Upper != nil:
 		free.Kind = ast.Unit
-		lo, hi := exprString(t.Lower), exprString(t.Upper)
-		if !simpleExpr(t.Lower) {
-			lo = "(" + lo + ")"
-		}
+		lo, hi := asOperand(t.Lower), exprString(t.Upper)
 		mul, jac := " * ", "log("+hi+" - "+lo+")"
 		if len(t.Dims) > 0 {
 			mul = " .* "
@@ -931,10 +928,7 @@ func paramBoundAdvice(lat *Latent, t *ast.TypeExpr, which string, lt, ut Type) s
 			} else { // one term per element
 				n := make([]string, len(t.Dims))
 				for i, d := range t.Dims {
-					n[i] = exprString(d)
-					if !simpleExpr(d) {
-						n[i] = "(" + n[i] + ")"
-					}
+					n[i] = asOperand(d)
 				}
 				jac = strings.Join(n, " * ") + " * " + jac
 			}
@@ -952,14 +946,14 @@ func paramBoundAdvice(lat *Latent, t *ast.TypeExpr, which string, lt, ut Type) s
 	return fmt.Sprintf("a bound that moves with a param is written through a free param, %s, with %s's prior as `target += logpdf(%s, %s)` (docs/language.md, Bounds that depend on params)", how, x, x, prior)
 }
 
-// simpleExpr reports whether e needs no parentheses as an operand: a
-// name, a number, or a call or index of one.
-func simpleExpr(e ast.Expr) bool {
+// asOperand is e's text as an operand: as is for a name, a number, or a
+// call or index of one, else in parentheses.
+func asOperand(e ast.Expr) string {
 	switch ast.Unparen(e).(type) {
 	case *ast.Ident, *ast.NumberLit, *ast.CallExpr, *ast.IndexExpr:
-		return true
+		return exprString(e)
 	}
-	return false
+	return "(" + exprString(e) + ")"
 }
 
 // paramBounds checks the bounds of a bounded param, real<lower=L,

@@ -3,7 +3,6 @@ package check
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/gpplang/gpp/dist"
@@ -527,7 +526,8 @@ func (c *checker) constantTruncation(t *ast.Truncation) (Interval, ast.Expr) {
 // support (logpdf(t, Bernoulli(p)), or t[i] in a loop), those calls in
 // source order.
 func (c *checker) logpdfValues() map[*Symbol][]*ast.CallExpr {
-	value := map[*ast.Ident]*ast.CallExpr{}
+	value := map[*ast.Ident]bool{}
+	out := map[*Symbol][]*ast.CallExpr{} // in source order: Inspect's
 	ast.Inspect(c.file, func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpr)
 		if !ok || call.Fun.Name != "logpdf" || len(call.Args) != 2 {
@@ -539,36 +539,17 @@ func (c *checker) logpdfValues() map[*Symbol][]*ast.CallExpr {
 			return true
 		}
 		if d := c.info.Dists[dc]; d != nil && c.info.UserDensities[dc] == nil && leavesOut(d) {
-			value[id] = call
+			value[id] = true
+			if sym := c.info.Uses[id]; sym != nil && sym.Kind == Data && sym.Type.Elem == Int {
+				out[sym] = append(out[sym], call)
+			}
 		}
 		return true
 	})
-	out := map[*Symbol][]*ast.CallExpr{}
-	bad := map[*Symbol]bool{}
 	for id, sym := range c.info.Uses {
-		if sym.Kind != Data || sym.Type.Elem != Int {
-			continue
+		if sym.Kind == Data && sym.Type.Elem == Int && !value[id] {
+			delete(out, sym) // read otherwise too
 		}
-		if call := value[id]; call != nil {
-			out[sym] = append(out[sym], call)
-		} else {
-			bad[sym] = true
-		}
-	}
-	for sym, calls := range out {
-		if bad[sym] {
-			delete(out, sym)
-			continue
-		}
-		slices.SortFunc(calls, func(a, b *ast.CallExpr) int {
-			if a.Pos().Before(b.Pos()) {
-				return -1
-			}
-			if b.Pos().Before(a.Pos()) {
-				return 1
-			}
-			return 0
-		})
 	}
 	return out
 }
