@@ -2,6 +2,7 @@ package autodiff
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -156,5 +157,47 @@ func TestDataValueOutsideSupportDataOnly(t *testing.T) {
 	}
 	if _, err = p.LogJoint([]float64{0, 1}, make([]float64, 2)); err != nil {
 		t.Errorf("the same at s = 1: %v", err)
+	}
+}
+
+// TestDoomedRowsAndCols: Bernoulli values of 2 in a data matrix are −Inf
+// for any params, and doomed marks what they make −Inf whatever the
+// params: the rowsum of each row and colsum of each column holding one
+// (one is enough for a sum), the rowlogsumexp of a row only where every
+// term is one (a row with a finite term takes the 2 in as a value).
+func TestDoomedRowsAndCols(t *testing.T) {
+	b0, ok := dist.LookupUnivariate("Bernoulli")
+	if !ok {
+		t.Fatal("no Bernoulli")
+	}
+	bern := *b0
+	bern.OutsideValue = true // logpdf's kernel, as the compiler makes it
+	b := NewBuilder()
+	pr := b.Unary(OpInvLogit, b.Input("a", Scalar(), testPos), testPos)
+	// Row-major: a 2 at [1, 2] of A; row 1 of B all 2s, row 2 one 2.
+	la := b.LogPDF(bern, b.Const([]float64{0, 2, 0, 1, 0, 1}, Matrix(2, 3), at(2, 5)), []ID{pr}, at(2, 5))
+	lb := b.LogPDF(bern, b.Const([]float64{2, 2, 2, 2, 0, 1}, Matrix(2, 3), at(3, 5)), []ID{pr}, at(3, 5))
+	rs, cs, rl := b.RowSum(la, testPos), b.ColSum(la, testPos), b.RowLogSumExp(lb, testPos)
+	root := b.Add(b.Add(b.Sum(rs, testPos), b.Sum(cs, testPos), testPos), b.Sum(rl, testPos), testPos)
+	p, err := b.Finish(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.ForwardAll([]float64{0.3}); err == nil || !DataOnly(err) {
+		t.Errorf("log joint: error %v, want one of the data alone", err)
+	}
+	for _, c := range []struct {
+		name string
+		id   ID
+		want []bool
+	}{
+		{"rowsum(A)", rs, []bool{true, false}},
+		{"colsum(A)", cs, []bool{false, true, false}},
+		{"rowlogsumexp(B)", rl, []bool{true, false}},
+	} {
+		got := p.doomed(p.index(c.id), make(map[int32][]bool))
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: doomed %v, want %v", c.name, got, c.want)
+		}
 	}
 }
