@@ -236,6 +236,11 @@ func (b *Builder) Shape(x ID) Shape { return b.nodes[b.index(x)].shape }
 // built so far.
 func (b *Builder) Dim() int { return b.dim }
 
+// Failed reports whether x stands for an operation that failed (its error
+// recorded, Err): its shape is a placeholder's, so a caller checking x's
+// shape says nothing more about it.
+func (b *Builder) Failed(x ID) bool { return b.nodes[b.index(x)].op == opInvalid }
+
 // Err returns the errors recorded so far, or nil.
 func (b *Builder) Err() error {
 	b.errs.Sort()

@@ -350,7 +350,9 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 		return value{id: l.asTyped(e, apply(id, sels[0]), e.Lbrack), node: true}
 	}
 	if sh.Rank != 2 {
-		l.errorf(e.Lbrack, "two indices need a matrix, got %s", sh)
+		if !b.Failed(id) { // else its own error says why
+			l.errorf(e.Lbrack, "two indices need a matrix, got %s", sh)
+		}
 		return value{}
 	}
 	r, c := sels[0], sels[1]
