@@ -263,9 +263,10 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 	}
 	x := l.expr(e.X)
 	l.missIdx = nil
-	if !x.node && !x.isInt && l.failed() > 0 {
-		// X failed (an ODE's bad times, say) and said why: its
-		// stand-in scalar would only add an error about its shape
+	if !x.node && !x.isInt && l.failed() > 0 || x.node && l.b.Failed(x.id) {
+		// X failed (an ODE's bad times, a matrix product's sizes known
+		// only with the data) and said why: its stand-in scalar would
+		// only add an error about its shape
 		return value{}
 	}
 	if l.info.DynamicIndex(e) != nil {
@@ -350,9 +351,7 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 		return value{id: l.asTyped(e, apply(id, sels[0]), e.Lbrack), node: true}
 	}
 	if sh.Rank != 2 {
-		if !b.Failed(id) { // else its own error says why
-			l.errorf(e.Lbrack, "two indices need a matrix, got %s", sh)
-		}
+		l.errorf(e.Lbrack, "two indices need a matrix, got %s", sh)
 		return value{}
 	}
 	r, c := sels[0], sels[1]
