@@ -1,6 +1,8 @@
 package check
 
 import (
+	"strings"
+
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/stdlib"
 )
@@ -134,6 +136,12 @@ func (c *checker) unread() {
 		if !read[sym] {
 			w := ast.Errorf(sym.Pos,
 				"data `%s` is read nowhere: neither the log density nor an output reads it, so the fit ignores it; leave it out, or observe it (%s ~ D(...))", sym.Name, sym.Name)
+			if sizes := c.sizesOf(sym); len(sizes) > 0 {
+				// leaving it out would leave its sizes undeclared
+				w = ast.Errorf(sym.Pos,
+					"data `%s` is read nowhere but for its shape, which gives %s: neither the log density nor an output reads its values, so the fit ignores them; to leave it out, declare %s as data (`data %s: int`, given by --set or a data file), or observe it (%s ~ D(...))",
+					sym.Name, strings.Join(sizes, " and "), strings.Join(sizes, " and "), sizes[0], sym.Name)
+			}
 			if c.info.UnreadData == nil {
 				c.info.UnreadData = map[string]*ast.Error{}
 			}
@@ -165,4 +173,24 @@ func (c *checker) unread() {
 	}
 	c.info.NoDataObserved = ast.Errorf(pos, noDataObserved, first.Name, first.Name)
 	c.info.Warnings = append(c.info.Warnings, c.info.NoDataObserved)
+}
+
+// sizesOf returns the size names that data sym's shape gives (a size
+// first named in its declaration, check.DataVar.Implicit) and that the
+// model mentions elsewhere, in axis order: leaving sym out would leave
+// them undeclared.
+func (c *checker) sizesOf(sym *Symbol) []string {
+	used := map[*Symbol]bool{}
+	for id, u := range c.info.Uses {
+		if u.Kind == Size && id.NamePos != u.Pos { // not its first mention, in sym's shape
+			used[u] = true
+		}
+	}
+	var out []string
+	for _, d := range c.info.Data {
+		if d.Implicit && d.SizeOf != nil && d.SizeOf.Symbol == sym && used[d.Symbol] {
+			out = append(out, d.Name)
+		}
+	}
+	return out
 }

@@ -37,6 +37,14 @@ func TestUnreadWarnings(t *testing.T) {
 	if info.NoDataObserved == nil || info.NoDataObserved != info.Warnings[0] || info.UnreadData["lsub"] != info.Warnings[2] {
 		t.Errorf("NoDataObserved %v, UnreadData %v: not the warnings", info.NoDataObserved, info.UnreadData)
 	}
+	if strings.Contains(got[2], "shape") {
+		t.Errorf("lsub, whose size M nothing else reads: %s", got[2])
+	}
+
+	// the multilevel trial's: w's length gives J, which z's shape reads,
+	// so leaving w out needs J declared
+	sized := "data g: int[N]\ndata y: real[N]\ndata w: real[J]\nparam z: real[J] ~ Normal(0, 1)\ny ~ Normal(z[g], 1)\n"
+	wantWarnings(t, sized, []string{"m.gpp:3:6 data `w` is read nowhere but for its shape, which gives J: neither the log density nor an output reads its values, so the fit ignores them; to leave it out, declare J as data (`data J: int`, given by --set or a data file), or observe it (w ~ D(...))"})
 
 	// the trial's t2_hom_ll.gpp less its ~ lines: y is log_lik's outcome
 	lost := "data x: real[N]\ndata y: real[N]\nparam a: real ~ Normal(0, 1)\nparam s: positive ~ HalfNormal(1)\n" +
