@@ -1318,6 +1318,17 @@ func (e *engine) eval(stream uint64, iter int, n int) (elbo, se float64, bad int
 	return elbo, se, bad
 }
 
+// firstBadErr returns the error of the first of the last n-draw
+// estimate's (eval) draws left out that has one; nil if none.
+func (e *engine) firstBadErr(n int) error {
+	for d := 0; d < n; d++ {
+		if !e.ok[d] && e.errs[d] != nil {
+			return e.errs[d]
+		}
+	}
+	return nil
+}
+
 // evalRange returns the least and greatest log p − log q of the finite
 // draws of the last n-draw estimate (eval).
 func (e *engine) evalRange(n int) (lo, hi float64) {
@@ -1401,6 +1412,17 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 	consec := 0
 	var lastErr error
 	var stopErr error
+	// stepCause is the clause naming r.StepErr (firstClause) for the
+	// first warning that counts bad steps once there is one to name, ""
+	// after it: the error is said once.
+	stepSaid := false
+	stepCause := func(open, close string) string {
+		if c := firstClause(r.StepErr); c != "" && !stepSaid {
+			stepSaid = true
+			return open + c + close
+		}
+		return ""
+	}
 	evalBad := 0
 	g := e.newGuard()
 	stalls := 0
@@ -1464,6 +1486,9 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 			eta *= 0.5
 			if err != nil {
 				lastErr = err
+				if r.StepErr == nil {
+					r.StepErr = err
+				}
 			}
 			// MaxBadSteps halvings net of recoveries: that many bad steps
 			// in a row, or a steady share above one in six, which has
@@ -1474,15 +1499,19 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 			if consec >= s.MaxBadSteps || eta < eta0*math.Ldexp(1, -s.MaxBadSteps) {
 				if g != nil && finite(g.elbo) && r.Rollbacks < s.MaxRollbacks {
 					g.restore(r)
-					r.warn("at iteration %d, after %d steps with a non-finite log joint or gradient (the last %d in a row), went back to %s with the optimizer reset and step size %g", it, r.BadSteps, consec, g.from(), eta0/2)
+					r.warn("at iteration %d, after %d steps with a non-finite log joint or gradient (the last %d in a row%s), went back to %s with the optimizer reset and step size %g", it, r.BadSteps, consec, stepCause("; ", ""), g.from(), eta0/2)
 					afterRollback(it)
 					consec = 0
 					continue
 				}
+				if lastErr != nil && r.StepErr != nil && lastErr.Error() == r.StepErr.Error() {
+					stepSaid = true // the fit's error, printed with it
+				}
+				cause := stepCause(" (", ")")
 				if consec >= s.MaxBadSteps {
-					r.warn("stopped at iteration %d after %d consecutive steps with a non-finite log joint or gradient; q is the last good one", it, consec)
+					r.warn("stopped at iteration %d after %d consecutive steps with a non-finite log joint or gradient%s; q is the last good one", it, consec, cause)
 				} else {
-					r.warn("stopped at iteration %d: %d of its steps had a non-finite log joint or gradient, too many to recover from: each halves the step (five good ones undo a halving), and they had taken it below 2^-%d of the step size %g it last restarted from, so that q no longer moved; q is the last good one", it, r.BadSteps, s.MaxBadSteps, eta0)
+					r.warn("stopped at iteration %d: %d of its steps had a non-finite log joint or gradient%s, too many to recover from: each halves the step (five good ones undo a halving), and they had taken it below 2^-%d of the step size %g it last restarted from, so that q no longer moved; q is the last good one", it, r.BadSteps, cause, s.MaxBadSteps, eta0)
 				}
 				stopErr = lastErr
 				if stopErr == nil {
@@ -1531,6 +1560,9 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 			break
 		}
 		evalBad += bad
+		if bad > 0 && r.EvalErr == nil {
+			r.EvalErr = e.firstBadErr(s.ELBODraws)
+		}
 		for bi := range e.blocks {
 			if e.blocks[bi].fam == FamilyFullRank {
 				e.blocks[bi].natRegime()
@@ -1599,8 +1631,19 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 	if traced {
 		final = &r.Trace[len(r.Trace)-1]
 	}
+	if r.BadSteps > 0 && !stepSaid {
+		// skipped steps no rollback or stop warned of: named if the
+		// model said what failed (a NaN of its own is bad_steps alone)
+		if c := stepCause(" (", ")"); c != "" {
+			r.warn("%d steps had a non-finite log joint or gradient and were skipped%s", r.BadSteps, c)
+		}
+	}
 	if evalBad > 0 {
-		r.warn("%d ELBO draws had a non-finite log joint and were left out of the estimates", evalBad)
+		cause := ""
+		if c := firstClause(r.EvalErr); c != "" {
+			cause = " (" + c + ")"
+		}
+		r.warn("%d ELBO draws had a non-finite log joint%s and were left out of the estimates", evalBad, cause)
 	}
 	if avg != nil && stopErr == nil {
 		r.Averaged = avg.count()

@@ -1,10 +1,13 @@
 package sgvb
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/gpplang/gpp/dist"
@@ -36,6 +39,13 @@ type Result struct {
 	StepSize    float64 // η at the end (after the step-size search and rollbacks, if any)
 	BadSteps    int     // steps skipped for a non-finite log joint or gradient
 	Rollbacks   int     // returns to the best q after a divergence or a drift (Settings.MaxRollbacks)
+	// StepErr is the Target's error at the first of an SGVB fit's
+	// BadSteps that returned one (an *ast.Error says where the model
+	// failed), and
+	// EvalErr that of the first ELBO-evaluation draw left out for a
+	// non-finite log joint; nil if none. The warnings that count those
+	// steps and draws name them once (firstClause).
+	StepErr, EvalErr error
 	// AtStart: an SGVB fit that ran its steps returns its start q
 	// unchanged because every step failed, or because the divergence
 	// guard went back to the start until its rollbacks ran out. Such a q
@@ -279,6 +289,17 @@ func (r *Result) SD() []float64 {
 
 func (r *Result) warn(format string, args ...any) {
 	r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...))
+}
+
+// firstClause is the clause "the first: ERR" that names err, the first
+// failure of what a warning counts, in its own positioned text (its first
+// line); "" for none or a cancellation, which says nothing of the model.
+func firstClause(err error) string {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return ""
+	}
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return "the first: " + msg
 }
 
 // prepare builds the sampling state from the factors.
