@@ -194,6 +194,8 @@ var stanFuncs = []*Func{
 		Doc: "the nearest integer to x, halves away from zero, elementwise (a real result); of a param only in an output, having no derivative", Example: "round(x)", Fold: fold1(math.Round), OutputOnly: roundWhy},
 	{Name: "trunc", Args: argRound, Shape: Elementwise1, Support: realRule, Elem: RealResult, Op: "trunc",
 		Doc: "x with its fraction dropped (toward zero), elementwise (a real result); of a param only in an output, having no derivative", Example: "trunc(x)", Fold: fold1(math.Trunc), OutputOnly: roundWhy},
+	{Name: "to_int", Args: []Arg{{Name: "x", Ranks: AnyRank, Data: "an int is known when the model compiles (an index, a size); trunc(x) is a real of a param"}}, Shape: Elementwise1, Support: realRule, Elem: IntResult, Op: "trunc",
+		Doc: "x with its fraction dropped (toward zero) as an int, elementwise (Stan 2.31's to_int); x known before the fit, a value past 2^53 in magnitude or NaN an error", Example: "to_int(x)", Fold: fold1(math.Trunc)},
 	{Name: "rows_dot_product", Args: []Arg{{Name: "x", Ranks: Vector | Matrix}, {Name: "y", Ranks: Vector | Matrix}}, Shape: RowsDot, Support: SupportRule{Kind: SumsOfProducts, Default: dist.Real}, Elem: RealResult, Op: "rows_dot_product",
 		Doc: "the dot product of each row of x with the same row of y, rowsum(x .* y), for x and y of one shape", Example: "rows_dot_product(X, B)"},
 	{Name: "columns_dot_product", Args: []Arg{{Name: "x", Ranks: Vector | Matrix}, {Name: "y", Ranks: Vector | Matrix}}, Shape: ColsDot, Support: SupportRule{Kind: SumsOfProducts, Default: dist.Real}, Elem: RealResult, Op: "columns_dot_product",

@@ -56,7 +56,7 @@ func TestTable(t *testing.T) {
 		gp_exp_quad_cov gp_exponential_cov gp_matern32_cov gp_matern52_cov gp_periodic_cov add_diag
 		log_diff_exp log_sum_exp fma hypot atan2 tan asin acos sinh cosh asinh acosh atanh erf erfc exp2 cbrt
 		tgamma trigamma lmultiply binary_log_loss log_inv_logit_diff log_falling_factorial gamma_p gamma_q inc_beta inv_inc_beta log_modified_bessel_first_kind modified_bessel_first_kind
-		bessel_first_kind bessel_second_kind modified_bessel_second_kind lambert_w0 lambert_wm1 owens_t log_rising_factorial rising_factorial falling_factorial prod floor ceil round trunc
+		bessel_first_kind bessel_second_kind modified_bessel_second_kind lambert_w0 lambert_wm1 owens_t log_rising_factorial rising_factorial falling_factorial prod floor ceil round trunc to_int
 		rows_dot_product columns_dot_product inverse inverse_spd determinant log_determinant mdivide_left_tri_low
 		linspaced_vector one_hot_vector hmm_marginal hmm_hidden_state_prob hmm_latent_rng ode_rk45 ode_rk45_tol ode_bdf ode_bdf_tol solve_newton solve_newton_tol solve_powell solve_powell_tol integrate_1d
 		mdivide_right_tri_low matrix_exp matrix_exp_multiply scale_matrix_exp_multiply matrix_power eigenvalues_sym
@@ -325,6 +325,7 @@ func TestFold(t *testing.T) {
 		{"acos", []float64{-1}, math.Pi},
 		{"round", []float64{-2.5}, -3},
 		{"trunc", []float64{-2.5}, -2},
+		{"to_int", []float64{-2.5}, -2},
 	}
 	inf := LookupFunc("positive_infinity").Fold(nil)
 	ninf := LookupFunc("negative_infinity").Fold(nil)

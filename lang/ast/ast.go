@@ -59,26 +59,28 @@ type Op int
 
 // Operators, in no particular order; see Precedence.
 const (
-	Add  Op = iota + 1 // +
-	Sub                // -
-	Mul                // *  matrix product (scaling when an operand is scalar)
-	EMul               // .* elementwise product with broadcasting
-	Div                // /  elementwise division with broadcasting
-	Pow                // ^  elementwise power, right-associative
-	Neg                // unary -
-	Lt                 // <  comparisons: 1 where true, 0 where false
-	Le                 // <=
-	Gt                 // >
-	Ge                 // >=
-	Eq                 // ==
-	Ne                 // !=
-	And                // && logical and: 1 where both are non-zero
-	Or                 // || logical or: 1 where either is non-zero
-	Not                // unary ! logical not: 1 where the operand is 0
+	Add    Op = iota + 1 // +
+	Sub                  // -
+	Mul                  // *  matrix product (scaling when an operand is scalar)
+	EMul                 // .* elementwise product with broadcasting
+	Div                  // /  elementwise division with broadcasting
+	Pow                  // ^  elementwise power, right-associative
+	Neg                  // unary -
+	Lt                   // <  comparisons: 1 where true, 0 where false
+	Le                   // <=
+	Gt                   // >
+	Ge                   // >=
+	Eq                   // ==
+	Ne                   // !=
+	And                  // && logical and: 1 where both are non-zero
+	Or                   // || logical or: 1 where either is non-zero
+	Not                  // unary ! logical not: 1 where the operand is 0
+	Mod                  // %   int modulus, with the sign of the dividend (Stan's, C's)
+	IntDiv               // %/% int division, truncated toward 0 (Stan's)
 )
 
 var opText = [...]string{Add: "+", Sub: "-", Mul: "*", EMul: ".*", Div: "/", Pow: "^", Neg: "-",
-	Lt: "<", Le: "<=", Gt: ">", Ge: ">=", Eq: "==", Ne: "!=", And: "&&", Or: "||", Not: "!"}
+	Lt: "<", Le: "<=", Gt: ">", Ge: ">=", Eq: "==", Ne: "!=", And: "&&", Or: "||", Not: "!", Mod: "%", IntDiv: "%/%"}
 
 func (o Op) String() string {
 	if o > 0 && int(o) < len(opText) {
@@ -90,7 +92,7 @@ func (o Op) String() string {
 // Precedence returns the binding strength of an operator: higher binds
 // tighter. As in Stan, || binds loosest, then &&, then the comparisons
 // (which do not chain: a < b < c is a syntax error), then + and -, then *,
-// .* and /. Unary minus and ! bind tighter than * and looser than ^ (-x^2
+// .*, /, % and %/%. Unary minus and ! bind tighter than * and looser than ^ (-x^2
 // is -(x^2)); postfix transpose, indexing and calls bind tightest of all.
 func (o Op) Precedence() int {
 	switch o {
@@ -102,7 +104,7 @@ func (o Op) Precedence() int {
 		return 3
 	case Add, Sub:
 		return 4
-	case Mul, EMul, Div:
+	case Mul, EMul, Div, Mod, IntDiv:
 		return 5
 	case Neg, Not:
 		return 6

@@ -197,6 +197,9 @@ func (c *checker) binary(e *ast.BinaryExpr) Type {
 		}
 		return c.logical(e, []Type{x, y}, b.Shape)
 	}
+	if (e.Op == ast.Mod || e.Op == ast.IntDiv) && !c.intOperands(e, x, y) {
+		return invalid
+	}
 	t := Type{Elem: Real, DataOnly: x.DataOnly && y.DataOnly}
 	if x.Elem == Int && y.Elem == Int && e.Op != ast.Div && e.Op != ast.Pow {
 		t.Elem = Int
@@ -261,6 +264,16 @@ func (c *checker) binary(e *ast.BinaryExpr) Type {
 		}
 	case ast.Pow:
 		t.Support = powSupport(x.Support, y.Support, y.Const)
+	case ast.Mod, ast.IntDiv:
+		if y.Const != nil && *y.Const == 0 {
+			c.errorf(e.Y.Pos(), "%s by zero", IntOpName(e.Op))
+			return invalid
+		}
+		// a % b has the sign of a; a %/% b that of a / b
+		t.Support = dist.Real
+		if isNonNeg(x.Support) && (e.Op == ast.Mod || isPos(y.Support)) {
+			t.Support = dist.Count
+		}
 	}
 	if x.Const != nil && y.Const != nil {
 		v := FoldBinary(e.Op, *x.Const, *y.Const)
@@ -274,6 +287,37 @@ func (c *checker) binary(e *ast.BinaryExpr) Type {
 		t.Support = valueSupport(t.Elem, v)
 	}
 	return t
+}
+
+// intOperands reports whether the operands of e, a % b or a %/% b (of
+// types x and y), are ints known before the fit, as Stan's int operators
+// need; else it reports why at the operand.
+func (c *checker) intOperands(e *ast.BinaryExpr, x, y Type) bool {
+	for _, o := range []struct {
+		e ast.Expr
+		t Type
+	}{{e.X, x}, {e.Y, y}} {
+		switch {
+		case o.t.Elem != Int && e.Op == ast.Mod:
+			c.errorf(o.e.Pos(), "%% is the remainder of ints, and `%s` is real: the remainder of reals is fmod(%s, %s)", exprString(o.e), exprString(e.X), exprString(e.Y))
+			return false
+		case o.t.Elem != Int:
+			c.errorf(o.e.Pos(), "%%/%% is the division of ints, and `%s` is real: the truncated quotient of reals is trunc(%s / %s)", exprString(o.e), exprString(e.X), exprString(e.Y))
+			return false
+		case !o.t.DataOnly:
+			c.errorf(o.e.Pos(), "the operands of %s are ints known before the fit, and `%s` %s", e.Op, exprString(o.e), c.dependsOnParam(o.e))
+			return false
+		}
+	}
+	return true
+}
+
+// IntOpName names the int operator op (Mod or IntDiv) in messages.
+func IntOpName(op ast.Op) string {
+	if op == ast.Mod {
+		return "modulus"
+	}
+	return "integer division"
 }
 
 // logical types a comparison, && , || or ! (e, with operands of types
@@ -376,12 +420,15 @@ func FoldNot(a float64) float64 {
 	return 0
 }
 
-// IntInRange reports whether a op b (Add, Sub, Mul or EMul) of ints a and b,
-// each at most MaxInt in magnitude, is too: an int is exact only up to
-// 2^53. The checker asks it of constants, the compiler of int data.
+// IntInRange reports whether a op b (Add, Sub, Mul, EMul, Mod or IntDiv)
+// of ints a and b, each at most MaxInt in magnitude, is too: an int is
+// exact only up to 2^53. The checker asks it of constants, the compiler of
+// int data.
 func IntInRange(op ast.Op, a, b int64) bool {
 	var r int64
 	switch op {
+	case ast.Mod, ast.IntDiv:
+		return true // at most |a| in magnitude
 	case ast.Add:
 		r = a + b
 	case ast.Sub:
@@ -393,6 +440,16 @@ func IntInRange(op ast.Op, a, b int64) bool {
 		r = a * b
 	}
 	return r >= -MaxInt && r <= MaxInt
+}
+
+// IntOp is a % b (Mod) or a %/% b (IntDiv) of ints, b non-zero, as Stan's
+// (and C's): the quotient truncated toward 0, the remainder with the sign
+// of a (-7 %/% 3 is -2, -7 % 3 is -1, 7 % -3 is 1).
+func IntOp(op ast.Op, a, b int64) int64 {
+	if op == ast.Mod {
+		return a % b
+	}
+	return a / b
 }
 
 // FoldBinary is the value of a op b for constants (and for the compiler's
@@ -409,6 +466,8 @@ func FoldBinary(op ast.Op, a, b float64) float64 {
 		return a / b
 	case ast.Pow:
 		return math.Pow(a, b)
+	case ast.Mod, ast.IntDiv:
+		return float64(IntOp(op, int64(a), int64(b)))
 	}
 	var r bool
 	switch op {

@@ -37,8 +37,8 @@ func (c *checker) intDivisions() {
 		}
 		s := exprString(e)
 		c.info.Warnings = append(c.info.Warnings, ast.Errorf(e.OpPos,
-			"`%s` of two ints is real division in gpp, where Stan's truncates to an int (7 / 2 is 3.5 here, 3 in Stan): write trunc(%s) for Stan's integer division, or 1.0 * %s where the real quotient is meant (a proportion), which is not warned of",
-			s, s, s))
+			"`%s` of two ints is real division in gpp, where Stan's truncates to an int (7 / 2 is 3.5 here, 3 in Stan): write %s %%/%% %s for Stan's integer division, an int, or 1.0 * %s where the real quotient is meant (a proportion), which is not warned of",
+			s, exprString(e.X), exprString(e.Y), s))
 		return true
 	})
 }

@@ -25,8 +25,8 @@ import (
 // variable is a scalar per iteration (so that the vector form is the
 // iterations side by side), each index it builds from i is i itself, i
 // shifted by an int constant (x[t − 1], a lag: the terms of the rows side
-// by side are the iterations', whichever rows they read), or int data
-// indexed by such an index, and each function it applies to them is
+// by side are the iterations', whichever rows they read), such an index
+// % or %/% an int (season[t % 7]), or int data indexed by such an index, and each function it applies to them is
 // elementwise. An if on data splits the rows into the rows of each
 // branch, each lowered over its rows; a nested for over a fixed range
 // makes each row as many rows, one per inner iteration. Stan's per-row
@@ -665,8 +665,9 @@ func (c *vecScan) univariate(call *ast.CallExpr) bool {
 }
 
 // rowIndex reports whether an index is the loop variable itself or int
-// data indexed by one (g[i], g[h[i]]), or a let of the body whose value is
-// one (let k = g[i], then u[k]), as its value is.
+// data indexed by one (g[i], g[h[i]]), one of them % or %/% an int of the
+// data (i % 7), or a let of the body whose value is one (let k = g[i],
+// then u[k]), as its value is.
 func (c *vecScan) rowIndex(e ast.Expr) bool {
 	info := c.l.info
 	switch e := ast.Unparen(e).(type) {
@@ -698,6 +699,11 @@ func (c *vecScan) rowIndex(e ast.Expr) bool {
 		}
 		return c.rowIndex(e.Indices[0])
 	case *ast.BinaryExpr:
+		if e.Op == ast.Mod || e.Op == ast.IntDiv {
+			// i % 7, g[i] %/% K: ints of the rows computed on the Go side
+			// (intOp), a zero divisor reported at its row's iteration
+			return (c.rowIndex(e.X) || c.invariantInt(e.X)) && (c.rowIndex(e.Y) || c.invariantInt(e.Y)) && (c.mentions(e.X) || c.mentions(e.Y))
+		}
 		// i - 1, i + c, c + i: a row index shifted by an int constant
 		// (a lag, x[t - 1]); rowsInRange reports a row it takes out of
 		// range at that row's iteration, as the unrolled loop did
@@ -717,6 +723,13 @@ func (c *vecScan) rowIndex(e ast.Expr) bool {
 func (c *vecScan) intConst(e ast.Expr) bool {
 	t, ok := c.l.info.Types[e]
 	return ok && t.Valid() && t.Const != nil && *t.Const == math.Trunc(*t.Const) && !c.mentions(e)
+}
+
+// invariantInt reports whether e is an int scalar of the data and
+// constants alone (7, K, n_weeks) that does not read the loop.
+func (c *vecScan) invariantInt(e ast.Expr) bool {
+	t, ok := c.l.info.Types[e]
+	return ok && t.Valid() && t.Elem == check.Int && t.DataOnly && t.Shape.Rank() == 0 && !c.mentions(e)
 }
 
 // mentions reports whether e reads the loop variable or a let computed

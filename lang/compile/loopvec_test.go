@@ -155,6 +155,21 @@ var loopModels = []struct{ name, body string }{
 	{"lead", `for i in 0:N-1 {
     y[i] ~ Normal(a + b * x[1 + i] + u[g[i + 1]], s)
 }`},
+	// Stan's int % and %/% of the row: a weekday's effect, a week's,
+	// negative operands (truncated toward 0), a circular neighbour
+	{"mod", `for i in 0:N {
+    y[i] ~ Normal(a + u[i % 7] + 0.1 * (i %/% 7) + b * (c[i] % 2) + u[((i - 150) % G + 20) % G] + 0.01 * ((150 - i) %/% -7), s)
+}`},
+	{"mod-if", `for i in 0:N {
+    if i % 7 == 0 {
+        y[i] ~ Normal(a, s)
+    } else {
+        y[i] ~ Normal(b + u[i %/% 15 % G], s)
+    }
+}`},
+	{"mod-param", `for k in 0:G {
+    u[k] ~ Normal(0.5 * u[(k + 1) % G] + beta[g[k] %/% (G %/% 3 + 1)], s)
+}`},
 }
 
 // compileLoop compiles head+body with loops lowered as vectors (vec) and
@@ -330,11 +345,16 @@ func TestLoopAsVectorsErrors(t *testing.T) {
 		"for i in 0:N {\n    y[i] ~ Normal(a + b * x[i - 1], s)\n}",
 		"for i in 0:N {\n    y[i] ~ Normal(a + b * x[i + 2], s)\n}",
 		"for k in 0:G {\n    u[k] ~ Normal(0.5 * u[k - 1], s)\n}",
+		// a row index % a divisor read from the row, 0 in some row
+		"for i in 0:N {\n    y[i] ~ Normal(a + u[i % c[i]], s)\n}",
+		"for i in 0:N {\n    y[i] ~ Normal(a + u[(i + 3) %/% c[i]], s)\n}",
+		"for i in 0:N {\n    y[i] ~ Normal(a + u[i % 20] + u[i %/% 2], s)\n}",
 	} {
 		_, err1 := compileSrcErr(t, "m.gpp", loopHead+body+"\n", nil, loopData(50))
 		unrollLoops = true
 		_, err2 := compileSrcErr(t, "m.gpp", loopHead+body+"\n", nil, loopData(50))
 		unrollLoops = false
+		t.Log(err1)
 		if err1 == nil || err2 == nil || err1.Error() != err2.Error() {
 			t.Errorf("%s\nindex out of range as vectors:\n  %v\nunrolled:\n  %v", body, err1, err2)
 		}

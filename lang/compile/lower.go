@@ -745,6 +745,9 @@ func (l *lowerer) binary(e *ast.BinaryExpr) value {
 
 // binaryOf lowers an arithmetic operator whose operands are lowered.
 func (l *lowerer) binaryOf(e *ast.BinaryExpr, x, y value) value {
+	if e.Op == ast.Mod || e.Op == ast.IntDiv {
+		return l.intOp(e, x, y)
+	}
 	if x.isInt && y.isInt && len(x.shape) == 0 && len(y.shape) == 0 && e.Op != ast.Div && e.Op != ast.Pow {
 		a, b := x.ints[0], y.ints[0]
 		if !check.IntInRange(e.Op, int64(a), int64(b)) {
@@ -796,6 +799,74 @@ func (l *lowerer) binaryOf(e *ast.BinaryExpr, x, y value) value {
 	if v.isInt && e.Op != ast.Div && e.Op != ast.Pow {
 		v.at, v.atExpr = operandCells(e, x, y, len(v.ints))
 	}
+	return v
+}
+
+// intOp lowers a % b or a %/% b (e) of the ints x and y, known when the
+// model compiles (the checker refuses others), elementwise with a scalar
+// broadcast: the ints and a constant node of them. A zero divisor is an
+// error at it, naming its element, or its iteration in a loop.
+func (l *lowerer) intOp(e *ast.BinaryExpr, x, y value) value {
+	if !x.isInt || !y.isInt {
+		if l.failed() == 0 { // else an operand failed and said why
+			l.errorf(e.OpPos, "compile: the operands of %s are not ints known when compiling", e.Op)
+		}
+		return value{}
+	}
+	if x.rows != nil || y.rows != nil {
+		l.errorf(e.OpPos, "--minibatch %s: `%s` computes from int data of the subsampled rows, which are fixed when compiling: compute it as a column of the data instead", l.batch.size, ast.FormatExpr(e))
+		return value{}
+	}
+	// broadcast as the checker does: both viewed as matrices, a vector
+	// a column, a size 1 stretching
+	mat := func(v value) (r, c int) {
+		switch len(v.shape) {
+		case 0:
+			return 1, 1
+		case 1:
+			return v.shape[0], 1
+		}
+		return v.shape[0], v.shape[1]
+	}
+	xr, xc := mat(x)
+	yr, yc := mat(y)
+	rows, cols := max(xr, yr), max(xc, yc)
+	if xr != rows && xr != 1 || yr != rows && yr != 1 || xc != cols && xc != 1 || yc != cols && yc != 1 {
+		l.errorf(e.OpPos, "compile: %s of ints shaped %s and %s", e.Op, shapeText(x.shape), shapeText(y.shape))
+		return value{}
+	}
+	var shape []int
+	switch {
+	case len(x.shape) < 2 && len(y.shape) < 2 || cols == 1 && (len(x.shape) == 1 || len(y.shape) == 1):
+		shape = x.shape
+		if len(y.shape) > len(x.shape) {
+			shape = y.shape
+		}
+		if len(shape) == 2 {
+			shape = []int{rows}
+		}
+	default:
+		shape = []int{rows, cols}
+	}
+	at := func(vr, vc, i, j int) int { return (i%vr)*vc + j%vc }
+	n := rows * cols
+	ints, vals := make([]int, n), make([]float64, n)
+	for k := range n {
+		i, j := k/cols, k%cols
+		a, b := x.ints[at(xr, xc, i, j)], y.ints[at(yr, yc, i, j)]
+		if b == 0 {
+			what := ast.FormatExpr(e.Y)
+			if len(y.shape) > 0 && l.vec == nil {
+				what = elemText(what, y.shape, at(yr, yc, i, j))
+			}
+			l.rowErrorf(k, e.Y.Pos(), "%s by zero: `%s` is 0 in `%s`", check.IntOpName(e.Op), what, ast.FormatExpr(e))
+			return value{}
+		}
+		ints[k] = int(check.IntOp(e.Op, int64(a), int64(b)))
+		vals[k] = float64(ints[k])
+	}
+	v := value{ints: ints, shape: shape, isInt: true, node: true, id: l.b.Const(vals, shapeOf(shape), e.OpPos)}
+	v.at, v.atExpr = operandCells(e, x, y, n)
 	return v
 }
 
@@ -914,10 +985,34 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 	return l.apply(e, f, args, pos)
 }
 
+// toInt is to_int(x) (e) of data x, whose truncation is id: its ints,
+// or an error at x where an element is NaN or past 2^53 in magnitude.
+func (l *lowerer) toInt(e *ast.CallExpr, id autodiff.ID) value {
+	vals, ok := l.b.Known(id)
+	if !ok {
+		l.errorf(e.Args[0].Pos(), "compile: to_int's argument is not known when compiling")
+		return value{}
+	}
+	for k, x := range vals {
+		if math.IsNaN(x) || math.Abs(x) > check.MaxInt {
+			what := ast.FormatExpr(e.Args[0])
+			if s := l.b.Shape(id); !s.IsScalar() && l.vec == nil {
+				what = elemText(what, dimsOf(s), k)
+			}
+			l.rowErrorf(k, e.Args[0].Pos(), "to_int: `%s` is %g, which is no int (an int holds at most 2^53 in magnitude)", what, x)
+			return value{}
+		}
+	}
+	return l.knownInts(e, value{id: id, node: true})
+}
+
 // apply lowers call e of built-in f on its lowered arguments.
 func (l *lowerer) apply(e *ast.CallExpr, f *stdlib.Func, args []autodiff.ID, pos ast.Pos) value {
 	b := l.b
 	var id autodiff.ID
+	if f.Name == "to_int" {
+		return l.toInt(e, b.Unary(autodiff.OpTrunc, args[0], pos))
+	}
 	if op, ok := unaryOps[f.Name]; ok {
 		return l.knownInts(e, value{id: b.Unary(op, args[0], pos), node: true})
 	}

@@ -585,7 +585,7 @@ func TestMinibatchRowMixing(t *testing.T) {
 	elementwise := strings.Fields(`exp log log1p expm1 log1mexp lgamma digamma softplus sqrt square abs
 		inv_logit logit log1m log_inv_logit log1m_inv_logit inv_cloglog Phi Phi_approx inv_Phi tanh sin cos
 		atan inv inv_sqrt inv_square log2 log10 tan asin acos sinh cosh asinh acosh atanh erf erfc exp2
-		cbrt tgamma trigamma floor ceil round trunc lambert_w0 lambert_wm1`)
+		cbrt tgamma trigamma floor ceil round trunc to_int lambert_w0 lambert_wm1`)
 	for _, f := range stdlib.Funcs() {
 		for _, form := range f.Forms() {
 			if form.Shape == stdlib.Elementwise1 && !rowMixing[f.Name] && !slices.Contains(elementwise, f.Name) {

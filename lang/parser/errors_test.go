@@ -140,7 +140,10 @@ var syntaxErrorTests = []struct {
 		"3:11: expected \"~\" after \"]\", found \"+=\"; gpp has no assignment: a name is defined once, by let NAME = ..., and target += adds to the log density",
 		"3:16: invalid character '?' (gpp has no conditional expressions: write an if statement on the data, if COND { ... } else { ... })"}},
 	{"let z = a & b", []string{"1:11: invalid character '&' (logical and is &&)"}},
-	{"let z = n % 2", []string{"1:11: invalid character '%' (the remainder of a / b is fmod(a, b), Stan's a % b for ints)"}},
+	// R's and Python's int operators: Stan's % and %/% in gpp.
+	{"let z = n %% 2", []string{"1:11: invalid operator '%%' (the modulus of ints is %, Stan's, with the sign of a: R's a %% b, with the sign of b, is a % b for a >= 0 and b > 0; fmod(a, b) of reals)"}},
+	{"let z = n // 2", []string{"1:11: invalid operator '//' (the division of ints is %/%, Stan's, truncated toward 0: Python's a // b, which floors, is a %/% b for a, b >= 0; comments start with #)"}},
+	{"let z = n %/ 2", []string{"1:12: expected an expression after \"%\", found \"/\""}},
 	// Python's habits: each ** and each dotted module prefix is one error.
 	{"let K = eta**2 + s**2", []string{
 		"1:12: invalid operator '**' (gpp's power is ^: Python's eta**2 is eta^2, or square(eta))",

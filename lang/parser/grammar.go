@@ -220,7 +220,7 @@ type product struct {
 }
 
 type mulOp struct {
-	Op lexer.Token `parser:"@('*' | '.*' | '/')"`
+	Op lexer.Token `parser:"@('*' | '.*' | '/' | '%/%' | '%')"`
 	Y  *unary      `parser:"@@"`
 }
 

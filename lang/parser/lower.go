@@ -209,7 +209,7 @@ func (l *lowerer) call(fun *ident, a *args) *ast.CallExpr {
 }
 
 var binaryOps = map[string]ast.Op{
-	"+": ast.Add, "-": ast.Sub, "*": ast.Mul, ".*": ast.EMul, "/": ast.Div, "^": ast.Pow,
+	"+": ast.Add, "-": ast.Sub, "*": ast.Mul, ".*": ast.EMul, "/": ast.Div, "%": ast.Mod, "%/%": ast.IntDiv, "^": ast.Pow,
 	"<": ast.Lt, "<=": ast.Le, ">": ast.Gt, ">=": ast.Ge, "==": ast.Eq, "!=": ast.Ne, "&&": ast.And, "||": ast.Or,
 }
 

@@ -39,6 +39,19 @@ var exprTests = []struct{ src, want string }{
 	{`g0 / K`, `(binary / (ident g0) (ident K))`},
 	{`3.*x`, `(binary .* (int 3) (ident x))`}, // 3. is not a number
 	{`3.0.*x`, `(binary .* (real 3.0) (ident x))`},
+	// Stan's int % and %/%: at *'s level, left-associative, unary minus
+	// and ^ tighter.
+	{`t % 7`, `(binary % (ident t) (int 7))`},
+	{`t%/%7`, `(binary %/% (ident t) (int 7))`},
+	{`a % b % c`, `(binary % (binary % (ident a) (ident b)) (ident c))`},
+	{`a %/% b % c`, `(binary % (binary %/% (ident a) (ident b)) (ident c))`},
+	{`a * b % c / d`, `(binary / (binary % (binary * (ident a) (ident b)) (ident c)) (ident d))`},
+	{`a + b %/% c`, `(binary + (ident a) (binary %/% (ident b) (ident c)))`},
+	{`a % b - c`, `(binary - (binary % (ident a) (ident b)) (ident c))`},
+	{`-a % b ^ 2`, `(binary % (unary - (ident a)) (binary ^ (ident b) (int 2)))`},
+	{`a %/% -b`, `(binary %/% (ident a) (unary - (ident b)))`},
+	{`t % 7 == 0`, `(binary == (binary % (ident t) (int 7)) (int 0))`},
+	{`s[t % 7]`, `(index (ident s) (binary % (ident t) (int 7)))`},
 
 	// Unary minus: looser than ^, tighter than * and /.
 	{`-x`, `(unary - (ident x))`},

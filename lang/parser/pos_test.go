@@ -112,3 +112,32 @@ func TestBinaryStart(t *testing.T) {
 		t.Errorf("found %d binary expressions, want 8", n)
 	}
 }
+
+// TestIntOpPositions checks the spans and operator positions of Stan's int
+// operators, % and the three-character %/%.
+func TestIntOpPositions(t *testing.T) {
+	const src = "let w = (t + 3) %/% 7 % n\n"
+	f, err := ParseFile("i.gpp", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := func(col int) ast.Pos { return ast.Pos{File: "i.gpp", Line: 1, Col: col} }
+	mod := f.Stmts[0].(*ast.LetStmt).Value.(*ast.BinaryExpr)
+	div := mod.X.(*ast.BinaryExpr)
+	for _, tc := range []struct {
+		what      string
+		got, want ast.Pos
+	}{
+		{"% start", mod.Pos(), pos(9)}, {"% operator", mod.OpPos, pos(23)}, {"% end", mod.End(), pos(26)},
+		{"%/% start", div.Pos(), pos(9)}, {"%/% operator", div.OpPos, pos(17)}, {"%/% end", div.End(), pos(22)},
+		{"divisor", div.Y.Pos(), pos(21)},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s at %v, want %v", tc.what, tc.got, tc.want)
+		}
+	}
+	if mod.Op != ast.Mod || div.Op != ast.IntDiv {
+		t.Errorf("operators %s and %s, want %% and %%/%%", mod.Op, div.Op)
+	}
+	checkSpans(t, "i.gpp", []byte(src), f)
+}

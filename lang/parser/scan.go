@@ -229,7 +229,7 @@ func (s *scanner) number() {
 }
 
 // oneCharOps are the operators and brackets of one character.
-const oneCharOps = "+-*/^'()[]{},:~=<>;!"
+const oneCharOps = "+-*/%^'()[]{},:~=<>;!"
 
 // twoCharOps are the operators spelled with two characters.
 var twoCharOps = map[string]bool{
@@ -259,6 +259,21 @@ func (s *scanner) punct() {
 			return
 		}
 	}
+	if s.off+2 <= len(s.src) && string(s.src[s.off:s.off+2]) == "%%" {
+		s.off += 2
+		s.emitBad(start, "invalid operator '%%%%' (the modulus of ints is %%, Stan's, with the sign of a: R's a %%%% b, with the sign of b, is a %% b for a >= 0 and b > 0; fmod(a, b) of reals)")
+		return
+	}
+	if s.off+2 <= len(s.src) && string(s.src[s.off:s.off+2]) == "//" {
+		s.off += 2
+		s.emitBad(start, "invalid operator '//' (the division of ints is %%/%%, Stan's, truncated toward 0: Python's a // b, which floors, is a %%/%% b for a, b >= 0; comments start with #)")
+		return
+	}
+	if s.off+3 <= len(s.src) && string(s.src[s.off:s.off+3]) == "%/%" { // Stan's int division
+		s.off += 3
+		s.emit(tokPunct, start)
+		return
+	}
 	if s.off+2 <= len(s.src) && twoCharOps[string(s.src[s.off:s.off+2])] {
 		s.off += 2
 		s.emit(tokPunct, start)
@@ -286,8 +301,6 @@ func (s *scanner) punct() {
 		what = "invalid character '|' (gpp writes Stan's normal_lpdf(y | mu, s) as logpdf(y, Normal(mu, s)), and normal_lccdf(y | mu, s) as logccdf(y, Normal(mu, s)); logical or is ||)"
 	case r == '&':
 		what = "invalid character '&' (logical and is &&)"
-	case r == '%':
-		what = "invalid character '%' (the remainder of a / b is fmod(a, b), Stan's a % b for ints)"
 	case r == '.' && s.off+1 < len(s.src) && s.src[s.off+1] == '/':
 		what = "invalid character '.' (gpp's / is elementwise already: Stan's a ./ b is a / b)"
 	case r == '.' && s.off+1 < len(s.src) && s.src[s.off+1] == '^':
