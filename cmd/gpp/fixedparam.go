@@ -117,9 +117,10 @@ func runFixedParam(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, st
 		l.Path, what, s.Chains, plural(s.Chains), s.Draws, s.Thin, s.Seed)
 	s.FixedParam = true
 	s.Warmup = 0
-	s.Progress = sampleProgress(con, s, "")
+	stopWatch := watchSample(con, &s, "")
 	begin := time.Now()
 	res, err := nuts.Sample(ctx, nil, inits, s)
+	stopWatch()
 	con.finish()
 	if err != nil {
 		printError(con, err, srcs)

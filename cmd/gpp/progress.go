@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -255,20 +256,53 @@ func newStepWatch(con *console, maxIter, evalEvery int, advice string) *stepWatc
 // (MAP, Laplace and Pathfinder report every iteration). The returned
 // function stops the timer.
 func watchSteps(con *console, s *sgvb.Settings, info *check.Info, after func(sgvb.Progress)) (stop func()) {
-	w := newStepWatch(con, s.MaxIter, s.EvalEvery, slowAdvice(info, "--iter"))
+	return watchStepsAt(con, s, info, after, time.Now, afterFunc)
+}
+
+// watchStepsAt is watchSteps with the clock now and the timers of after:
+// an SGVB fit also gets a paceWatch of its steps between its ELBO
+// evaluations, which ends at the last or as the final estimate starts
+// (Scoring, set before, has its own line).
+func watchStepsAt(con *console, s *sgvb.Settings, info *check.Info, after func(sgvb.Progress), now func() time.Time, timer timerFunc) (stop func()) {
+	advice := slowAdvice(info, "--iter")
+	w := newStepWatch(con, s.MaxIter, s.EvalEvery, advice)
+	var pace *paceWatch
+	maxIter := s.MaxIter
+	if s.Method == sgvb.SGVB {
+		var steps atomic.Int64
+		pace = newPaceWatch(con, now(), now, timer, steps.Load, fitPaceLine(s.MaxIter, max(s.EvalEvery, 1), advice))
+		s.Stepped = func(n int) { steps.Store(int64(n)) }
+		if scoring := s.Scoring; scoring != nil {
+			s.Scoring = func(n int, d time.Duration, elbo bool) {
+				pace.end()
+				scoring(n, d, elbo)
+			}
+		}
+	}
 	s.Progress = func(p sgvb.Progress) {
 		w.progressed()
 		con.progress("", p)
+		if pace != nil {
+			if p.Iter < maxIter {
+				pace.line(int64(p.Iter))
+			} else {
+				pace.end()
+			}
+		}
 		if after != nil {
 			after(p)
 		}
 	}
 	s.Stepping = w.stepped
 	s.Rollback = func(_ int, warning string) { con.info("%s", rollbackLine(warning)) }
-	if s.Method != sgvb.SGVB {
+	if pace == nil {
 		return func() {}
 	}
-	return w.watch()
+	stopWait := w.watch()
+	return func() {
+		stopWait()
+		pace.end()
+	}
 }
 
 // rollbackLine is the progress stream's line for a rollback's warning
@@ -320,6 +354,154 @@ func (w *stepWatch) progressed() {
 func (w *stepWatch) watch() (stop func()) {
 	t := time.AfterFunc(slowAfter, func() { w.waiting(slowAfter) })
 	return func() { t.Stop() }
+}
+
+// Pace collapses: once progress lines have come, a run whose pace then
+// falls (NUTS's trees at full depth in an ODE's stiff region, SGVB's
+// draws in one) gets one line where none has come for paceFactor times
+// the interval before the last one, and paceFloor at least (a user
+// trial: "10% of 8000 iterations", then silence for many minutes).
+const (
+	paceFloor  = time.Minute
+	paceFactor = 3
+)
+
+// timerFunc calls f after d on its own goroutine, as time.AfterFunc;
+// the returned function stops the timer.
+type timerFunc func(d time.Duration, f func()) (stop func())
+
+// afterFunc is the timerFunc of time.AfterFunc.
+func afterFunc(d time.Duration, f func()) func() {
+	t := time.AfterFunc(d, f)
+	return func() { t.Stop() }
+}
+
+// paceWatch says when a run's progress lines stop coming at their pace:
+// line records each, with the units done so far (steps, iterations), and
+// sets a timer to paceFactor times the interval before it (paceFloor at
+// least); where it runs out before the next line, say's line is printed,
+// once until a line comes again. done counts the units now (safe from
+// the timer's goroutine); mark, where set, is called at each line (under
+// the watch's lock, as say is) for the caller's own counts. Nothing is
+// said with --quiet, or after end. Safe for concurrent use.
+type paceWatch struct {
+	mu    sync.Mutex
+	con   *console
+	now   func() time.Time
+	after timerFunc
+	done  func() int64
+	mark  func()
+	// say formats the line: since the last line at lastN, k units done
+	// in since; the interval before it took gap for gapK.
+	say func(since time.Duration, lastN, k int64, gap time.Duration, gapK int64) string
+
+	start, last    time.Time
+	lastN, gapK    int64
+	gap            time.Duration
+	lines          int // lines seen
+	stalled, ended bool
+	stop           func()
+}
+
+// newPaceWatch returns a paceWatch on con of a run that began at start.
+func newPaceWatch(con *console, start time.Time, now func() time.Time, after timerFunc, done func() int64,
+	say func(since time.Duration, lastN, k int64, gap time.Duration, gapK int64) string) *paceWatch {
+	return &paceWatch{con: con, now: now, after: after, done: done, say: say, start: start}
+}
+
+// line records a progress line after n units in all.
+func (w *paceWatch) line(n int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ended || w.con.quiet {
+		return
+	}
+	t := w.now()
+	from, fromN := w.last, w.lastN
+	if w.lines == 0 {
+		from, fromN = w.start, 0
+	}
+	w.gap, w.gapK = t.Sub(from), n-fromN
+	w.last, w.lastN = t, n
+	w.lines++
+	w.stalled = false
+	if w.mark != nil {
+		w.mark()
+	}
+	w.arm(w.wait())
+}
+
+// wait is how long after the last line the pace is found collapsed.
+func (w *paceWatch) wait() time.Duration { return max(paceFloor, paceFactor*w.gap) }
+
+// arm sets the timer to check after d (caller holds mu).
+func (w *paceWatch) arm(d time.Duration) {
+	if w.stop != nil {
+		w.stop()
+	}
+	w.stop = w.after(d, w.check)
+}
+
+// check is the timer's: the line of the collapse, once, where the next
+// line is late.
+func (w *paceWatch) check() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ended || w.stalled {
+		return
+	}
+	since := w.now().Sub(w.last)
+	if d := w.wait() - since; d > 0 { // early by the clock
+		w.arm(d)
+		return
+	}
+	w.stalled = true
+	w.con.info("%s", w.say(since, w.lastN, w.done()-w.lastN, w.gap, w.gapK))
+}
+
+// end stops the watch: the run is over, or its last phase has a line of
+// its own.
+func (w *paceWatch) end() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ended = true
+	if w.stop != nil {
+		w.stop()
+		w.stop = nil
+	}
+}
+
+// paceNow says the pace since the last line, k units in since (phase
+// after their name, "" for none), against
+// before's (each unit's time, per what: "each", "each across the
+// chains"), and what the left units would take at it: at least that
+// where none finished since.
+func paceNow(since time.Duration, k int64, gap time.Duration, gapK int64, left int64, unit, units, phase, what string) string {
+	before := "—"
+	if gapK > 0 {
+		before = humanSpan(gap / time.Duration(gapK))
+	}
+	if k <= 0 {
+		return fmt.Sprintf("no %s has finished since (%s %s before); at %s or more each, the %d %s left would take %s or more",
+			unit, before, what, humanSpan(since), left, units, humanSpan(since*time.Duration(left)))
+	}
+	per := since / time.Duration(k)
+	return fmt.Sprintf("%d %s%s since, %s %s against %s before; at this pace the %d %s left would take about %s",
+		k, units, phase, humanSpan(per), what, before, left, units, humanSpan(per*time.Duration(left)))
+}
+
+// fitPaceLine is the line of an SGVB fit of maxIter steps, with an
+// evaluation every evalEvery, whose pace fell (paceWatch.say).
+func fitPaceLine(maxIter, evalEvery int, advice string) func(since time.Duration, lastN, k int64, gap time.Duration, gapK int64) string {
+	return func(since time.Duration, lastN, k int64, gap time.Duration, gapK int64) string {
+		left := max(int64(maxIter)-lastN-k, 0)
+		line := fmt.Sprintf("slower: %s since the ELBO evaluation at step %d (the next at step %d): %s",
+			humanSpan(since), lastN, min(lastN+int64(evalEvery), int64(maxIter)), paceNow(since, k, gap, gapK, left, "step", "steps", "", "each"))
+		if advice != "" {
+			line += "; " + advice
+		}
+		return line
+	}
 }
 
 // stepLine says what the first steps took, per each, and what the fit

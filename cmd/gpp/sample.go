@@ -750,8 +750,8 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 	}
 	con.info("sampling %s: %d param%s (%d unconstrained coordinate%s), NUTS with %s metric, %d chain%s of %d warm-up + %d iterations (thin %d), seed %d%s",
 		l.Path, len(m.Latents), plural(len(m.Latents)), u.Dim(), plural(u.Dim()), metricName(s.Metric), s.Chains, plural(s.Chains), s.Warmup, s.Draws, s.Thin, s.Seed, from)
-	progress := sampleProgress(con, s, slowAdvice(l.Info, "--warmup and --draws"))
-	s.Progress = progress
+	stopWatch := watchSample(con, &s, slowAdvice(l.Info, "--warmup and --draws"))
+	progress := s.Progress
 	if sc.afterIter != nil {
 		s.Progress = func(chain, iter int, warmup bool) {
 			progress(chain, iter, warmup)
@@ -766,6 +766,7 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 		before = cfg.counts.grads.Load()
 	}
 	res, err := nuts.Sample(ctx, dens, inits, s)
+	stopWatch()
 	var grads int64 // NUTS's gradient evaluations, for --profile
 	if cfg.counts != nil {
 		grads = cfg.counts.grads.Load() - before
@@ -1021,26 +1022,64 @@ func metricName(m nuts.Metric) string {
 	return "diag_e"
 }
 
-// sampleProgress returns the sampler's progress callback: a line at every
-// tenth of all chains' iterations (with --verbose, of each chain's).
-func sampleProgress(con *console, s nuts.Settings, advice string) func(chain, iter int, warmup bool) {
-	return sampleProgressAt(con, s, advice, time.Now)
+// watchSample sets s's Progress, a line at every tenth of all chains'
+// iterations (with --verbose, of each chain's), and its Tree, and watches
+// their pace; the returned function stops the watch.
+func watchSample(con *console, s *nuts.Settings, advice string) (stop func()) {
+	progress, tree, stop := sampleProgressAt(con, *s, advice, time.Now, afterFunc)
+	s.Progress, s.Tree = progress, nil
+	if !s.FixedParam {
+		s.Tree = tree
+	}
+	return stop
 }
 
-// sampleProgressAt is sampleProgress with the clock now. Iterations that
-// are slow before the first progress line (the first of slowStep or more,
-// or slowAfter without a line: an ODE solved at every leapfrog step) get
-// one line saying what the run would take at that pace (sampleSlowLine),
-// with advice after it ("" for none).
-func sampleProgressAt(con *console, s nuts.Settings, advice string, now func() time.Time) func(chain, iter int, warmup bool) {
+// sampleProgressAt returns the sampler's progress callback and its Tree
+// callback with the clock now and the timers of after, and a function
+// that stops its timer. Iterations that are slow before the first
+// progress line (the first of slowStep or more, or slowAfter without a
+// line: an ODE solved at every leapfrog step) get one line saying what
+// the run would take at that pace (sampleSlowLine), with advice after it
+// ("" for none); after it, a paceWatch of the tenths' lines says where
+// the pace falls (samplePaceLine).
+func sampleProgressAt(con *console, s nuts.Settings, advice string, now func() time.Time, after timerFunc) (progress func(chain, iter int, warmup bool), tree func(chain, depth int), stop func()) {
 	per := s.Warmup + s.Draws
 	total := int64(per * s.Chains)
-	var done atomic.Int64
+	var done, warm, depths, trees atomic.Int64
 	var mu sync.Mutex
 	next := total / progressSteps
 	first := max(next, 1) // the first progress line's iteration; next moves on after it
 	start, said := now(), false
-	return func(chain, iter int, warmup bool) {
+	var lastWarm, lastDepths, lastTrees int64 // at the last tenth's line
+	var gapDepths, gapTrees int64             // in the interval before it
+	maxDepth := s.MaxDepth
+	if maxDepth == 0 {
+		maxDepth = nuts.DefaultMaxDepth
+	}
+	pace := newPaceWatch(con, start, now, after, done.Load, func(since time.Duration, lastN, k int64, gap time.Duration, gapK int64) string {
+		w := warm.Load() - lastWarm
+		var depth, before float64 // mean tree depths since the last line and in the interval before it; 0: none
+		if n := trees.Load() - lastTrees; n > 0 {
+			depth = float64(depths.Load()-lastDepths) / float64(n)
+		}
+		if gapTrees > 0 {
+			before = float64(gapDepths) / float64(gapTrees)
+		}
+		return samplePaceLine(since, lastN, k, w, gap, gapK, total, depth, before, maxDepth, advice)
+	})
+	pace.mark = func() {
+		d, t := depths.Load(), trees.Load()
+		gapDepths, gapTrees = d-lastDepths, t-lastTrees
+		lastWarm, lastDepths, lastTrees = warm.Load(), d, t
+	}
+	tree = func(_, depth int) {
+		depths.Add(int64(depth))
+		trees.Add(1)
+	}
+	progress = func(chain, iter int, warmup bool) {
+		if warmup {
+			warm.Add(1)
+		}
 		n := done.Add(1)
 		mu.Lock()
 		if !said && n < first {
@@ -1058,15 +1097,48 @@ func sampleProgressAt(con *console, s nuts.Settings, advice string, now func() t
 				}
 				con.info("chain %d: iteration %d/%d (%s)", chain+1, iter, per, phase)
 			}
-			return
 		}
 		mu.Lock()
 		defer mu.Unlock()
 		if n >= next && next > 0 {
-			con.info("%3.0f%% of %d iterations (%d chains)", 100*float64(n)/float64(total), total, s.Chains)
+			if !con.verbose {
+				con.info("%3.0f%% of %d iterations (%d chains)", 100*float64(n)/float64(total), total, s.Chains)
+			}
 			next += max(total/progressSteps, 1)
+			if n < total {
+				pace.line(n)
+			} else {
+				pace.end()
+			}
 		}
 	}
+	return progress, tree, pace.end
+}
+
+// samplePaceLine is the line of a run of total iterations whose pace
+// fell (paceWatch.say): since the tenth's line at lastN, k iterations of
+// the chains, w of them warm-up, against gapK in gap before; the mean
+// tree depth of the iterations since and before, where known (0: not).
+func samplePaceLine(since time.Duration, lastN, k, w int64, gap time.Duration, gapK, total int64, depth, before float64, maxDepth int, advice string) string {
+	phase := ""
+	switch {
+	case k <= 0:
+	case w == k:
+		phase = " (all warm-up)"
+	case w == 0:
+		phase = " (all sampling)"
+	default:
+		phase = fmt.Sprintf(" (%d warm-up, %d sampling)", w, k-w)
+	}
+	line := fmt.Sprintf("slower: %s since %.0f%% of the %d iterations: %s", humanSpan(since), 100*float64(lastN)/float64(total), total,
+		paceNow(since, k, gap, gapK, max(total-lastN-k, 0), "iteration", "iterations", phase, "each across the chains"))
+	if depth > 0 {
+		line += fmt.Sprintf("; the trees' mean depth %.3g since (--max-depth %d), %.3g before", depth, maxDepth, before)
+	}
+	if advice != "" {
+		line += "; " + advice
+	}
+	return line
 }
 
 // sampleSlowLine says what the first n iterations of a run of total (of

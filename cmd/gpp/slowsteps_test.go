@@ -92,7 +92,7 @@ func TestSampleSlowLine(t *testing.T) {
 			return t0.Add(c.ticks[i-1])
 		}
 		s := nuts.Settings{Chains: 4, Warmup: 1000, Draws: 1000}
-		p := sampleProgressAt(newConsole(&b, false, false, false), s, "ADVICE", now)
+		p, _, _ := sampleProgressAt(newConsole(&b, false, false, false), s, "ADVICE", now, noTimer)
 		for k := range c.ticks {
 			p(k%4, k/4+1, true)
 		}
@@ -110,7 +110,7 @@ func TestSampleSlowLineAfterProgress(t *testing.T) {
 	t0, k := time.Unix(0, 0), 0
 	now := func() time.Time { return t0.Add(time.Duration(k) * time.Millisecond) }
 	s := nuts.Settings{Chains: 4, Warmup: 1000, Draws: 1000}
-	p := sampleProgressAt(newConsole(&b, false, false, false), s, "ADVICE", now)
+	p, _, _ := sampleProgressAt(newConsole(&b, false, false, false), s, "ADVICE", now, noTimer)
 	for ; k < 900; k++ {
 		p(k%4, k/4+1, true)
 	}

@@ -564,6 +564,9 @@ func (c *chain) run(ctx context.Context, idx int, out *Chain) int {
 		if warm && c.errs > errsBefore {
 			c.lastWarmErr = it + 1
 		}
+		if s.Tree != nil {
+			s.Tree(idx, c.depth)
+		}
 		if s.Progress != nil {
 			s.Progress(idx, it+1, warm)
 		}

@@ -86,6 +86,12 @@ type Settings struct {
 	// iter counts from 1 over warm-up and sampling together, as Stan's
 	// "Iteration: 100 / 2000" lines do; warmup says which phase it was in.
 	Progress func(chain, iter int, warmup bool)
+	// Tree, when not nil, is called after each NUTS transition of each
+	// chain, before Progress (from the chain's goroutine: it must be safe
+	// for concurrent use), with the tree depth the transition reached: a
+	// caller can say that iterations slowed down because trees grew. The
+	// draws are the same with it or without.
+	Tree func(chain, depth int)
 	// FixedParam runs Stan's fixed_param sampler instead of NUTS: each
 	// chain stays at its start for Draws iterations, with no warm-up and
 	// no density evaluated (dens may be nil; the starts may have no

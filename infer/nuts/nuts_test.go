@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -891,6 +892,45 @@ func TestDensityFailuresByPhase(t *testing.T) {
 		}
 		if !errors.Is(ch.SampleErr, errFlaky) || !(ch.WarmErrs < ch.Errs) || !(ch.WarmEvals < ch.Evals) {
 			t.Errorf("failures throughout, chain %d: SampleErr %v, WarmErrs %d of Errs %d, WarmEvals %d of %d", c, ch.SampleErr, ch.WarmErrs, ch.Errs, ch.WarmEvals, ch.Evals)
+		}
+	}
+}
+
+// TestTree: Tree sees each NUTS transition's tree depth, before Progress
+// sees its iteration: the sampling iterations' are the draws' treedepth__,
+// and the draws are the same without it.
+func TestTree(t *testing.T) {
+	sd := []float64{1, 3}
+	var mu sync.Mutex
+	depths := map[int][]int{}
+	s := Settings{Chains: 2, Warmup: 30, Draws: 20, Seed: 9, Workers: 2,
+		Tree: func(chain, depth int) {
+			mu.Lock()
+			defer mu.Unlock()
+			depths[chain] = append(depths[chain], depth)
+		},
+		Progress: func(chain, iter int, _ bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			if len(depths[chain]) != iter {
+				t.Errorf("chain %d: Progress of iteration %d after %d Tree calls", chain, iter, len(depths[chain]))
+			}
+		}}
+	with, err := Sample(context.Background(), replicate(diagNormal{sd}, 2), jittered(2, sd, 4), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Tree, s.Progress = nil, nil
+	without, err := Sample(context.Background(), replicate(diagNormal{sd}, 2), jittered(2, sd, 4), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c := range with.Chains {
+		if got := depths[c][30:]; !slices.Equal(got, with.Chains[c].Depth) {
+			t.Errorf("chain %d: Tree's sampling depths %v, treedepth__ %v", c, got, with.Chains[c].Depth)
+		}
+		if !slices.Equal(with.Chains[c].Draws, without.Chains[c].Draws) {
+			t.Errorf("chain %d: the draws differ with Tree", c)
 		}
 	}
 }

@@ -667,6 +667,11 @@ type Settings struct {
 	// caller can say early what the fit will cost, long before the first
 	// progress line at EvalEvery. The fit is the same with it or without.
 	Stepping func(steps int, stepping, elapsed time.Duration)
+	// Stepped, if set, is called (on the goroutine that called Fit) after
+	// every gradient step of an SGVB fit with the steps taken so far: a
+	// caller can say how far a fit whose pace fell has got since its last
+	// ELBO evaluation. The fit is the same with it or without.
+	Stepped func(steps int)
 	// Rollback, if set, is called (on the goroutine that called Fit) when
 	// an SGVB fit goes back to an earlier q (its ELBO diverged or drifted
 	// down, or a run of steps was non-finite) or stops for want of

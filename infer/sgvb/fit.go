@@ -1471,6 +1471,9 @@ func (e *engine) fitSGVB(ctx context.Context) (*Result, error) {
 			stepping += time.Since(t0)
 			s.Stepping(it, stepping, time.Since(start))
 		}
+		if s.Stepped != nil && ctx.Err() == nil {
+			s.Stepped(it)
+		}
 		traced, avgTraced = false, false
 		if ok {
 			consec = 0

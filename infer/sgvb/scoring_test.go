@@ -166,3 +166,40 @@ func (c cancelCounted) LogJoint(x, grad []float64) (float64, error) {
 }
 
 func (c cancelCounted) Clone() Target { return cancelCounted{c.t.Clone(), c.ctx, c.after} }
+
+// TestStepped: Stepped counts every step, 1, 2, ... on, each ELBO
+// evaluation (Progress) coming after its step; the fit is the same
+// without it.
+func TestStepped(t *testing.T) {
+	nn := &normalNormal{y: []float64{1.2, 0.3, 2.5, 1.9, 0.7}, sigma: 1, m0: 0, s0: 10}
+	lat := []Latent{{Name: "mu", Size: 1, Shape: []int{}, Support: dist.Real}}
+	last, evals := 0, 0
+	s := Settings{Seed: 1, Workers: 1, EvalEvery: 20, MaxIter: 200, Tol: -1, PSISDraws: -1,
+		Progress: func(p Progress) {
+			evals++
+			if p.Iter != last {
+				t.Errorf("evaluation at iteration %d after %d steps", p.Iter, last)
+			}
+		},
+		Stepped: func(n int) {
+			if n != last+1 {
+				t.Errorf("Stepped(%d) after Stepped(%d)", n, last)
+			}
+			last = n
+		}}
+	r, err := Fit(context.Background(), nn, lat, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last != 200 || evals != 10 {
+		t.Errorf("%d steps and %d evaluations, want 200 and 10", last, evals)
+	}
+	s.Stepped, s.Progress = nil, nil
+	r0, err := Fit(context.Background(), nn, lat, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ELBO != r0.ELBO || r.Mean()[0] != r0.Mean()[0] {
+		t.Errorf("with Stepped ELBO %v, mean %v; without %v, %v", r.ELBO, r.Mean(), r0.ELBO, r0.Mean())
+	}
+}
