@@ -539,6 +539,23 @@ func (p *Program) jitterHelps(n *node) (ok bool, top float64) {
 	return cholesky(l, d) == 0, top
 }
 
+// equalRows names the first two equal rows of chol node n's matrix (its
+// argument 0), which make it singular whatever the jitter-free arithmetic:
+// a kernel of two equal inputs (a duplicate point). "" where none are.
+func (p *Program) equalRows(n *node) string {
+	a := p.arg(n, 0)
+	d, v := a.shape.Rows, p.v(a)
+	seen := make(map[string]int, d)
+	for i := range d {
+		key := fmt.Sprint(v[i*d : i*d+d])
+		if j, ok := seen[key]; ok {
+			return fmt.Sprintf("; its rows %d and %d are equal, as a kernel's are at two equal inputs (duplicate points or coordinates)", j, i)
+		}
+		seen[key] = i
+	}
+	return ""
+}
+
 // modelJitter returns the constant c a chol node n's matrix has added to
 // its diagonal, when that matrix is a sum with a constant multiple of the
 // identity (add_diag(K, c), which lowers to K + c·I): 0 without one.
@@ -610,10 +627,8 @@ func (p *Program) forwardError(i int32, ok bool) error {
 				a := p.arg(n, 0)
 				return ast.Errorf(n.pos, "%s", notSymmetric(what, p.v(a), a.shape.Rows, p.fail))
 			}
-			if n.op == OpChol {
-				if ok, top := p.jitterHelps(n); ok {
-					return ast.Errorf(n.pos, "%s is not positive definite (leading minor %d), %s", what, p.fail, jitterAdvice(top, p.modelJitter(n)))
-				}
+			if ok, top := p.jitterHelps(n); ok { // chol's matrix, or MvNormal's covariance
+				return ast.Errorf(n.pos, "%s is not positive definite (leading minor %d), %s%s", what, p.fail, jitterAdvice(top, p.modelJitter(n)), p.equalRows(n))
 			}
 			return ast.Errorf(n.pos, "%s is not positive definite (leading minor %d)", what, p.fail)
 		case OpEigvalsSym, OpEigvecsSym:

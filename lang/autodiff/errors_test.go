@@ -270,13 +270,19 @@ func TestNaNProvenance(t *testing.T) {
 		}, "model.gpp:9:12: chol: matrix is not positive definite (leading minor 1)"},
 		{"cholesky of a semidefinite matrix", []float64{1, 1, 1, 1}, func(b *Builder) ID {
 			return b.LogDet(b.Input("S", Matrix(2, 2), at(1, 1)), at(9, 12))
-		}, "model.gpp:9:12: chol: matrix is not positive definite (leading minor 2), but it is with 1e-9 of its largest diagonal element (1) added to its diagonal, a jitter of 1e-09: a kernel or covariance matrix that is singular, or positive definite only in exact arithmetic, factors with a jitter; make it relative to the matrix's scale, e.g. add_diag(K, 1e-6 * square(alpha)) for a kernel of amplitude alpha (1e-06 at this point), or larger, as Stan's GP models add delta"},
+		}, "model.gpp:9:12: chol: matrix is not positive definite (leading minor 2), but it is with 1e-9 of its largest diagonal element (1) added to its diagonal, a jitter of 1e-09: a kernel or covariance matrix that is singular, or positive definite only in exact arithmetic, factors with a jitter; make it relative to the matrix's scale, e.g. add_diag(K, 1e-6 * square(alpha)) for a kernel of amplitude alpha (1e-06 at this point), or larger, as Stan's GP models add delta; its rows 0 and 1 are equal, as a kernel's are at two equal inputs (duplicate points or coordinates)"},
+		// MvNormal's covariance (a GP kernel of a duplicate point, rows 0
+		// and 2) gets chol's advice, and the equal rows named
+		{"gauss_rows_ss of a kernel of a duplicate point", []float64{4, 1, 4, 1, 4, 1, 4, 1, 4}, func(b *Builder) ID {
+			return b.GaussRowsSS(b.Input("C", Matrix(3, 3), at(1, 1)), b.Identity(3, at(1, 1)), 3, at(8, 1))
+		}, "model.gpp:8:1: MvNormalRows: covariance matrix is not positive definite (leading minor 3), but it is with 1e-9 of its largest diagonal element (4) added to its diagonal, a jitter of 4e-09: a kernel or covariance matrix that is singular, or positive definite only in exact arithmetic, factors with a jitter; make it relative to the matrix's scale, e.g. add_diag(K, 1e-6 * square(alpha)) for a kernel of amplitude alpha (4e-06 at this point), or larger, as Stan's GP models add delta; its rows 0 and 2 are equal, as a kernel's are at two equal inputs (duplicate points or coordinates)"},
 		{"cholesky of an indefinite matrix", []float64{1, 0, 0, -1}, func(b *Builder) ID {
 			return b.LogDet(b.Input("S", Matrix(2, 2), at(1, 1)), at(9, 12))
 		}, "model.gpp:9:12: chol: matrix is not positive definite (leading minor 2)"},
+		// 1 − 1e-17 rounds to 1: the rows are equal in floating point
 		{"cholesky of a kernel singular in floating point", []float64{1, 1 - 1e-17, 1 - 1e-17, 1}, func(b *Builder) ID {
 			return b.LogDet(b.Input("K", Matrix(2, 2), at(1, 1)), at(9, 12))
-		}, "model.gpp:9:12: chol: matrix is not positive definite (leading minor 2), but it is with 1e-9 of its largest diagonal element (1) added to its diagonal, a jitter of 1e-09: a kernel or covariance matrix that is singular, or positive definite only in exact arithmetic, factors with a jitter; make it relative to the matrix's scale, e.g. add_diag(K, 1e-6 * square(alpha)) for a kernel of amplitude alpha (1e-06 at this point), or larger, as Stan's GP models add delta"},
+		}, "model.gpp:9:12: chol: matrix is not positive definite (leading minor 2), but it is with 1e-9 of its largest diagonal element (1) added to its diagonal, a jitter of 1e-09: a kernel or covariance matrix that is singular, or positive definite only in exact arithmetic, factors with a jitter; make it relative to the matrix's scale, e.g. add_diag(K, 1e-6 * square(alpha)) for a kernel of amplitude alpha (1e-06 at this point), or larger, as Stan's GP models add delta; its rows 0 and 1 are equal, as a kernel's are at two equal inputs (duplicate points or coordinates)"},
 		// add_diag(K, 1e-12) of a K of scale 100 just short of definite: the
 		// model's own jitter, named as too small, and 1e-9·100 absolute
 		{"cholesky of a kernel with too small a jitter", []float64{100, 100 + 5e-8, 100 + 5e-8, 100}, func(b *Builder) ID {

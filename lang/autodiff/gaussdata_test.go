@@ -158,7 +158,7 @@ func TestGaussRowsDataCovError(t *testing.T) {
 		want string
 	}{
 		{"indefinite", []float64{-1, 0, 0, 1}, "MvNormalRows: covariance matrix is not positive definite (leading minor 1)"},
-		{"singular", []float64{1, 1, 1, 1}, "MvNormalRows: covariance matrix is not positive definite (leading minor 2)"},
+		{"singular", []float64{1, 1, 1, 1}, "MvNormalRows: covariance matrix is not positive definite (leading minor 2), but it is with 1e-9 of its largest diagonal element (1) added to its diagonal, a jitter of 1e-09: a kernel or covariance matrix that is singular, or positive definite only in exact arithmetic, factors with a jitter; make it relative to the matrix's scale, e.g. add_diag(K, 1e-6 * square(alpha)) for a kernel of amplitude alpha (1e-06 at this point), or larger, as Stan's GP models add delta; its rows 0 and 1 are equal, as a kernel's are at two equal inputs (duplicate points or coordinates)"},
 		{"asymmetric", []float64{1, 0.5, 0.4, 1}, "MvNormalRows: covariance matrix is not symmetric: element [1, 0] is 0.4, [0, 1] is 0.5"},
 	} {
 		for _, mean := range []bool{false, true} {

@@ -447,6 +447,11 @@ func (l *lowerer) matSubject(family, kind string, m ast.Expr) string {
 
 // gaussRows adds a GaussRowsSS node whose errors name what.
 func (l *lowerer) gaussRows(cov, s autodiff.ID, n float64, what string, pos ast.Pos) {
+	if sh := l.b.Shape(cov); !sh.IsSquare() && !l.b.Failed(cov) {
+		// named as the user wrote it, not by the tape's op
+		l.errorf(pos, "%s is %s: it must be square, [d, d]", what, sh)
+		return
+	}
 	id := l.b.GaussRowsSS(cov, s, n, pos)
 	l.b.Subject(id, what)
 	l.add(id, pos)

@@ -3,6 +3,8 @@ package compile
 import (
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/data"
 )
 
 // TestMatMulSizeErrorWithData: a matrix product whose sizes differ only
@@ -26,5 +28,20 @@ func TestMatMulSizeErrorWithData(t *testing.T) {
 	}
 	if strings.Contains(msg, "two indices") {
 		t.Errorf("error %q blames the reads of the failed product", msg)
+	}
+}
+
+// TestMvNormalCovNotSquare: a covariance that is not square once the data
+// give its sizes is an error at the MvNormal that names it as the user
+// wrote it, not by the tape's op (gauss_rows_ss, a GP trial's slice
+// K[1:N, :]).
+func TestMvNormalCovNotSquare(t *testing.T) {
+	src := "data y: real[N]\n" +
+		"param rho: positive ~ InvGamma(5, 5)\n" +
+		"let K = gp_exp_quad_cov(y, 1, rho)\n" +
+		"y ~ MvNormal(0, K[1:N, :])\n"
+	_, err := compileSrcErr(t, "m.gpp", src, nil, data.Input{File: "y.csv", Table: csvTable(t, "y.csv", "y", [][]float64{{1}, {2}, {3}})})
+	if err == nil || err.Error() != "m.gpp:4:5: MvNormal: covariance matrix is [2, 3]: it must be square, [d, d]" {
+		t.Errorf("error %v, want MvNormal's at 4:5", err)
 	}
 }
