@@ -746,7 +746,7 @@ func TestBindIndexedColumns(t *testing.T) {
 // is not reported as giving nothing the model reads. A missing cell of a
 // vector the model observes is fitted, its note naming line:column.
 func TestBindIndexedVector(t *testing.T) {
-	info := checked(t, "data x: real[N]\ndata k: int[M]\nparam mu: real ~ Normal(0, 1)\nx ~ Normal(mu, 1)\n")
+	info := checked(t, "data x: real[N]\ndata k: int[M]\nparam mu: real ~ Normal(0, 1)\nx ~ Normal(mu, 1)\noutput x2 = x\n")
 	// header: note, x.10, x.1 ... x.9, then k[2], k[1]; cell x.j is 10 j
 	order := []int{0, 10, 1, 2, 3, 4, 5, 6, 7, 8, 9}
 	var head, row []string
@@ -791,7 +791,7 @@ func TestBindIndexedVector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	notes := MissingNotes(info, out)
+	notes := MissingNotes(info, out, nil)
 	if want := "x: 1 missing value (m.csv 2:7) is fitted as the latent x_missing"; len(notes) != 1 || notes[0] != want {
 		t.Errorf("notes %q, want %q", notes, want)
 	}

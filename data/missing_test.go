@@ -13,7 +13,7 @@ import (
 // cells are checked as before, and MissingNotes says where the missing
 // ones are, in the latent's order.
 func TestMissingBound(t *testing.T) {
-	const model = "data y: real[N]\ndata Y: positive[M, 2]\nparam mu: real\nparam r: positive\ny ~ Normal(mu, 1)\nY ~ Gamma(2, r)\n"
+	const model = "data y: real[N]\ndata Y: positive[M, 2]\nparam mu: real\nparam r: positive\ny ~ Normal(mu, 1)\nY ~ Gamma(2, r)\noutput y2 = y\noutput Y2 = Y\n" // the outputs keep them fitted, not summed out
 	info := checked(t, model)
 	bound, err := Bind(info, []Input{
 		csvInput(t, "y", "y.csv", "v\n1.5\n\nNA\n2\nnan\n\n"),
@@ -32,7 +32,7 @@ func TestMissingBound(t *testing.T) {
 	if !slices.Equal(Y.Missing, []int{1, 2}) {
 		t.Errorf("Y: missing %v, want [1 2]", Y.Missing)
 	}
-	notes := MissingNotes(info, bound)
+	notes := MissingNotes(info, bound, nil)
 	want := []string{
 		"y: 4 missing values (y.csv lines 3, 4, 6, 7) are fitted as the latent y_missing; the last is a blank line at the end of y.csv: delete it if it is not a missing value",
 		"Y: 2 missing values (d.json 1:12, 1:20) are fitted as the latent Y_missing",
@@ -117,7 +117,7 @@ func TestMissingErrors(t *testing.T) {
 // them say which are at the end, and to delete them if they are no
 // missing values; a blank line before the last value is not.
 func TestMissingBlankTail(t *testing.T) {
-	info := checked(t, "data y: real[N]\nparam mu: real\ny ~ Normal(mu, 1)\n")
+	info := checked(t, "data y: real[N]\nparam mu: real\ny ~ Normal(mu, 1)\noutput y2 = y\n")
 	for _, c := range []struct{ src, want string }{
 		{"y\n1\n\n2\n", "y: 1 missing value (y.csv line 3) is fitted as the latent y_missing"},
 		{"y\r\n1\r\n2\r\n\r\n", "y: 1 missing value (y.csv line 4) is fitted as the latent y_missing; the last is a blank line at the end of y.csv: delete it if it is not a missing value"},
@@ -127,7 +127,7 @@ func TestMissingBlankTail(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", c.src, err)
 		}
-		if notes := MissingNotes(info, bound); len(notes) != 1 || notes[0] != c.want {
+		if notes := MissingNotes(info, bound, nil); len(notes) != 1 || notes[0] != c.want {
 			t.Errorf("%q: notes %q, want %q", c.src, notes, c.want)
 		}
 	}
@@ -137,7 +137,7 @@ func TestMissingBlankTail(t *testing.T) {
 	info = checked(t, "data k: int[N]\nparam p: unit\nk ~ Bernoulli(p)\n")
 	bound, err := Bind(info, []Input{csvInput(t, "", "k.csv", "k\n1\n0\n\n")}, nil)
 	want := "k: 1 missing value (k.csv line 4) is left out of the likelihood (int data observed only by ~); the last is a blank line at the end of k.csv: delete it if it is not a missing value"
-	if notes := LeftOutNotes(info, bound); err != nil || len(notes) != 1 || notes[0] != want {
+	if notes := LeftOutNotes(info, bound, nil); err != nil || len(notes) != 1 || notes[0] != want {
 		t.Errorf("int data: notes %q (error %v), want %q", notes, err, want)
 	}
 	info = checked(t, "data k: int[N]\nparam p: unit\nk ~ Bernoulli(p)\noutput m = mean(k)\n")

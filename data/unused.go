@@ -90,11 +90,11 @@ func listNames(names []string, limit int) string {
 // y_missing", the cells in the latent's order, the first few of many; a
 // value with no line (a Go value of the model package's DataValues) by its
 // element, 0-based: "x: 1 missing value (x[1] of DataValues) ...".
-func MissingNotes(info *check.Info, bound map[string]*Array) []string {
+func MissingNotes(info *check.Info, bound map[string]*Array, notLeaves map[string]bool) []string {
 	var notes []string
 	for _, d := range info.Data {
 		a := bound[d.Name]
-		if a == nil || len(a.Missing) == 0 || d.Missing == nil {
+		if a == nil || len(a.Missing) == 0 || !d.Fitted(a.Shape, a.Missing) && !(notLeaves[d.Name] && d.Missing != nil) {
 			continue
 		}
 		n, what, where, are := missingCells(d.Name, a, a.Missing)
@@ -111,17 +111,21 @@ func MissingNotes(info *check.Info, bound map[string]*Array) []string {
 // missing values (d.csv lines 3, 9, ...) are left out of the likelihood
 // (int data observed only by ~)"; for real data observed by a family with
 // a point mass at 0 (DataVar.ZeroMass), the note says why they are not
-// fitted instead.
-func LeftOutNotes(info *check.Info, bound map[string]*Array) []string {
+// fitted instead, and for other real data whose cells are leaves (summed
+// out), that they are drawn as the output NAME_missing.
+func LeftOutNotes(info *check.Info, bound map[string]*Array, notLeaves map[string]bool) []string {
 	var notes []string
 	for _, d := range info.Data {
 		a := bound[d.Name]
-		if a == nil || len(a.Missing) == 0 || !d.LeftOut {
+		if a == nil || len(a.Missing) == 0 || !d.LeavesOut(a.Shape, a.Missing) || notLeaves[d.Name] {
 			continue
 		}
 		n, what, where, are := missingCells(d.Name, a, a.Missing)
 		why := "int data observed only by ~"
-		if d.ZeroMass != "" {
+		switch {
+		case d.Missing != nil:
+			why = fmt.Sprintf("summed out, observed by one ~ and read nowhere else: each term integrates to 1; drawn from that ~ at each draw as the output %s_missing", d.Name)
+		case d.ZeroMass != "":
 			why = fmt.Sprintf("not fitted: %s's value is exactly 0 with probability 1 − psi, which a fitted continuous value could never be, so it would count every missing cell as a value above 0", d.ZeroMass)
 		}
 		notes = append(notes, fmt.Sprintf("%s: %d missing %s (%s) %s left out of the likelihood (%s)%s", d.Name, n, what, where, are, why, blankTailNote(a)))
@@ -246,7 +250,7 @@ func MissingCells(info *check.Info, bound map[string]*Array) []Missing {
 	var out []Missing
 	for _, d := range info.Data {
 		a := bound[d.Name]
-		if a == nil || len(a.Missing) == 0 || d.Missing == nil {
+		if a == nil || len(a.Missing) == 0 || !d.Fitted(a.Shape, a.Missing) {
 			continue
 		}
 		m := Missing{Data: d.Name, Latent: d.Name + "_missing"}

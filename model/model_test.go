@@ -243,7 +243,8 @@ data y: real[N]
 param b: real[2] ~ Normal(0, 1)
 param sigma: positive ~ HalfNormal(1)
 y ~ Normal(X * b + k, sigma)
-`)
+output y2 = y
+`) // the output keeps y_missing fitted, not summed out
 	json := filepath.Join(t.TempDir(), "d.json")
 	if err := os.WriteFile(json, []byte(`{"k": [1, 0, 3], "X": [[0.5, 1], [2, -1], [0.25, 3]], "y": [1.5, null, -2]}`), 0o644); err != nil {
 		t.Fatal(err)
@@ -711,7 +712,7 @@ func TestCancelledRunErrs(t *testing.T) {
 // through DataValues names the elements, 0-based, where a file's names
 // lines: Go values have no line and column to give.
 func TestNotesDataValues(t *testing.T) {
-	src := "data x: real[N]\ndata Y: real[N, 2]\nparam mu: real ~ Normal(0, 1)\nx ~ Normal(mu, 1)\nfor i in 0:N {\n  Y[i] ~ Normal(mu, 1)\n}\n"
+	src := "data x: real[N]\ndata Y: real[N, 2]\nparam mu: real ~ Normal(0, 1)\nx ~ Normal(mu, 1)\nfor i in 0:N {\n  Y[i] ~ Normal(mu, 1)\n}\noutput x2 = x\noutput Y2 = Y\n" // fitted, not summed out
 	m, err := Compile("m.gpp", []byte(src), DataValues(map[string]any{
 		"x": []float64{1, math.NaN(), 3, math.NaN()},
 		"Y": [][]float64{{1, 2}, {3, 4}, {5, math.NaN()}, {7, 8}},

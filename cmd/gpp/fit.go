@@ -343,7 +343,9 @@ binding an int vector is coded by its labels sorted in byte order, from the
 declaration's lower bound or 0, with a note; fit.json records the coding,
 which gpp predict codes new data by. Missing values (an empty cell, NA, NaN, JSON null or NaN, R's NA)
 of real data that the model only observes with ~ are fitted as the latent
-NAME_missing (PyMC's masked observations); elsewhere they are errors.
+NAME_missing (PyMC's masked observations), or, where one ~ observes them and
+nothing else reads them, summed out of the likelihood and drawn from that ~
+as the output NAME_missing; elsewhere they are errors.
 
 Ctrl-C (SIGINT) or SIGTERM stops the fit and writes the q reached, marked
 interrupted (exit 130); after the steps it cuts the final estimate short

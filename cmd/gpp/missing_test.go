@@ -449,3 +449,61 @@ func leftOutFits(t *testing.T, d, model, name string, xs []float64, ys []string)
 	}
 	return r
 }
+
+// Real data whose missing cells are leaves (observed by one ~ and read
+// nowhere else): gpp fit sums them out of the likelihood and says so in a
+// note, its fit that of the observed rows (the same log joint, so the
+// same seed gives the same means to rounding, and loo.csv no row at a
+// missing cell), and still reports them, as PyMC's imputed values: the
+// columns y_missing.k of draws.csv and rows y_missing[k] of summary.csv,
+// drawn from the ~ at each draw of q, so their means are E_q[a + b x] at
+// those rows; gpp sample writes them too.
+func TestLeftOutRealCLI(t *testing.T) {
+	d := t.TempDir()
+	model := writeFile(t, d, "m.gpp", `data N: int
+data x: real[N]
+data y: real[N]
+param a: real ~ Normal(0, 2)
+param b: real ~ Normal(0, 2)
+param s: positive ~ Gamma(2, 2)
+y ~ Normal(a + b * x, s)
+output log_lik = logpdf(y, Normal(a + b * x, s))
+`)
+	xs := []float64{0.1, -0.4, 0.9, 1.3, -1.1, 0.2, 0.5, -0.3, 0.8, -0.7}
+	ys := []string{"0.3", "NA", "1.2", "1.9", "NA", "0.2", "0.8", "-0.1", "1.1", "NA"}
+	r := leftOutFits(t, d, model, "y", xs, ys)
+	note := "all.csv lines 3, 6, 11) are left out of the likelihood (summed out, observed by one ~ and read nowhere else: each term integrates to 1; drawn from that ~ at each draw as the output y_missing)"
+	if !strings.Contains(r.stderr, note) {
+		t.Errorf("stderr has no note %q:\n%s", note, r.stderr)
+	}
+	r.checkSameFit(t, "a", "b", "s")
+	_, head, rows := readStanCSV(t, filepath.Join(r.outAll, "draws.csv"))
+	col := columns(head)
+	means := summaryMeans(t, r.outAll)
+	for k, i := range r.missing {
+		c, ok := col[fmt.Sprintf("y_missing.%d", k+1)]
+		if !ok {
+			t.Fatalf("draws.csv has no column y_missing.%d: %v", k+1, head)
+		}
+		var sum, sq, n float64
+		for _, row := range rows {
+			v := row[c]
+			sum, sq, n = sum+v, sq+v*v, n+1
+		}
+		mean, sd := sum/n, math.Sqrt(sq/n-(sum/n)*(sum/n))
+		want := means["a"] + means["b"]*xs[i]
+		if m, ok := means[fmt.Sprintf("y_missing[%d]", k)]; !ok || math.Abs(m-mean) > 5*sd/math.Sqrt(n) {
+			t.Errorf("summary.csv y_missing[%d] %v (present %v), draws' mean %v", k, m, ok, mean)
+		}
+		if math.Abs(mean-want) > 5*sd/math.Sqrt(n) || !(sd > means["s"]/2) {
+			t.Errorf("y_missing[%d] (x = %v): mean %v, sd %v over %v draws; want the mean %v of a + b x, the sd at least s's", k, xs[i], mean, sd, n, want)
+		}
+	}
+	out := filepath.Join(d, "nuts")
+	if code, _, stderr := runSafe(t, "sample", model, r.withNA, "--seed", "3", "--draws", "200", "--warmup", "200", "--out", out); code != 0 {
+		t.Fatalf("sample: exit %d: %s", code, stderr)
+	}
+	if _, ok := summaryMeans(t, out)["y_missing[2]"]; !ok {
+		t.Errorf("gpp sample's summary.csv has no y_missing[2]")
+	}
+}

@@ -115,7 +115,7 @@ func TestSampleMissingData(t *testing.T) {
 	dir := t.TempDir()
 	model := filepath.Join(dir, "m.gpp")
 	csvPath := filepath.Join(dir, "d.csv")
-	os.WriteFile(model, []byte("data y: real[N]\nparam mu: real ~ Normal(0, 10)\ny ~ Normal(mu, 1)\n"), 0o644)
+	os.WriteFile(model, []byte("data y: real[N]\nparam mu: real ~ Normal(0, 10)\ny ~ Normal(mu, 1)\noutput ybar = mean(y)\n"), 0o644) // the output keeps y_missing fitted, not summed out
 	os.WriteFile(csvPath, []byte("y\n1.0\n\n2.0\n1.5\n"), 0o644)
 	out := filepath.Join(dir, "out")
 	code, stdout, stderr := runGpp("sample", model, csvPath, "--chains", "2", "--warmup", "200", "--draws", "200", "--quiet", "--out", out)

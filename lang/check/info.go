@@ -466,8 +466,18 @@ type DataVar struct {
 	// 0 (dist.Univariate.ZeroMass, HurdleGamma), which ZeroMass names: a
 	// fitted latent, continuous, could never be that 0, so it would count
 	// every missing cell as a value above 0.
-	LeftOut  bool
-	ZeroMass string
+	//
+	// So too real (positive, unit) data whose missing cells are leaves:
+	// observed only by ~ of built-in elementwise families (truncated by
+	// constants if at all), read by no output and by no expression but at
+	// constant indices (y[0]), LeafReads those cells. Missing is then set
+	// too: where a read cell is missing in the data, they are fitted as
+	// before (LeavesOut). Fill is the value the compiler puts in the cells
+	// left out (0 for int data).
+	LeftOut   bool
+	ZeroMass  string
+	LeafReads [][]int
+	Fill      float64
 	// ReadAt is the data's first read in an expression (a covariate), or
 	// 0. When its missing values are fitted too (Missing: a covariate with
 	// a model of its own), the compiler checks the model again with it

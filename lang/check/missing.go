@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/gpplang/gpp/dist"
@@ -108,6 +109,14 @@ func (c *checker) missingData() {
 		// (append_col(x, y) ~ MvNormal(...)): observed there, but not
 		// cell by cell, so its missing cells cannot be fitted
 		inValue ast.Pos
+		// notLeaf: a ~ on it whose missing cells could not be summed
+		// out cell by cell when it is real data (realLeaf); constReads
+		// the cells an expression reads at constant indices (y[0]) and
+		// otherRead that one reads it otherwise
+		notLeaf    bool
+		tildes     int // the ~ statements on it: a leaf has one
+		constReads [][]int
+		otherRead  bool
 	}
 	obs := map[*Symbol]*observation{}
 	of := func(sym *Symbol) *observation {
@@ -158,9 +167,13 @@ func (c *checker) missingData() {
 		observed[id] = true
 		o := of(sym)
 		o.tilde = true
+		o.tildes++
 		d := c.info.Dists[s.Dist]
 		if d == nil || c.info.UserDensities[s.Dist] != nil || s.Trunc != nil || !leavesOut(d) {
 			o.unmasked = true
+		}
+		if d == nil || c.info.UserDensities[s.Dist] != nil || !realLeaf(d) {
+			o.notLeaf = true
 		}
 		if zeroMass(d) && c.info.UserDensities[s.Dist] == nil {
 			if o.zeroMass == "" {
@@ -195,13 +208,20 @@ func (c *checker) missingData() {
 		return true
 	})
 	mentioned := map[*Symbol]bool{}
+	constAt := c.constIndexReads()
 	for id, sym := range c.info.Uses {
 		mentioned[sym] = true
 		if sym.Kind != Data || observed[id] {
 			continue
 		}
-		if o := of(sym); o.readPos.Line == 0 || id.Pos().Before(o.readPos) {
+		o := of(sym)
+		if o.readPos.Line == 0 || id.Pos().Before(o.readPos) {
 			o.readPos = id.Pos()
+		}
+		if cell, ok := constAt[id]; ok {
+			o.constReads = append(o.constReads, cell)
+		} else {
+			o.otherRead = true
 		}
 	}
 	// logpdfOnly: the logpdf calls of int data read only as their value
@@ -281,7 +301,105 @@ func (c *checker) missingData() {
 		default:
 			d.Missing = missingBounds(d, o.narrow, o.trunc)
 		}
+		if d.Missing != nil && o.tildes == 1 && !o.notLeaf && !o.output && !o.otherRead && !o.inValue.IsValid() && len(o.narrow) > 0 {
+			// each missing cell is a leaf: summed out unless a read at
+			// constant indices is of it (DataVar.LeavesOut)
+			d.LeftOut, d.LeafReads, d.Fill = true, o.constReads, d.Missing.interior()
+		}
 	}
+}
+
+// interior returns a value inside m's range, which the compiler puts in
+// the missing cells that it sums out (DataVar.Fill), so that each family
+// observing them has a finite log density there to weight by 0.
+func (m *MissingFit) interior() float64 {
+	switch {
+	case m.Lower != nil && m.Upper != nil:
+		return (*m.Lower + *m.Upper) / 2
+	case m.Lower != nil:
+		return *m.Lower + 1
+	case m.Upper != nil:
+		return *m.Upper - 1
+	}
+	return 0
+}
+
+// LeavesOut reports whether the missing cells (row-major) of d, of that
+// shape, are left out of the likelihood (LeftOut): for real data whose
+// missing cells are leaves, unless an expression reads one of them at
+// constant indices (LeafReads), when they are fitted as NAME_missing
+// (Missing) as before.
+func (d *DataVar) LeavesOut(shape []int, missing []int) bool {
+	if !d.LeftOut {
+		return false
+	}
+	for _, cell := range d.LeafReads {
+		if len(cell) != len(shape) {
+			return false
+		}
+		k := 0
+		for i, c := range cell {
+			if c >= shape[i] {
+				return false // an index error, reported by the build
+			}
+			k = k*shape[i] + c
+		}
+		if _, hit := slices.BinarySearch(missing, k); hit {
+			return false
+		}
+	}
+	return true
+}
+
+// Fitted reports whether the missing cells of d, of that shape, are
+// fitted as the latent NAME_missing: Missing, and not left out.
+func (d *DataVar) Fitted(shape []int, missing []int) bool {
+	return d.Missing != nil && !d.LeavesOut(shape, missing)
+}
+
+// constIndexReads returns the mentions of data indexed at constant,
+// non-negative int indices only (y[0], Y[2, 1]), each with its indices.
+func (c *checker) constIndexReads() map[*ast.Ident][]int {
+	out := map[*ast.Ident][]int{}
+	ast.Inspect(c.file, func(n ast.Node) bool {
+		ix, ok := n.(*ast.IndexExpr)
+		if !ok {
+			return true
+		}
+		id, ok := ast.Unparen(ix.X).(*ast.Ident)
+		if sym := c.info.Uses[id]; !ok || sym == nil || sym.Kind != Data || len(ix.Indices) != sym.Type.Shape.Rank() {
+			return true
+		}
+		cell := make([]int, len(ix.Indices))
+		for i, e := range ix.Indices {
+			ty := c.info.Types[e]
+			if ty.Const == nil || ty.Shape.Rank() != 0 || ty.Elem != Int || *ty.Const < 0 || *ty.Const != math.Trunc(*ty.Const) {
+				return true
+			}
+			cell[i] = int(*ty.Const)
+		}
+		out[id] = cell
+		return true
+	})
+	return out
+}
+
+// realLeaf reports whether the missing cells of real data observed by a ~
+// of d may be summed out of its density: d is a built-in elementwise
+// family, a term per cell, whose support does not move with its
+// arguments (Pareto's), so that a value inside the data's range has a
+// finite density whatever the params. A truncation by constants keeps
+// it so: each term, normalised, still integrates to 1.
+func realLeaf(d *stdlib.Dist) bool {
+	u, ok := dist.LookupUnivariate(d.Name)
+	if !ok || d.Shape != stdlib.DistElementwise || u.ZeroMass || u.LowerArg > 0 || u.UpperArg > 0 || u.EndsOf != nil {
+		return false
+	}
+	switch u.Support {
+	case dist.Real, dist.Positive, dist.NonNegative, dist.Unit:
+		return true
+	}
+	return false
 }
 
 // logLikValues returns, when o is the log_lik output, the names it reads
@@ -419,6 +537,7 @@ func (info *Info) Imputing(f *ast.File, names []string) (*Info, error) {
 	for _, d := range out.Data {
 		if old := info.DataVar(d.Name); old != nil {
 			d.Missing, d.NoMissing, d.Remedy, d.Unused, d.LeftOut, d.ZeroMass = old.Missing, old.NoMissing, old.Remedy, old.Unused, old.LeftOut, old.ZeroMass
+			d.LeafReads, d.Fill = old.LeafReads, old.Fill
 		}
 	}
 	return out, nil

@@ -32,6 +32,7 @@ package compile
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -138,6 +139,11 @@ type Model struct {
 	// leftOut are the missing cells of int data left out of the
 	// likelihood (leftout.go), 0 in data.
 	leftOut map[string][]int
+	// noLeaf, after the first build, names the data of leftOut whose
+	// missing cells are no leaves after all, with why: a ~ observes one
+	// twice, or none observes one (a NONMEM dose row's DV, read by no
+	// statement that runs) (lowerer.leafOutput).
+	noLeaf map[string]string
 	// perRow keeps every ~ on data a density per row in the log joint, as
 	// the other builds have it: no sufficient statistics (suffstats.go).
 	perRow bool
@@ -162,12 +168,31 @@ func Compile(f *ast.File, info *check.Info, bound map[string]*data.Array) (*Mode
 		return nil, err
 	}
 	left := leftOutCells(info, bound)
-	filled := data.WithoutMissingCells(bound, left) // 0 in the cells left out
+	filled := withLeftOut(info, bound, left) // check.DataVar.Fill in the cells left out
 	m := &Model{file: f, info: info, data: filled, leftOut: left}
 	m.track = m.skippable()
 	prog, _, err := m.build(buildJoint)
 	if err != nil {
 		return nil, err
+	}
+	demoted := m.noLeaf
+	if m.noLeaf != nil {
+		// a missing cell observed twice, or by no ~, is no leaf: the
+		// cells are fitted (or skipped, where unread) as before
+		for _, name := range slices.Sorted(maps.Keys(m.noLeaf)) {
+			delete(left, name)
+			if why := m.noLeaf[name]; why != "" {
+				m.Notes = append(m.Notes, fmt.Sprintf("%s: %s, so they are fitted as the latent %s%s, not summed out", name, why, name, MissingSuffix))
+			}
+		}
+		notes := m.Notes
+		filled = withLeftOut(info, bound, left)
+		m = &Model{file: f, info: info, data: filled, leftOut: left}
+		m.track = m.skippable()
+		if prog, _, err = m.build(buildJoint); err != nil {
+			return nil, err
+		}
+		m.Notes = append(notes, m.Notes...)
 	}
 	if skip := unread(bound, m.missRead); skip != nil {
 		// Missing cells that no statement reads fit no latent: the
@@ -179,8 +204,23 @@ func Compile(f *ast.File, info *check.Info, bound map[string]*data.Array) (*Mode
 		}
 	}
 	m.track, m.missRead = nil, nil
-	m.prog = prog
+	m.prog, m.noLeaf = prog, demoted
 	return m, nil
+}
+
+// NotLeaves names the data whose missing cells check found to be leaves
+// (check.DataVar.LeavesOut) but whose ~ observes one twice, or none
+// observes one: they are fitted (or skipped, where unread) as before, and
+// data.MissingNotes and LeftOutNotes are told so.
+func (m *Model) NotLeaves() map[string]bool {
+	if len(m.noLeaf) == 0 {
+		return nil
+	}
+	out := make(map[string]bool, len(m.noLeaf))
+	for name := range m.noLeaf {
+		out[name] = true
+	}
+	return out
 }
 
 // LogJoint returns the log joint density at coordinates x and writes its
@@ -362,6 +402,9 @@ func (m *Model) buildSel(mode buildMode, sel Selection, priorTildes ...*ast.Tild
 		l.part = partJacobian // the terms of latents: the coordinates' log Jacobians
 	}
 	first := m.Latents == nil
+	if m.predict == nil && m.batch == nil {
+		l.leafDrawn = m.leafDraws()
+	}
 	if err := l.latents(); err != nil {
 		return nil, nil, nil, err
 	}
@@ -372,7 +415,7 @@ func (m *Model) buildSel(mode buildMode, sel Selection, priorTildes ...*ast.Tild
 		l.stmt(s)
 		done()
 	}
-	if l.predict != nil {
+	if l.predict != nil || l.leafDrawn != nil {
 		l.drawOutputs()
 	}
 	if len(l.errs) > 0 {
@@ -413,6 +456,9 @@ func (m *Model) buildSel(mode buildMode, sel Selection, priorTildes ...*ast.Tild
 	}
 	if mode == buildJoint || mode == buildOutputs {
 		m.suffAt = l.suffAt
+	}
+	if first {
+		m.noLeaf = l.noLeaf
 	}
 	for sym, read := range l.missRead {
 		if m.missRead == nil {
@@ -548,6 +594,10 @@ type lowerer struct {
 	leftOut map[string][]int
 	obsMask value
 	masks   map[*check.Symbol]value // each datum's whole mask (wholeMask)
+	// leafDrawn, outside predict mode, are the real data whose cells are
+	// left out, drawn from their ~ statements as outputs (Model.leafDraws)
+	leafDrawn []drawnDecl
+	noLeaf    map[string]string // data whose missing cells are no leaves, with why (leafOutput)
 	// noteUnrolled, in Compile's build, marks the loops noted as unrolled
 	// because of a let used as an index (vecScan.stop); notes are the
 	// notes (Model.Notes).

@@ -1,6 +1,8 @@
 package compile
 
 import (
+	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/gpplang/gpp/data"
@@ -37,12 +39,26 @@ import (
 func leftOutCells(info *check.Info, bound map[string]*data.Array) map[string][]int {
 	var out map[string][]int
 	for _, d := range info.Data {
-		if a := bound[d.Name]; a != nil && len(a.Missing) > 0 && d.LeftOut {
+		if a := bound[d.Name]; a != nil && len(a.Missing) > 0 && d.LeavesOut(a.Shape, a.Missing) {
 			if out == nil {
 				out = map[string][]int{}
 			}
 			out[d.Name] = slices.Clone(a.Missing)
 		}
+	}
+	return out
+}
+
+// withLeftOut returns bound with the cells left out (leftOutCells) no
+// longer missing: each datum's check.DataVar.Fill in them, inside the
+// support of every family observing it (0 for int data).
+func withLeftOut(info *check.Info, bound map[string]*data.Array, left map[string][]int) map[string]*data.Array {
+	if len(left) == 0 {
+		return bound
+	}
+	out := maps.Clone(bound)
+	for name, cells := range left {
+		out[name] = bound[name].WithoutMissing(cells, info.DataVar(name).Fill)
 	}
 	return out
 }
@@ -61,6 +77,40 @@ func (m *Model) LeftOut() map[string]MissingCells {
 		out[name] = MissingCells{Shape: m.data[name].Shape, Cells: cells}
 	}
 	return out
+}
+
+// leafDraws returns the real data whose missing cells are left out as
+// leaves (check.DataVar.LeavesOut), in declaration order: gpp fit and gpp
+// sample still report those cells, as PyMC's imputed values, by drawing
+// each from its ~ at each draw (drawTilde, as gpp predict draws left-out
+// data) as the output NAME_missing, from the evaluator's data stream
+// (Evaluator.SetDrawRand), so that no other output changes.
+func (m *Model) leafDraws() []drawnDecl {
+	var out []drawnDecl
+	for _, d := range m.info.Data {
+		if cells := m.leftOut[d.Name]; cells != nil && d.Missing != nil {
+			what, verb := fmt.Sprintf("%s has %d missing value%s in the data, summed out of the likelihood,", d.Name, len(cells), plural(len(cells))), "it is"
+			if len(cells) > 1 {
+				verb = "they are"
+			}
+			out = append(out, drawnDecl{d: d, shape: m.data[d.Name].Shape, leaf: cells, what: what, verb: verb})
+		}
+	}
+	return out
+}
+
+// drawLeaf draws the left side of ~ s when it observes real data whose
+// cells are left out (leafDraws).
+func (l *lowerer) drawLeaf(s *ast.TildeStmt) {
+	sym := l.info.Uses[check.ObservedIdent(s.LHS)]
+	if sym == nil || sym.Kind != check.Data {
+		return
+	}
+	for _, dd := range l.leafDrawn {
+		if dd.d.Symbol == sym {
+			l.drawTilde(s, dd.d)
+		}
+	}
 }
 
 // tildeMask returns the 0/1 mask of the cells that the value of ~ s

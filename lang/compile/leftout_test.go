@@ -2,6 +2,7 @@ package compile
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -161,4 +162,63 @@ func compileLeftOut(t *testing.T, src, data string, cells []int) (*Model, string
 		}
 	}
 	return m, name
+}
+
+// Missing cells of real data that are leaves (check.DataVar.LeftOut) are
+// summed out: the log joint and gradient are those of the data with those
+// rows deleted (x's with them), to rounding, whole, in a loop, positive,
+// unit, truncated by constants and with an observed cell read at a
+// constant index (y[0]); the cells are drawn from their ~ as the output
+// y_missing, of one element per cell, after the model's outputs.
+func TestLeftOutRealLeaves(t *testing.T) {
+	const head = "data N: int\ndata x: real[N]\nparam a: real ~ Normal(0, 1)\nparam b: real ~ Normal(0, 1)\nparam s: positive ~ Gamma(2, 2)\n"
+	const full = `"N": 6, "x": [0.1, -0.4, 0.9, 1.3, -1.1, 0.2], "y": [%v, null, %v, %v, null, %v]`
+	const cc = `"N": 4, "x": [0.1, 0.9, 1.3, 0.2], "y": [%v, %v, %v, %v]`
+	real, pos, unit := []any{2.5, -0.3, 0.7, 1.1}, []any{2.5, 0.3, 0.7, 1.1}, []any{0.25, 0.3, 0.7, 0.9}
+	for _, c := range []struct {
+		name, src string
+		vals      []any
+	}{
+		{"Normal", head + "data y: real[N]\ny ~ Normal(a + b * x, s)\noutput r = a + b\n", real},
+		{"StudentT loop", head + "data y: real[N]\nfor n in 0:N {\n  y[n] ~ StudentT(4, a + b * x[n], s)\n}\n", real},
+		{"Gamma", head + "data y: positive[N]\ny ~ Gamma(s, s / exp(a + b * x))\n", pos},
+		{"Beta", head + "data y: unit[N]\ny ~ Beta(s * inv_logit(a + b * x), s)\n", unit},
+		{"truncated", head + "data y: real[N]\ny ~ Normal(a + b * x, s) T[-1, 3]\n", real},
+		{"y[0] read", head + "data y: real[N]\nparam m: real ~ Normal(y[0], 5)\ny ~ Normal(m + b * x, s)\n", real},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, _ := compileLeftOut(t, c.src, fmt.Sprintf(full, c.vals...), []int{1, 4})
+			ref := compileSrc(t, "ref.gpp", c.src, nil, jsonData(t, "{"+fmt.Sprintf(cc, c.vals...)+"}"))
+			if ref.Dim != m.Dim {
+				t.Fatalf("dim %d, the reference's %d", m.Dim, ref.Dim)
+			}
+			sameAtRandomPoints(t, m, ref, "rows deleted", rand.New(rand.NewPCG(11, 12)), 1e-12)
+			checkGradient(t, m, 5, 0.5)
+			last := m.Outputs[len(m.Outputs)-1]
+			if last.Name != "y_missing" || !slices.Equal(last.Shape, []int{2}) || len(m.Outputs) != len(ref.Outputs)+1 {
+				t.Fatalf("outputs %+v, want the model's and y_missing [2]", m.Outputs)
+			}
+			if c.name != "Normal" {
+				return
+			}
+			// the draws of y[1] and y[4] at a = 0.5, b = 2, s = 1.5, from
+			// the data's stream alone
+			ev, err := m.NewEvaluator()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev.SetDrawRand(rand.New(rand.NewPCG(13, 14)))
+			x := []float64{0.5, 2, math.Log(1.5)}
+			var y1, y4 []float64
+			for range 20000 {
+				_, outs, err := ev.Eval(x)
+				if err != nil {
+					t.Fatal(err)
+				}
+				y1, y4 = append(y1, outs[1][0]), append(y4, outs[1][1])
+			}
+			checkMoments(t, "y_missing[0]", y1, 0.5+2*-0.4, 2.25)
+			checkMoments(t, "y_missing[1]", y4, 0.5+2*-1.1, 2.25)
+		})
+	}
 }

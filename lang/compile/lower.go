@@ -60,6 +60,9 @@ func (l *lowerer) stmt(s ast.Stmt) {
 			l.collect = false
 			break
 		}
+		if l.leafDrawn != nil {
+			l.drawLeaf(s)
+		}
 		mask, skip := l.tildeMask(s)
 		if skip {
 			break // every cell it observes is left out (leftout.go)

@@ -44,7 +44,7 @@ func (m *Model) MissingCells() map[string]MissingCells {
 	var out map[string]MissingCells
 	for _, d := range m.info.Data {
 		a := m.data[d.Name]
-		if a == nil || len(a.Missing) == 0 || d.Missing == nil || m.predict != nil {
+		if a == nil || len(a.Missing) == 0 || d.Missing == nil || m.predict != nil { // cells summed out are filled in m.data
 			continue
 		}
 		if out == nil {
@@ -152,7 +152,7 @@ type MissingCells struct {
 func imputing(f *ast.File, info *check.Info, bound map[string]*data.Array) (*check.Info, error) {
 	var names []string
 	for _, d := range info.Data {
-		if a := bound[d.Name]; a != nil && len(a.Missing) > 0 && d.Missing != nil && d.ReadAt.IsValid() {
+		if a := bound[d.Name]; a != nil && len(a.Missing) > 0 && d.Fitted(a.Shape, a.Missing) && d.ReadAt.IsValid() {
 			names = append(names, d.Name)
 		}
 	}

@@ -129,13 +129,13 @@ func fmtFloats(format string, vs ...float64) string {
 // Missing values observed in a loop have no such draw: an error at the
 // data's declaration.
 func TestMissingPriorDraws(t *testing.T) {
-	m := compileSrc(t, "m.gpp", "data y: real[N]\nparam m: real ~ Normal(3, 0.5)\ny ~ Normal(m, 2)\n", nil,
+	m := compileSrc(t, "m.gpp", "data y: real[N]\nparam m: real ~ Normal(3, 0.5)\ny ~ Normal(m, 2)\noutput y2 = y\n", nil,
 		jsonData(t, `{"y": [1, null, 2, null]}`))
 	z, _ := priorDraws(t, m, 20000, 3)
 	for k := 1; k <= 2; k++ {
 		checkMoments(t, "y_missing", column(z, k), 3, 4.25)
 	}
-	b := compileSrc(t, "m.gpp", "data y: real<lower=1>[N]\nparam m: real ~ Normal(0, 0.1)\ny ~ Normal(m, 2)\n", nil,
+	b := compileSrc(t, "m.gpp", "data y: real<lower=1>[N]\nparam m: real ~ Normal(0, 0.1)\ny ~ Normal(m, 2)\noutput y2 = y\n", nil,
 		jsonData(t, `{"y": [1.5, null]}`))
 	ps, err := b.NewPriorSampler()
 	if err != nil {
@@ -151,7 +151,7 @@ func TestMissingPriorDraws(t *testing.T) {
 			t.Fatalf("draw %v, coordinates %v: want a value above 1 and its coordinate log(y − 1)", zs, x)
 		}
 	}
-	loop := compileSrc(t, "m.gpp", "data y: real[N]\nparam m: real ~ Normal(3, 0.5)\nfor i in 0:N {\n  y[i] ~ Normal(m, 2)\n}\n", nil,
+	loop := compileSrc(t, "m.gpp", "data y: real[N]\nparam m: real ~ Normal(3, 0.5)\nfor i in 0:N {\n  y[i] ~ Normal(m, 2)\n}\noutput y2 = y\n", nil,
 		jsonData(t, `{"y": [1, null]}`))
 	_, err = loop.NewPriorSampler()
 	const want = "m.gpp:1:6: the missing values of `y` (the latent y_missing) cannot be drawn from their prior: the ~ at m.gpp:4:3 observes `y[i]`, and gpp draws missing values from one ~ on the whole data, outside loops and ifs (y ~ D(...))"
@@ -164,12 +164,12 @@ func TestMissingPriorDraws(t *testing.T) {
 // family observing it (positive under Exponential); a model that declares
 // NAME_missing itself is an error at the data's declaration.
 func TestMissingScalarAndName(t *testing.T) {
-	m := compileSrc(t, "m.gpp", "data y: real\nparam l: positive ~ Gamma(2, 1)\ny ~ Exponential(l)\n", nil, jsonData(t, `{"y": null}`))
+	m := compileSrc(t, "m.gpp", "data y: real\nparam l: positive ~ Gamma(2, 1)\ny ~ Exponential(l)\noutput y2 = y\n", nil, jsonData(t, `{"y": null}`))
 	if len(m.Latents) != 2 || m.Latents[1].Name != "y_missing" || m.Latents[1].Size != 1 || m.Latents[1].Support != dist.Positive || m.Latents[1].Scale != 0 {
 		t.Fatalf("latents %+v: want y_missing, one positive element", m.Latents)
 	}
 	checkGradient(t, m, 2, 0.5)
-	_, err := compileSrcErr(t, "m.gpp", "data y: real[N]\nparam y_missing: real\ny ~ Normal(y_missing, 1)\n", nil, jsonData(t, `{"y": [1, null]}`))
+	_, err := compileSrcErr(t, "m.gpp", "data y: real[N]\nparam y_missing: real\ny ~ Normal(y_missing, 1)\noutput y2 = y\n", nil, jsonData(t, `{"y": [1, null]}`))
 	const want = "m.gpp:1:6: the missing values of `y` are fitted as the latent `y_missing`, but the model declares that name at m.gpp:2:7: rename it"
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
@@ -193,10 +193,10 @@ func TestMissingSampler(t *testing.T) {
 		value     func(x float64) float64
 		logMass   float64 // log P(Y in the data's bounds) at m = 0.7
 	}{
-		{"real", "data y: real[N]\nparam m: real\ny ~ Normal(m, 2)\n", func(x float64) float64 { return x }, 0},
-		{"lower bound", "data y: real<lower=1>[N]\nparam m: real\ny ~ Normal(m, 2)\n", func(x float64) float64 { return 1 + math.Exp(x) },
+		{"real", "data y: real[N]\nparam m: real\ny ~ Normal(m, 2)\noutput y2 = y\n", func(x float64) float64 { return x }, 0},
+		{"lower bound", "data y: real<lower=1>[N]\nparam m: real\ny ~ Normal(m, 2)\noutput y2 = y\n", func(x float64) float64 { return 1 + math.Exp(x) },
 			math.Log(0.5 * math.Erfc((1-0.7)/(2*math.Sqrt2)))},
-		{"truncated", "data y: real[N]\nparam m: real\ny ~ Normal(m, 2) T[1, ]\n", func(x float64) float64 { return 1 + math.Exp(x) },
+		{"truncated", "data y: real[N]\nparam m: real\ny ~ Normal(m, 2) T[1, ]\noutput y2 = y\n", func(x float64) float64 { return 1 + math.Exp(x) },
 			math.Log(0.5 * math.Erfc((1-0.7)/(2*math.Sqrt2)))},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -232,7 +232,7 @@ func TestMissingSampler(t *testing.T) {
 			}
 		})
 	}
-	loop := compileSrc(t, "m.gpp", "data y: real[N]\nparam m: real ~ Normal(3, 0.5)\nfor i in 0:N {\n  y[i] ~ Normal(m, 2)\n}\n", nil,
+	loop := compileSrc(t, "m.gpp", "data y: real[N]\nparam m: real ~ Normal(3, 0.5)\nfor i in 0:N {\n  y[i] ~ Normal(m, 2)\n}\noutput y2 = y\n", nil,
 		jsonData(t, `{"y": [1, null]}`))
 	if loop.NewMissingSampler() != nil {
 		t.Error("a missing sampler for y[i] ~ in a loop")

@@ -152,8 +152,11 @@ data edu: int[4]
 data Y: real[3, 4]
 param u: real[3, 4] ~ Normal(0, 1)
 Y[age, edu] ~ Normal(u[age, edu], 1)
+Y[age, edu] ~ Normal(u[age, edu], 2)
 `
 	// (1, 3) is in the block of rows {0, 1} and columns {1, 3}, no pair.
+	// (Two ~ on Y keep its missing cells fitted, not summed out as
+	// leaves, leftout.go.)
 	m, err := compileSrcErr(t, "m.gpp", src, nil, jsonData(t, `{"age": [0, 1, 0, 0], "edu": [1, 1, 3, 1],
 "Y": [[0, 0.5, 0, 1.5], [0, 2, 0, null], [0, 0, 0, 0]]}`))
 	if err != nil {

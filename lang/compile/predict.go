@@ -39,6 +39,9 @@ type drawnDecl struct {
 	shape []int
 	given *data.Array // data given with missing cells, which alone are drawn; else nil
 	named bool        // by --draw: what cannot be drawn is an error, not a note
+	// leaf, in a fit's build, are the cells of real data summed out of
+	// the likelihood (leftout.go), drawn as the output NAME_missing
+	leaf []int
 	// what and verb begin its notes ("y is not in the data", "is"); note
 	// says that it is drawn.
 	what, verb, note string

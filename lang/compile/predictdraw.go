@@ -241,9 +241,13 @@ type drawPiece struct {
 // it covers, and the distribution is drawn with that shape.
 func (l *lowerer) drawTilde(s *ast.TildeStmt, d *check.DataVar) {
 	var dd *drawnDecl
-	for i := range l.predict.drawn {
-		if l.predict.drawn[i].d == d {
-			dd = &l.predict.drawn[i]
+	drawn := l.leafDrawn
+	if l.predict != nil {
+		drawn = l.predict.drawn
+	}
+	for i := range drawn {
+		if drawn[i].d == d {
+			dd = &drawn[i]
 		}
 	}
 	n := ShapeLen(dd.shape)
@@ -251,9 +255,14 @@ func (l *lowerer) drawTilde(s *ast.TildeStmt, d *check.DataVar) {
 	for i := range cells {
 		cells[i] = i
 	}
+	old, had := l.env[d.Symbol]
 	l.env[d.Symbol] = value{ints: cells, shape: dd.shape, isInt: true}
 	tr := l.expr(s.LHS)
-	delete(l.env, d.Symbol)
+	if had {
+		l.env[d.Symbol] = old
+	} else {
+		delete(l.env, d.Symbol)
+	}
 	if !tr.isInt {
 		return // an index error, reported
 	}
@@ -277,10 +286,18 @@ func (l *lowerer) drawTilde(s *ast.TildeStmt, d *check.DataVar) {
 // pieces, which must cover each element once, and adds them as outputs
 // named as the data, after the model's outputs.
 func (l *lowerer) drawOutputs() {
-	for _, dd := range l.predict.drawn {
+	drawn := l.leafDrawn
+	if l.predict != nil {
+		drawn = l.predict.drawn
+	}
+	for _, dd := range drawn {
 		d, pieces := dd.d, l.drawPieces[dd.d]
 		if l.undrawnAt[d] || len(pieces) == 0 {
 			continue // a note or an error said why, or a loop ran no iteration
+		}
+		if dd.leaf != nil {
+			l.leafOutput(dd, pieces)
+			continue
 		}
 		n := ShapeLen(dd.shape)
 		from := make([]int, n) // the piece that covers each element, +1
@@ -348,6 +365,67 @@ func (l *lowerer) drawOutputs() {
 		l.outs = append(l.outs, Output{Name: d.Name, Pos: d.Pos, Shape: dd.shape})
 		l.drawnNotes = append(l.drawnNotes, dd.note)
 	}
+}
+
+// leafOutput adds the output NAME_missing of a fit's draws of the cells
+// of real data summed out (drawnDecl.leaf), from the pieces of its ~
+// statements: those cells alone, in their order. A cell that the ~ covers
+// twice (a gather that repeats it) is no leaf: Compile fits the data's
+// missing cells after all (noLeaf), as where no ~ covers one.
+func (l *lowerer) leafOutput(dd drawnDecl, pieces []drawPiece) {
+	d, b := dd.d, l.b
+	n := ShapeLen(dd.shape)
+	from := make([]int, n) // the piece that covers each element, +1
+	at := make([]int, n)   // and its element there
+	for p, pc := range pieces {
+		for k, c := range pc.cells {
+			if from[c] != 0 {
+				if _, leaf := slices.BinarySearch(dd.leaf, c); leaf {
+					l.notLeaf(d.Name, "a ~ observes one of its missing cells twice")
+					return
+				}
+			}
+			from[c], at[c] = p+1, k
+		}
+	}
+	if s := l.info.Lookup(d.Name + MissingSuffix); s != nil {
+		l.undrawn(&dd, d.Pos, fmt.Sprintf("the model declares %s%s at %s", d.Name, MissingSuffix, s.Pos))
+		return
+	}
+	if len(pieces) == 1 && !b.Shape(pieces[0].id).IsScalar() && !slices.Contains(from, 0) {
+		// one ~ over every cell (y ~ D(...)): its draws' missing cells
+		flat := pieces[0].id
+		if s := b.Shape(flat); s.Rank == 2 {
+			flat = b.Reshape(flat, autodiff.Vector(s.Len()), d.Pos)
+		}
+		idx := make([]int, len(dd.leaf))
+		for k, c := range dd.leaf {
+			idx[k] = at[c]
+		}
+		l.outIDs = append(l.outIDs, b.Gather(flat, idx, d.Pos))
+		l.outs = append(l.outs, Output{Name: d.Name + MissingSuffix, Pos: d.Pos, Shape: []int{len(dd.leaf)}})
+		return
+	}
+	elems := make([]autodiff.ID, len(dd.leaf))
+	for k, c := range dd.leaf {
+		if from[c] == 0 {
+			// read by no statement that runs: skipped as before (Compile's
+			// unread), the note its own
+			l.notLeaf(d.Name, "")
+			return
+		}
+		pc := pieces[from[c]-1].id
+		switch s := b.Shape(pc); {
+		case s.IsScalar():
+			elems[k] = pc
+		case s.Rank == 2:
+			elems[k] = b.Elem(b.Reshape(pc, autodiff.Vector(s.Len()), d.Pos), at[c], d.Pos)
+		default:
+			elems[k] = b.Elem(pc, at[c], d.Pos)
+		}
+	}
+	l.outIDs = append(l.outIDs, b.Stack(elems, d.Pos))
+	l.outs = append(l.outs, Output{Name: d.Name + MissingSuffix, Pos: d.Pos, Shape: []int{len(dd.leaf)}})
 }
 
 // undrawn leaves the data of dd undrawn for the reason why, found while
@@ -450,4 +528,14 @@ func (l *lowerer) broadcastDraw(d *stdlib.Dist, args []autodiff.ID, want []int, 
 	case stdlib.DistOrdinal:
 		args[0] = to(args[0], want)
 	}
+}
+
+// notLeaf records that data name's missing cells are no leaves, with why
+// ("" for a note of its own elsewhere): Compile builds it again with them
+// fitted (Model.noLeaf).
+func (l *lowerer) notLeaf(name, why string) {
+	if l.noLeaf == nil {
+		l.noLeaf = map[string]string{}
+	}
+	l.noLeaf[name] = why
 }

@@ -30,7 +30,7 @@ import (
 func (m *Model) skippable() map[string]bool {
 	var out map[string]bool
 	for _, d := range m.info.Data {
-		if a := m.data[d.Name]; a == nil || len(a.Missing) == 0 || d.Missing == nil || d.ReadAt.IsValid() {
+		if a := m.data[d.Name]; a == nil || len(a.Missing) == 0 || d.Missing == nil || d.ReadAt.IsValid() { // cells summed out are filled in m.data
 			continue
 		}
 		found := false

@@ -17,7 +17,12 @@ import (
 // lowered as vectors or unrolled. A missing DV on an observation row is
 // read by its ~ and stays the latent DV_missing; so do the dose rows'
 // when an output reads DV (it reads the imputed values) or a let outside
-// the if reads DV[n] (a covariate, DataVar.ReadAt).
+// the if reads DV[n] (a covariate, DataVar.ReadAt). Observed by that one
+// ~ alone, DV's missing cells would be leaves (leftout.go), but the dose
+// rows' are observed by no ~ that runs: no leaves after all
+// (Model.NotLeaves), they are skipped and an observation row's fitted as
+// before; so too with a second ~ on DV (a penalty's prior), which makes
+// no cell a leaf.
 func TestMissingSkippedByDataIf(t *testing.T) {
 	const model = `data EVID: int[N]
 data T: real[N]
@@ -31,15 +36,19 @@ for n in 0:N {
 }
 `
 	const evid = `"EVID": [1, 0, 0, 0, 1, 0, 0], "T": [0, 1, 2, 3, 0, 1, 2]`
+	twice := strings.Replace(model, "    DV[n] ~", "    DV[n] ~ Normal(0, 10)\n    DV[n] ~", 1)
 	for _, c := range []struct {
 		name, src, dv string // dv: the DV column, %v for a dose row's cell
 		skipped       []int  // DV's cells left out
 		missing       int    // DV_missing's size, 0 for none
+		leaves        []int  // DV's cells summed out (Model.LeftOut)
 	}{
-		{"dose rows", model, `[%v, 0.8, 0.5, 0.3, %v, 0.7, 0.45]`, []int{0, 4}, 0},
-		{"and an observation row", model, `[%v, 0.8, null, 0.3, %v, 0.7, 0.45]`, []int{0, 4}, 1},
-		{"an output reads DV", model + "output Z = DV\n", `[%v, 0.8, 0.5, 0.3, %v, 0.7, 0.45]`, nil, 2},
-		{"a let reads DV", strings.Replace(model, "  if EVID", "  let d = DV[n] + 0\n  if EVID", 1), `[%v, 0.8, 0.5, 0.3, %v, 0.7, 0.45]`, nil, 2},
+		{"dose rows", twice, `[%v, 0.8, 0.5, 0.3, %v, 0.7, 0.45]`, []int{0, 4}, 0, nil},
+		{"and an observation row", twice, `[%v, 0.8, null, 0.3, %v, 0.7, 0.45]`, []int{0, 4}, 1, nil},
+		{"no leaves", model, `[%v, 0.8, 0.5, 0.3, %v, 0.7, 0.45]`, []int{0, 4}, 0, nil},
+		{"no leaves and an observation row", model, `[%v, 0.8, null, 0.3, %v, 0.7, 0.45]`, []int{0, 4}, 1, nil},
+		{"an output reads DV", model + "output Z = DV\n", `[%v, 0.8, 0.5, 0.3, %v, 0.7, 0.45]`, nil, 2, nil},
+		{"a let reads DV", strings.Replace(model, "  if EVID", "  let d = DV[n] + 0\n  if EVID", 1), `[%v, 0.8, 0.5, 0.3, %v, 0.7, 0.45]`, nil, 2, nil},
 	} {
 		for _, unroll := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s unrolled %v", c.name, unroll), func(t *testing.T) {
@@ -52,6 +61,9 @@ for n in 0:N {
 				}
 				if got := m.Skipped()["DV"]; !slices.Equal(got, c.skipped) {
 					t.Fatalf("Skipped DV %v, want %v", got, c.skipped)
+				}
+				if got := m.LeftOut()["DV"].Cells; !slices.Equal(got, c.leaves) {
+					t.Fatalf("LeftOut DV %v, want %v", got, c.leaves)
 				}
 				var names []string
 				for _, l := range m.Latents {
@@ -72,7 +84,9 @@ for n in 0:N {
 						t.Fatalf("DV_missing starts at %v, want [%v]", init, want)
 					}
 				}
-				if c.skipped == nil {
+				if c.skipped == nil && c.leaves == nil || c.src == model && c.missing > 0 {
+					// (the last: with numbers in the dose rows, the
+					// observation row's cell is a leaf, summed out)
 					return
 				}
 				// The same data with numbers in the skipped cells.

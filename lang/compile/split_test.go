@@ -182,7 +182,7 @@ func TestSplitByHand(t *testing.T) {
 // on data are the likelihood's (their normaliser too); the prior is the
 // params' ~ alone.
 func TestSplitMissingTruncated(t *testing.T) {
-	src := "data y: real[N]\ndata z: real[M]\nparam m: real ~ Normal(0, 1)\nparam s: positive ~ Gamma(2, 2)\ny ~ Normal(m, s)\nz ~ Normal(m, s) T[0, ]\n"
+	src := "data y: real[N]\ndata z: real[M]\nparam m: real ~ Normal(0, 1)\nparam s: positive ~ Gamma(2, 2)\ny ~ Normal(m, s)\nz ~ Normal(m, s) T[0, ]\noutput y2 = y\n" // the output keeps y_missing fitted
 	m := compileSrc(t, "m.gpp", src, nil, jsonData(t, `{"y": [0.3, null, 1.2], "z": [0.5, 2.0]}`))
 	if m.Dim != 3 {
 		t.Fatalf("dim %d, want m, s and one missing value", m.Dim)
@@ -237,7 +237,7 @@ func TestSplitSelection(t *testing.T) {
 		t.Errorf("--prior mu,tau: log prior %.12g, log lik %.12g; want %.12g, %.12g", lp, ll, want, llAll)
 	}
 
-	src := "data y: real[N]\ndata z: real[M]\nparam m: real ~ Normal(0, 1)\nparam s: positive ~ Gamma(2, 2)\ny ~ Normal(m, s)\nz ~ Normal(m, s) T[0, ]\n"
+	src := "data y: real[N]\ndata z: real[M]\nparam m: real ~ Normal(0, 1)\nparam s: positive ~ Gamma(2, 2)\ny ~ Normal(m, s)\nz ~ Normal(m, s) T[0, ]\noutput y2 = y\n" // the output keeps y_missing fitted
 	mt := compileSrc(t, "m.gpp", src, nil, jsonData(t, `{"y": [0.3, null, 1.2], "z": [0.5, 2.0]}`))
 	sz, err := mt.NewSplit(Selection{Likelihood: []string{"z"}})
 	if err != nil {

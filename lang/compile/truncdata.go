@@ -151,6 +151,9 @@ func (tt *truncTerms) awaitsNorm() bool { return (tt.fam != nil || tt.hasLP) && 
 // shape is added to the family's LogPDF elementwise and summed.
 func (l *lowerer) addTruncPair(tt *truncTerms, s *ast.TildeStmt) {
 	pos := s.Dist.Fun.Pos()
+	if tt.fam != nil && l.obsMask.node { // cells left out (leftout.go): per-cell terms, masked
+		tt.lp, tt.hasLP, tt.fam = l.b.LogPDF(*tt.fam, tt.val, tt.args, tt.pos), true, nil
+	}
 	if tt.fam != nil {
 		if !tt.hasNorm {
 			l.add(l.b.Density(*tt.fam, tt.val, tt.args, tt.pos), pos)
@@ -170,6 +173,10 @@ func (l *lowerer) addTruncPair(tt *truncTerms, s *ast.TildeStmt) {
 	t := tt.lp
 	if tt.hasNorm {
 		t = l.b.Add(t, tt.norm, s.Trunc.T)
+	}
+	if l.obsMask.node {
+		l.maskedDensity(t, l.obsMask.id, pos)
+		return
 	}
 	if !l.b.Shape(t).IsScalar() {
 		t = l.b.Sum(t, pos)
