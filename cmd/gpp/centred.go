@@ -22,9 +22,13 @@ import (
 type centredParam struct {
 	lat   *check.Latent
 	scale ast.Expr // the prior's scale, as written (in a loop, the loop's)
-	z     string   // NAME_z
-	typ   string   // the param's declared type, which z takes
-	let   string   // NAME in terms of z: loc + scale * z (.* for a vector scale)
+	// neck is the funnel's scale where it is not scale: the sds of a
+	// multivariate prior's Cholesky factor diag_pre_multiply(sd, L)
+	// (mvCentred); nil for scale.
+	neck ast.Expr
+	z    string // NAME_z
+	typ  string // the param's declared type, which z takes
+	let  string // NAME in terms of z: loc + scale * z (.* for a vector scale)
 	// stmt is the ~ statement that gives the prior, nil for a declared
 	// prior; loop is the for loop over the param's elements around it.
 	stmt *ast.TildeStmt
@@ -50,10 +54,22 @@ func priorPhrase(lat *check.Latent, stmt *ast.TildeStmt, loop *ast.ForStmt) stri
 	return fmt.Sprintf(", the statement %s %s,", ast.FormatStmt(stmt), at)
 }
 
+// neckExpr is the expression the funnel narrows in: neck, or scale.
+func (p centredParam) neckExpr() ast.Expr {
+	if p.neck != nil {
+		return p.neck
+	}
+	return p.scale
+}
+
 // funnel opens the hints on p (centredHints, divergenceHints): its
 // prior, and the funnel it makes where the data say little.
 func (p centredParam) funnel() string {
 	name := p.lat.Name
+	if p.neck != nil { // a multivariate prior of the rows
+		return fmt.Sprintf("%s's prior%s has a Cholesky factor that depends on params (a centred hierarchy of its rows): "+
+			"where the data say little about each row of %s, the posterior is a funnel in %s", name, p.priorPhrase(), name, ast.FormatExpr(p.neck))
+	}
 	return fmt.Sprintf("%s's prior%s has a scale that depends on params (a centred hierarchy): "+
 		"where the data say little about each element of %s, the posterior is a funnel in %s", name, p.priorPhrase(), name, ast.FormatExpr(p.scale))
 }
@@ -82,6 +98,10 @@ func centredParams(file *ast.File, info *check.Info) []centredParam {
 	}
 	var out []centredParam
 	for _, lat := range info.Latents {
+		if p, ok := mvCentred(info, lat); ok {
+			out = append(out, p)
+			continue
+		}
 		p := centredParam{lat: lat}
 		var loc ast.Expr
 		var vector, ok, logNormal bool
@@ -120,6 +140,67 @@ func centredParams(file *ast.File, info *check.Info) []centredParam {
 		out = append(out, p)
 	}
 	return out
+}
+
+// mvCentred finds a centred hierarchy of a real matrix param's rows, the
+// varying effects as Stan and brms write them: a declared
+// MvNormalCholesky(loc, diag_pre_multiply(sd, L)) prior with sd not data
+// or constants, whose funnel's neck is sd, or MvNormal(loc, Sigma) with
+// Sigma not, whose neck is Sigma. The non-centred form takes z: the
+// param's type ~ Normal(0, 1) and the Cholesky factor times each row:
+// (diag_pre_multiply(sd, L) * z')', or chol(Sigma) for MvNormal, plus
+// loc (a vector's transpose, to meet each row) where loc is not 0.
+func mvCentred(info *check.Info, lat *check.Latent) (centredParam, bool) {
+	p := centredParam{lat: lat, z: lat.Name + "_z"}
+	if lat.Kind != ast.Real || lat.Lower != nil || lat.Upper != nil || lat.LowerData != nil || lat.UpperData != nil || lat.ElemBounds ||
+		lat.Dims.Rank() != 2 || lat.PriorDist == nil || len(lat.Prior.Args) != 2 {
+		return p, false
+	}
+	loc, fac := lat.Prior.Args[0], lat.Prior.Args[1]
+	var chol string
+	switch lat.PriorDist.Name {
+	case "MvNormalCholesky":
+		call, ok := ast.Unparen(fac).(*ast.CallExpr)
+		if !ok || call.Fun.Name != "diag_pre_multiply" || len(call.Args) != 2 || info.Types[call.Args[0]].DataOnly {
+			return p, false
+		}
+		p.neck, chol = call.Args[0], ast.FormatExpr(fac)
+	case "MvNormal":
+		if info.Types[fac].DataOnly {
+			return p, false
+		}
+		chol = "chol(" + ast.FormatExpr(fac) + ")"
+	default:
+		return p, false
+	}
+	p.scale = fac
+	p.typ = ast.FormatType(lat.Decl.Type)
+	p.let = "(" + chol + " * " + p.z + "')'"
+	if !zeroExpr(info, loc) {
+		l := ast.FormatExpr(loc)
+		if strings.ContainsRune(l, ' ') {
+			l = "(" + l + ")"
+		}
+		if info.Types[loc].Shape.Rank() == 1 {
+			l += "'"
+		}
+		p.let = l + " + " + p.let
+	}
+	return p, true
+}
+
+// zeroExpr reports whether e is the constant 0 or a vector literal of
+// zeros.
+func zeroExpr(info *check.Info, e ast.Expr) bool {
+	if v, ok := ast.Unparen(e).(*ast.VectorLit); ok {
+		for _, x := range v.Elems {
+			if !constIs(info, x, 0) {
+				return false
+			}
+		}
+		return true
+	}
+	return constIs(info, e, 0)
 }
 
 // normalPrior finds the Normal(loc, scale) prior of an unbounded real
@@ -350,6 +431,11 @@ func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, pare
 		curv.warmInit = warmInit
 		h = curvatureHint(curv)
 		h += sumToZeroNote(h, curv.r)
+		if h == "" && curv.joinLeft && !flat {
+			// a partial check with normal factors reads lower bounds that
+			// named no sd: the left-out neck is unchecked, so k̂'s rule stands
+			h = meanFieldHint(s, l.Model, paretoK, relESS, autoLost, warmInit)
+		}
 	} else if !flat { // no joint factor mends a flat direction (flatWarning)
 		h = meanFieldHint(s, l.Model, paretoK, relESS, autoLost, warmInit)
 	}
@@ -454,7 +540,7 @@ func centredHintsOf(ps []centredParam, paretoK, relESS float64) []string {
 func centredHint(p centredParam) string {
 	return fmt.Sprintf("%s that a normal q cannot follow, and q's %s and %s may be far off; "+
 		"the non-centred form, %s, is the usual cure, but where the data pin each element down the centred form fits better: compare the two fits' ELBOs and keep the form with the higher one (docs/inference.md, Centred hierarchies)",
-		p.funnel(), ast.FormatExpr(p.scale), p.lat.Name, p.nonCentred())
+		p.funnel(), ast.FormatExpr(p.neckExpr()), p.lat.Name, p.nonCentred())
 }
 
 // Where a centred hierarchy's scale sits at the divergent iterations
@@ -487,18 +573,42 @@ func divergenceHints(file *ast.File, info *check.Info, sd *sampleDraws) []string
 	}
 	var hints []string
 	for _, p := range centredParams(file, info) {
-		scale := ast.FormatExpr(p.scale)
+		scale := ast.FormatExpr(p.neckExpr())
 		evidence := ""
-		if col := scaleColumn(info, sd.ds, p.scale); col != nil {
-			if e, ok := divergenceEvidence(col, sd.divergent); ok {
-				evidence = " " + e.describe(scale)
-			}
+		if e, name, ok := neckEvidence(info, sd, p.neckExpr()); ok {
+			evidence = " " + e.describe(name)
 		}
 		hints = append(hints, fmt.Sprintf("%s, whose narrow neck at small %s the sampler's step size cannot enter without diverging.%s "+
 			"The non-centred form, %s, removes the funnel (Stan User's Guide, Reparameterization); where the data pin each element down, the centred form samples better (docs/inference.md, Centred hierarchies)",
 			p.funnel(), scale, evidence, p.nonCentred()))
 	}
 	return hints
+}
+
+// neckEvidence is divergenceEvidence for a funnel's neck: a scale that
+// scaleColumn finds, or a vector param (a multivariate prior's sds,
+// sd_school), whose element the divergences put lowest is named (as
+// sd_school[1]); ok is false where neither gives evidence.
+func neckEvidence(info *check.Info, sd *sampleDraws, neck ast.Expr) (e divEvidence, name string, ok bool) {
+	if col := scaleColumn(info, sd.ds, neck); col != nil {
+		e, ok = divergenceEvidence(col, sd.divergent)
+		return e, ast.FormatExpr(neck), ok
+	}
+	id, isIdent := ast.Unparen(neck).(*ast.Ident)
+	if !isIdent || info.Types[neck].Shape.Rank() != 1 {
+		return e, "", false
+	}
+	for k := range info.Types[neck].Shape[0].N { // unknown size: no loop
+		ix := &ast.IndexExpr{X: id, Indices: []ast.Expr{&ast.NumberLit{Value: float64(k), IsInt: true, Raw: fmt.Sprint(k)}}}
+		col := scaleColumn(info, sd.ds, ix)
+		if col == nil {
+			continue
+		}
+		if ek, okk := divergenceEvidence(col, sd.divergent); okk && (!ok || ek.rank < e.rank) {
+			e, name, ok = ek, fmt.Sprintf("%s[%d]", id.Name, k), true
+		}
+	}
+	return e, name, ok
 }
 
 // scaleColumn returns the draws of a prior's scale where it is a param

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -80,6 +81,9 @@ type curvCheck struct {
 	// hier: the model is a hierarchy (hierarchical), whose joint mode
 	// misleads --family laplace and pathfinder (smallModelText).
 	hier bool
+	// joinLeft: the check is partial on a fit with normal factors, whose
+	// left-out params the hint's joint factor starts with (curvGroup).
+	joinLeft bool
 }
 
 // autoLowRank is the rank R of the low-rank joint factor over every param
@@ -138,29 +142,35 @@ func lowRankAllSize(m *compile.Model, r *sgvb.Result) (n, gammas int) {
 // mean-field SGVB fit of the exact log density (not MAP, Laplace,
 // Pathfinder, a --fullrank or --rank group, --minibatch or restarts) that
 // was not interrupted, of at most sgvb.MaxLaplace coordinates whose 2n
-// gradients are no more than the fit's own steps took. nil where it does
-// not run, or where −H at q's mode is not positive definite (a funnel, q
-// far from a mode): the hints then fall back to Pareto k̂
-// (meanFieldHint), except for a fit that holds fewer than two elements
-// by normal factors (a model of gamma factors), for which that rule has
-// no advice: there the check is the partial one (sgvb.Curvature.Partial,
-// the coordinates along which the log density bends the wrong way left
-// out), where there is one. It draws nothing, so the fit's numbers are
-// unchanged.
-func meanFieldCurvature(ctx context.Context, s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result) *curvCheck {
+// gradients are no more than the fit's own steps took. Where −H at q's
+// mode is not positive definite (a funnel's neck, q far from a mode) it
+// is the partial check (sgvb.Curvature.Partial, the coordinates along
+// which the log density bends the wrong way left out), where the density
+// bends so along one direction only (partialOK); nil otherwise, and the
+// hints fall back to Pareto k̂ (meanFieldHint). skipped says why a check
+// that was meant did not run ("" where it ran or was not meant), which
+// the fit says where k̂ raises the alarm (curvSkippedHint). It draws
+// nothing, so the fit's numbers are unchanged.
+func meanFieldCurvature(ctx context.Context, s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result) (cc *curvCheck, skipped string) {
 	m := l.Model
-	if r == nil || !meanField(s) || s.Minibatch != nil || r.Interrupted || !curvAffordable(s, r) {
-		return nil
+	if r == nil || !meanField(s) || s.Minibatch != nil || r.Interrupted || r.Dim < 1 {
+		return nil, ""
+	}
+	if !curvAffordable(s, r) {
+		return nil, curvSkipReason(s, r)
 	}
 	ud, err := sgvb.NewUnconstrained(pipeline.Target{M: m}, pipeline.Latents(m))
 	if err != nil {
-		return nil
+		return nil, ""
 	}
 	c, err := r.MeanFieldCurvature(ctx, ud)
 	if c == nil {
-		return nil
+		if errors.Is(err, sgvb.ErrNotDefinite) {
+			return nil, curvSkipReason(s, r)
+		}
+		return nil, ""
 	}
-	cc := &curvCheck{c: c, r: r, names: make([]string, r.Dim), lats: make([]int, r.Dim), tol: s.Tol, hier: hierarchical(l)}
+	cc = &curvCheck{c: c, r: r, names: make([]string, r.Dim), lats: make([]int, r.Dim), tol: s.Tol, hier: hierarchical(l)}
 	cc.all = fullRankAllSize(m)
 	cc.lowAll, cc.lowGamma = lowRankAllSize(m, r)
 	name := latentNamer(m, l) // as the fit's table names the elements
@@ -183,12 +193,36 @@ func meanFieldCurvature(ctx context.Context, s sgvb.Settings, l *pipeline.Loaded
 		r.Warnings = append(r.Warnings, w+sumToZeroNote(w, r))
 	}
 	if err != nil { // −H not positive definite: Flat alone, or the partial check
-		if _, normal, _ := meanFieldElems(s, m); normal >= 2 || !partialOK(c.Partial) {
-			return nil
+		if !partialOK(c.Partial) {
+			why := curvSkipReason(s, r)
+			if f := c.Flat; f != nil && f.Bend() < 0 && !f.IsFlat() {
+				what, _ := directionText(f, cc.names)
+				why = fmt.Sprintf("the log density at q's mode bends the wrong way along more than one direction (the worst: %s), so −H there is not positive definite (q far from a mode, or funnels) and no part of it can be read", what)
+			}
+			return nil, why
 		}
 		cc.c = c.Partial
+		// With normal factors the left-out direction is likely a funnel's
+		// neck (a hierarchy's scale: sd_school of 5 schools), whose
+		// params the hint's joint factor takes too (curvGroup).
+		_, normal, _ := meanFieldElems(s, m)
+		cc.joinLeft = normal >= 2
 	}
-	return cc
+	return cc, ""
+}
+
+// curvSkippedHint says, where Pareto k̂ raises the alarm, that the
+// curvature check did not run and why (skipped, meanFieldCurvature's): the
+// table then has no * marks, which is no sign that q's sds are right. A
+// trial's centred varying intercepts and slopes (108 coordinates) read
+// b_w 0.224 ± 0.022 with no mark (NUTS: 0.251 ± 0.081). "" where skipped
+// is, or k̂ raises no alarm.
+func curvSkippedHint(skipped string, paretoK, relESS float64) string {
+	if skipped == "" || !sgvb.ParetoAlarm(paretoK, relESS) {
+		return ""
+	}
+	return "the curvature check of q's sds (the summary's * marks, fit.json's meanfield_sd_ratio) could not judge them: " + skipped +
+		"; no * mark is then no sign that an sd is right, and with this k̂ a mean-field q's intervals may be several times too narrow: gpp sample (NUTS) --against checks them (docs/inference.md, The mean-field hint)"
 }
 
 // partialOK reports whether a partial curvature check (sgvb.Curvature.
@@ -377,6 +411,9 @@ func gammaElems(f sgvb.Factor) int {
 func curvatureHint(cc *curvCheck) string {
 	bad := cc.bad(curvRatio)
 	if len(bad) == 0 {
+		if cc.joinLeft { // lower bounds, the neck unchecked: k̂'s rule (parameterisationHints)
+			return ""
+		}
 		return mildCurvatureHint(cc)
 	}
 	who, sds, how := worstSds(cc, bad)
@@ -572,6 +609,11 @@ func curvGroup(cc *curvCheck, bad []int, min float64) (group []string, n int, le
 	in := make([]bool, len(cc.r.Factors))
 	for _, i := range bad {
 		in[cc.lats[i]] = true
+	}
+	for i, out := range cc.c.Left {
+		if out && cc.joinLeft {
+			in[cc.lats[i]] = true
+		}
 	}
 	fits := func(in []bool) bool {
 		n, gammas := 0, 0

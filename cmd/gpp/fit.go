@@ -91,6 +91,9 @@ type fitConfig struct {
 	// the hints and notes that advise a --fullrank refit: a cold one can
 	// stop far below the fit it is meant to improve on.
 	warmInit string
+	// curvSkipped says why the curvature check of a mean-field fit did
+	// not run (meanFieldCurvature); "" where it ran or was not meant.
+	curvSkipped string
 
 	// hdi is --hdi P (gpp fit, sample and predict): the summary's
 	// highest-density intervals of probability P (0: none).
@@ -984,8 +987,9 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	if mix == nil {
 		r.Warnings = append(r.Warnings, nearZeroShapeWarnings(r, ds.vars, l.Info, s.Estimator)...)
 	}
+	cfg.curvSkipped = ""
 	if mix == nil && !cfg.autoFullRank {
-		curv = meanFieldCurvature(ctx, s, l, r)
+		curv, cfg.curvSkipped = meanFieldCurvature(ctx, s, l, r)
 	}
 	h := drawsHeader{model: l.Path, modelHash: hash, data: cfg.data, dataHash: fitfile.DataHashes(cfg.data, srcs), cfg: cfg, r: r, mix: mix, stepSize: r.StepSize,
 		resample: ro, curv: curv, narrow: narrowSds(s, r, mix, curv)}
@@ -1107,12 +1111,15 @@ func notStarted(r *sgvb.Result, mix *sgvb.Mixture) bool {
 // hints, label switching, collapsed components, optima of restarts and
 // the parameterisation hints (found is structureHints', k and ess are q's
 // Pareto k̂ and relative ESS, curv the curvature check, autoLost
-// cfg.autoLost, warmInit cfg.warmInit).
-func (ns *notices) fitHints(s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result, mix *sgvb.Mixture, found []string, k, ess float64, curv *curvCheck, autoLost, warmInit string) {
+// cfg.autoLost, warmInit cfg.warmInit, curvSkipped cfg.curvSkipped).
+func (ns *notices) fitHints(s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result, mix *sgvb.Mixture, found []string, k, ess float64, curv *curvCheck, autoLost, warmInit, curvSkipped string) {
 	far := farStartHint(s, r, mix)
 	ns.hint(smallShapeHint(r, mix), softplusHint(s, l.Model, r, mix), far)
 	ns.hint(found...)
 	ns.hint(parameterisationHints(s, l, far, k, ess, curv, autoLost, warmInit, flatWarned(r))...)
+	if curv == nil && mix == nil && far == "" && !sgvb.Overflows(r.ELBO, r.ELBOSE) { // a failed fit: no sds to check
+		ns.hint(curvSkippedHint(curvSkipped, k, ess))
+	}
 }
 
 // structureHints are fitHints' hints on what the fit found, in order:

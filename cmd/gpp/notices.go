@@ -139,7 +139,7 @@ func fitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Res
 		ns.warn(resampleWarning(*ro, jointFlag(cfg)))
 	}
 	ns.evidence(ev)
-	ns.fitHints(s, l, r, mix, found, k, ess, curv, cfg.autoLost, cfg.warmInit)
+	ns.fitHints(s, l, r, mix, found, k, ess, curv, cfg.autoLost, cfg.warmInit, cfg.curvSkipped)
 	ns.hint(againstHint(cfg, s, k, ess, r.Dim, stepSeconds(r)))
 	if mix == nil && s.Method != sgvb.MAP {
 		ns.warnAt("", separationWarnings(ds.observed))

@@ -394,8 +394,9 @@ func (r *repl) fitCmd(args []string) {
 		return
 	}
 	st := summariseColumns(ds, cfg.hdi, cfg.probs)
+	cfg.curvSkipped = ""
 	if !cfg.autoFullRank {
-		curv = meanFieldCurvature(ctx, s, l, res)
+		curv, cfg.curvSkipped = meanFieldCurvature(ctx, s, l, res)
 	}
 	h := drawsHeader{model: replModel, modelHash: fitfile.ModelHash([]byte(r.src)), data: r.dataArgs(), dataHash: r.dataHashes(), cfg: cfg, r: res, stepSize: res.StepSize, curv: curv}
 	h.recordData(l)
@@ -1753,7 +1754,7 @@ func replFitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, res *sg
 	ns.warn(res.Warnings...)
 	ns.hint(risingHint(cfg, s, res, nil, true))
 	ns.evidence(ev)
-	ns.fitHints(s, l, res, nil, structureHints(l, res, nil, ds), res.ParetoK, res.ParetoRelESS, curv, cfg.autoLost, cfg.warmInit)
+	ns.fitHints(s, l, res, nil, structureHints(l, res, nil, ds), res.ParetoK, res.ParetoRelESS, curv, cfg.autoLost, cfg.warmInit, cfg.curvSkipped)
 	ns.warn(badDrawsWarning(ds, "draws had a non-finite log joint or output"))
 	ns.warn(nanWarnings(ds, st)...)
 	if w := drawsLOOWarning(ds, res.ParetoK, res.ParetoRelESS, looWritten, len(res.Groups) > 0, "--output-draws", jointAllFlag(s, l.Model)); w != "" {
