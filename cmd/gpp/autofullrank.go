@@ -176,7 +176,7 @@ func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r 
 func autoWalkCand(s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result) string {
 	var names []string
 	band := 0
-	for _, p := range hintedWalks(s, l.File, l.Info, missingLatents(l.Model), r.ParetoK, r.ParetoRelESS) {
+	for _, p := range gapWalks(hintedWalks(s, l.File, l.Info, missingLatents(l.Model), r.ParetoK, r.ParetoRelESS), l.Model) {
 		if p.coords || slices.Contains(names, p.lat.Name) {
 			continue
 		}

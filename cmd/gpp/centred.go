@@ -12,6 +12,7 @@ import (
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/lang/compile"
 )
 
 // centredParam is a param of a centred hierarchy: an unbounded real param
@@ -85,6 +86,29 @@ func (p centredParam) nonCentred() string {
 		}
 	}
 	return nc
+}
+
+// mayFunnel reports whether the model may have a centred hierarchy, the
+// funnel that non-centring cures: centredParams finds one, or a param's
+// declared prior has an argument past its first that moves with params
+// (a multivariate one: r ~ MvNormalCholesky(0, diag_pre_multiply(sd, L))).
+// A model with neither (a trial's z ~ Normal(0, 1) scaled by sd) gets no
+// advice to non-centre it.
+func mayFunnel(file *ast.File, info *check.Info) bool {
+	if info == nil || len(centredParams(file, info)) > 0 { // unknown, or found
+		return true
+	}
+	for _, lat := range info.Latents {
+		if lat.Prior == nil {
+			continue
+		}
+		for _, a := range lat.Prior.Args[min(1, len(lat.Prior.Args)):] {
+			if !info.Types[a].DataOnly {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // centredParams returns the params of the model's centred hierarchies in
@@ -412,7 +436,7 @@ func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, pare
 	if far != "" {
 		return nil
 	}
-	walks := hintedWalks(s, l.File, l.Info, missingLatents(l.Model), paretoK, relESS)
+	walks := gapWalks(hintedWalks(s, l.File, l.Info, missingLatents(l.Model), paretoK, relESS), l.Model)
 	hints, covered := marginalHints(l.File, l.Info, paretoK, relESS)
 	cs := slices.DeleteFunc(centredParams(l.File, l.Info), func(p centredParam) bool { return covered[p.lat] })
 	ncs := slices.DeleteFunc(nonCentredParams(l.File, l.Info), func(p nonCentredParam) bool { return covered[p.lat] })
@@ -440,7 +464,7 @@ func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, pare
 		h = meanFieldHint(s, l.Model, paretoK, relESS, autoLost, warmInit)
 	}
 	if h == "" && len(hints) == 0 && len(walks) == 0 {
-		h = jointMissHint(s, l.Info, paretoK, relESS, warmInit)
+		h = jointMissHint(s, l.Info, l.Model, paretoK, relESS, warmInit)
 	}
 	if h != "" {
 		if len(walks) > 0 {
@@ -462,9 +486,9 @@ func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, pare
 // meta-analysis, refitted by --fullrank auto, had k̂ 0.93 and only the
 // warning, its correlation's 90% interval [−0.81, −0.59] against NUTS's
 // [−0.93, −0.22]. With some left mean-field, those are named, and
-// joining them (--fullrank all, warm-started) is the first thing to try.
-// "" otherwise.
-func jointMissHint(s sgvb.Settings, info *check.Info, paretoK, relESS float64, warmInit string) string {
+// joining them (joinFlag's run, warm-started) is the first thing to try,
+// where a run that takes them exists. "" otherwise.
+func jointMissHint(s sgvb.Settings, info *check.Info, m *compile.Model, paretoK, relESS float64, warmInit string) string {
 	if meanField(s) || s.Method == sgvb.MAP || !sgvb.ParetoAlarm(paretoK, relESS) || info == nil {
 		return ""
 	}
@@ -477,7 +501,12 @@ func jointMissHint(s sgvb.Settings, info *check.Info, paretoK, relESS float64, w
 		}
 	}
 	if len(apart) > 0 {
-		flag := "--fullrank all"
+		join := joinFlag(s, m, apart)
+		if join == "" {
+			return fmt.Sprintf("q still misses the posterior by Pareto k̂ with %s in mean-field factors, which no other --fullrank run joins with the rest (docs/inference.md, Full-rank factors), so its sds and intervals may be too narrow: gpp sample (NUTS) with --against and this fit's directory checks them",
+				joinAnd(apart))
+		}
+		flag := "--fullrank " + join
 		if warmInit != "" {
 			flag += " --init " + warmInit // from this fit: cold, a joint factor can stop far below it
 		}
@@ -487,6 +516,93 @@ func jointMissHint(s sgvb.Settings, info *check.Info, paretoK, relESS float64, w
 	return "q holds the params jointly and Pareto k̂ still says it misses the posterior: the posterior is not normal in q's coordinates " +
 		"(skewed or heavy-tailed, as a hierarchy's scales over few groups, a correlation near ±1 or a param the data say little about are), " +
 		"which no normal q represents, so its sds and intervals may be too narrow there; gpp sample (NUTS) with --against and this fit's directory checks them (docs/inference.md, Full-rank factors)"
+}
+
+// joinFlag returns the --fullrank value (with --rank or --band) of the
+// run that joins the most elements of the mean-field params apart with
+// the joint factors of settings s on model m, as checkFullRank takes it,
+// or "" where every such run leaves them apart (as this one does: never
+// a run that repeats it). Beside a
+// banded chain that is the arrowhead (the chain's group and them, the
+// same --band): --fullrank all drops the band (a trial's local level,
+// 200 states: ELBO −291.1 to −316.5, sigma_lvl 0.35 to 0.70); else
+// --fullrank all, or past sgvb.MaxFullRank elements the low-rank
+// lowRankFlag (--fullrank all again left a trial's z[2, 54] apart).
+func joinFlag(s sgvb.Settings, m *compile.Model, apart []string) string {
+	if m == nil {
+		return ""
+	}
+	type run struct {
+		names      []string
+		rank, band int
+	}
+	var runs []run
+	if s.Band > 0 {
+		for _, g := range s.FullRankGroups {
+			names := slices.Clone(g)
+			for _, name := range apart {
+				if lat := latentNamed(m, name); lat != nil && lat.Support != dist.Simplex && !lat.Support.IsOrdered() && sgvb.CheckFullRank(lat.Support, 1) == nil {
+					names = append(names, name)
+				}
+			}
+			runs = append(runs, run{names, 0, s.Band})
+		}
+	} else {
+		runs = []run{{[]string{"all"}, 0, 0}, {[]string{"all"}, autoLowRank, 0}}
+	}
+	best, most := "", 0
+	for _, r := range runs {
+		t := s
+		t.Families, t.FullRankGroups, t.Rank, t.Band = map[string]sgvb.Family{}, nil, r.rank, r.band
+		addFullRankItem(&t, r.names, r.rank, r.band)
+		if _, err := checkFullRank(&t, m); err != nil {
+			continue
+		}
+		n := 0
+		for _, name := range apart {
+			if jointIn(t, name) {
+				n += fullRankElems(latentNamed(m, name))
+			}
+		}
+		if n > most {
+			best, most = strings.Join(r.names, "+"), n
+			switch {
+			case r.band > 0:
+				best += fmt.Sprintf(" --band %d", r.band)
+			case r.rank > 0:
+				best += fmt.Sprintf(" --rank %d", r.rank)
+			}
+		}
+	}
+	return best
+}
+
+// closerFlag returns the flags of a fit whose q may come closer to the
+// posterior than that of settings s on model m: for a mean-field q
+// --fullrank all, or past sgvb.MaxFullRank elements the low-rank
+// lowRankFlag (jointAllFlag); for one with joint factors joinFlag's run
+// over the params still apart; "" where there is none (MAP, a joint
+// normal, every param joined).
+func closerFlag(s sgvb.Settings, m *compile.Model) string {
+	if m == nil || s.Method != sgvb.SGVB {
+		return ""
+	}
+	if meanField(s) {
+		if n, _, _ := meanFieldElems(s, m); n > sgvb.MaxFullRank {
+			return "--fullrank " + lowRankFlag
+		}
+		return "--fullrank all"
+	}
+	var apart []string
+	for _, lat := range m.Latents {
+		if !jointIn(s, lat.Name) {
+			apart = append(apart, lat.Name)
+		}
+	}
+	if join := joinFlag(s, m, apart); join != "" {
+		return "--fullrank " + join
+	}
+	return ""
 }
 
 // jointIn reports whether settings s give latent name a joint factor:

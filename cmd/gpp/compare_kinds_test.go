@@ -143,7 +143,7 @@ func TestKfoldWarningCounts(t *testing.T) {
 			"the held-out elpd of 2 of 6 observations rests on a few draws", "kfold.csv's pareto_k"},
 	} {
 		res := []foldResult{{k: c.foldK}, {k: 0.3}, {k: 0.3}}
-		w := strings.Join(kfoldWarnings(su, res, kfoldTotals{kI: c.kI}, 100, "gamma"), "\n")
+		w := strings.Join(kfoldWarnings(su, res, kfoldTotals{kI: c.kI}, 100, "gamma", "--fullrank all"), "\n")
 		if !strings.Contains(w, c.want) || (c.absent != "" && strings.Contains(w, c.absent)) {
 			t.Errorf("%s: warnings\n%s\nwant %q, not %q", c.name, w, c.want, c.absent)
 		}

@@ -951,7 +951,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		return exitError
 	}
 	if err == nil && cfg.momentMatch {
-		ds.mm, err = momentMatchFit(ctx, ds, r, mix, l.Model, s.Workers)
+		ds.mm, err = momentMatchFit(ctx, ds, r, mix, l.Model, s.Workers, closerFlag(s, l.Model))
 	}
 	if err != nil {
 		printError(con, err, srcs)

@@ -81,10 +81,11 @@ finite, outside the support, has weight 0; a held-out log_lik of −∞ at
 a draw is a term of density 0, and so is a NaN one, as gpp fit's LOO
 counts it, with a warning at its position); the fold's k̂ of those weights is
 printed, with a warning above 0.7 (q then misses the fold's posterior;
---fullrank all may help, or for --family laplace or pathfinder the default
-SGVB fit), and a warning counts the observations whose own
-estimate rests on a few draws (the k̂ of its terms above 0.7, kfold.csv's
-pareto_k; more --output-draws may settle it): where folds are flagged, all
+--fullrank all may help, past 100 elements --fullrank all --rank 10, or
+for --family laplace or pathfinder the default SGVB fit), and a warning
+counts the observations whose own estimate rests on a few draws (the k̂
+of its terms above 0.7, kfold.csv's pareto_k; more --output-draws may
+settle it): where folds are flagged, all
 of them, as gpp compare counts them, and those outside the flagged folds.
 Fits run side by side on --workers goroutines (default: the number of
 CPUs), each on one; the numbers do not depend on it.
@@ -1151,7 +1152,7 @@ func runKfold(ctx context.Context, kc *kfoldConfig, stdout io.Writer, con *conso
 	}
 	lock.release()
 	printKfold(stdout, su, kc.nuts, res, t, cfg.out, written)
-	for _, w := range kfoldWarnings(su, res, t, cfg.outputDraws, kfoldWarnMethod(kc)) {
+	for _, w := range kfoldWarnings(su, res, t, cfg.outputDraws, kfoldWarnMethod(kc), closerFlag(cfg.settings, su.l.Model)) {
 		con.note("warning: %s", w)
 	}
 	for _, w := range kfoldFitWarnings(su, res, kc.nuts) {
@@ -1322,18 +1323,22 @@ func kfoldFitWarnings(su *kfoldSetup, res []foldResult, byNUTS bool) []string {
 // densities reliably: folds whose q misses their posterior (the k̂ of the
 // weights p/q above 0.7), where every held-out estimate inherits the
 // weights' tail, and apart from those, observations whose estimate rests
-// on a few draws (the k̂ of its terms), which more draws settle.
-func kfoldWarnings(su *kfoldSetup, res []foldResult, t kfoldTotals, draws int, method string) []string {
+// on a few draws (the k̂ of its terms), which more draws settle. closer
+// is the fit that may help (closerFlag: past sgvb.MaxFullRank elements
+// --fullrank all leaves some apart), "" none.
+func kfoldWarnings(su *kfoldSetup, res []foldResult, t kfoldTotals, draws int, method, closer string) []string {
 	var out []string
 	byNUTS := method == "nuts"
-	hint := "--fullrank all may help"
-	switch method {
-	case "laplace", "pathfinder": // q is one joint normal already
+	hint := closer + " may help"
+	switch {
+	case method == "laplace" || method == "pathfinder": // q is one joint normal already
 		hint = "the default SGVB fit, or --nuts, may do better"
-	case kfoldFullRankAll: // the flag the run has: not advice
-		hint = "q is a joint normal already; --nuts may do better"
-	case kfoldLowRankAll:
+	case method == kfoldLowRankAll:
 		hint = "a larger --rank, or --nuts, may do better"
+	case method == kfoldFullRankAll && closer == "": // no run joins more (closerFlag)
+		hint = "q is a joint normal already; --nuts may do better"
+	case closer == "":
+		hint = "--nuts may do better"
 	}
 	var folds, ks []string
 	// NUTS's draws are not weighted; a fit's k̂ that is not a number (too

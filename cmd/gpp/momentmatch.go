@@ -65,8 +65,28 @@ func momentMatchAdvice(cfg *fitConfig, ds *drawSet) string {
 		// given, or no observation has a k̂ that matching could bring
 		// down (too few draws to estimate one: more draws are the advice)
 		return ""
+	case mmRefusal(ds) != "":
+		// a fit's matching would refuse (momentMatchFit): a trial's
+		// draws' own weights at k̂ 1.43 had it advised, then refused
+		return "; gpp sample --moment-match can bring them down: a fit's --moment-match cannot, " + mmRefusal(ds)
 	}
 	return "; --moment-match moves the draws toward each such observation's leave-one-out posterior and often brings its k̂ down"
+}
+
+// mmRefusal says why momentMatchFit would leave ds's LOO as it is for
+// all its draws, or is "": their own weights p/q heavy-tailed past
+// sgvb.MMThreshold, or missing values redrawn (looDraws.marginal).
+func mmRefusal(ds *drawSet) string {
+	pd := ds.pitDraws
+	switch {
+	case pd == nil || ds.loo == nil:
+		return ""
+	case pd.marginal:
+		return "its LOO drawing the missing values anew"
+	case len(pd.lr) > 1 && ds.loo.QK > sgvb.MMThreshold(len(pd.lr)):
+		return fmt.Sprintf("the draws' own weights p/q having k̂ %s (q misses the posterior)", num3(ds.loo.QK))
+	}
+	return ""
 }
 
 // mmEvaluator evaluates moved draws for sgvb.MomentMatchLOO on workers
@@ -275,8 +295,9 @@ func printMomentMatch(w io.Writer, mm *mmReport) {
 // q misses the posterior, and every observation's weights inherit it), a
 // fit that redraws missing values for its LOO, and a model with a param
 // that has no unconstrained map are left as they are, the report saying
-// why.
-func momentMatchFit(ctx context.Context, ds *drawSet, r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, workers int) (*mmReport, error) {
+// why; closerQ (closerFlag) is the fit it names for a q closer to the
+// posterior, "" none.
+func momentMatchFit(ctx context.Context, ds *drawSet, r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, workers int, closerQ string) (*mmReport, error) {
 	lo, pd := ds.loo, ds.pitDraws
 	if lo == nil || pd == nil {
 		return nil, nil
@@ -288,8 +309,12 @@ func momentMatchFit(ctx context.Context, ds *drawSet, r *sgvb.Result, mix *sgvb.
 	case len(todo) == 0:
 		return rep, nil
 	case lo.QK > rep.thr:
-		rep.skipped = fmt.Sprintf("the LOO draws' own weights p/q have k̂ %s, so every observation's weights inherit their tail (%d of %d are above %.2g), which moving the draws observation by observation does not mend; a q closer to the posterior (--fullrank all) or gpp sample --moment-match does",
-			num3(lo.QK), len(todo), len(lo.Points), rep.thr)
+		closer := "a q closer to the posterior or "
+		if closerQ != "" {
+			closer = "a q closer to the posterior (" + closerQ + ") or "
+		}
+		rep.skipped = fmt.Sprintf("the LOO draws' own weights p/q have k̂ %s, so every observation's weights inherit their tail (%d of %d are above %.2g), which moving the draws observation by observation does not mend; %sgpp sample --moment-match does",
+			num3(lo.QK), len(todo), len(lo.Points), rep.thr, closer)
 		return rep, nil
 	case pd.marginal:
 		rep.skipped = "the fit imputes missing values, which its LOO draws anew from their model at each draw of the params; gpp sample --moment-match moves the posterior draws of both"

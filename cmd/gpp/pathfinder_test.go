@@ -176,14 +176,16 @@ func TestKfoldWarningHint(t *testing.T) {
 	su := &kfoldSetup{n: 2, k: 2, fold: []int{0, 1}}
 	res := []foldResult{{k: 1.2}, {k: 0.3}, {k: 0.3}}
 	tot := kfoldTotals{kI: []float64{0.1, 0.1}}
-	for _, c := range []struct{ method, want, not string }{
-		{"gamma", "--fullrank all may help", ""},
-		{"pathfinder", "the default SGVB fit", "--fullrank"},
-		{"laplace", "the default SGVB fit", "--fullrank"},
-		{kfoldFullRankAll, "--nuts may do better", "--fullrank"},
-		{kfoldLowRankAll, "a larger --rank", "--fullrank"},
+	for _, c := range []struct{ method, closer, want, not string }{
+		{"gamma", "--fullrank all", "--fullrank all may help", ""},
+		{"pathfinder", "--fullrank all", "the default SGVB fit", "--fullrank"},
+		{"laplace", "--fullrank all", "the default SGVB fit", "--fullrank"},
+		{kfoldFullRankAll, "", "q is a joint normal already; --nuts may do better", "--fullrank"},
+		// --fullrank all that left a param past sgvb.MaxFullRank apart
+		{kfoldFullRankAll, "--fullrank all --rank 10", "(--fullrank all --rank 10 may help)", "joint normal already"},
+		{kfoldLowRankAll, "--fullrank all --rank 10", "a larger --rank", "--fullrank"},
 	} {
-		w := strings.Join(kfoldWarnings(su, res, tot, 100, c.method), "\n")
+		w := strings.Join(kfoldWarnings(su, res, tot, 100, c.method, c.closer), "\n")
 		if !strings.Contains(w, "fold 1: the Pareto k̂") || !strings.Contains(w, c.want) || (c.not != "" && strings.Contains(w, c.not)) {
 			t.Errorf("%s: warnings %q: want %q, not %q", c.method, w, c.want, c.not)
 		}

@@ -387,7 +387,7 @@ func (r *repl) fitCmd(args []string) {
 		return
 	}
 	if err == nil && cfg.momentMatch {
-		ds.mm, err = momentMatchFit(ctx, ds, res, nil, l.Model, s.Workers)
+		ds.mm, err = momentMatchFit(ctx, ds, res, nil, l.Model, s.Workers, closerFlag(s, l.Model))
 	}
 	if err != nil {
 		r.printError(err, srcs)

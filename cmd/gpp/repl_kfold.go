@@ -67,7 +67,7 @@ func (r *repl) kfoldCmd(args []string) {
 	}
 	t := su.totals(res)
 	printKfold(r.out, su, kc.nuts, res, t, "", nil)
-	for _, w := range append(kfoldWarnings(su, res, t, kc.fit.outputDraws, kfoldWarnMethod(kc)), kfoldFitWarnings(su, res, kc.nuts)...) {
+	for _, w := range append(kfoldWarnings(su, res, t, kc.fit.outputDraws, kfoldWarnMethod(kc), closerFlag(kc.fit.settings, su.l.Model)), kfoldFitWarnings(su, res, kc.nuts)...) {
 		con.note("warning: %s", w)
 	}
 }

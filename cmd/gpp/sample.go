@@ -896,7 +896,7 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 	if cfg.prof != nil {
 		printProfile(stdout, cfg.prof)
 	}
-	for _, w := range sampleWarnings(sd, s, run.ms, l.Model) {
+	for _, w := range sampleWarnings(sd, s, run.ms, l.Model, mayFunnel(l.File, l.Info)) {
 		div := strings.Contains(w, "ended with a divergence")
 		if slices.Contains(run.written, pairsPlot) && div {
 			w += fmt.Sprintf("; %s shows where the divergent draws lie (red)", filepath.Join(cfg.out, pairsPlot))
@@ -1523,9 +1523,9 @@ func essText(v float64) string {
 // sampleWarnings returns Stan's warnings after sampling, the R̂ warning
 // with the advice for label switching (labelSwitchAdvice) when the chains
 // found a mixture's components in different orders; m (nil: unknown) is
-// the model sampled.
-func sampleWarnings(sd *sampleDraws, s nuts.Settings, ms []mcmcStats, m *compile.Model) []string {
-	out := append(samplerWarnings(sd, s), mixingWarnings(sd, ms, m)...)
+// the model sampled, funnel samplerWarnings's.
+func sampleWarnings(sd *sampleDraws, s nuts.Settings, ms []mcmcStats, m *compile.Model, funnel bool) []string {
+	out := append(samplerWarnings(sd, s, funnel), mixingWarnings(sd, ms, m)...)
 	// No warning where the user chose not to adapt: --adapt=false, or
 	// --warmup 0 from a --metric-file (a metric adapted before).
 	if s.Warmup < shortWarmup && !s.NoAdapt && !(s.Warmup == 0 && len(s.InvMetric) > 0) {
@@ -1536,8 +1536,10 @@ func sampleWarnings(sd *sampleDraws, s nuts.Settings, ms []mcmcStats, m *compile
 
 // samplerWarnings returns Stan's warnings of the sampler's transitions:
 // divergences, the maximum tree depth hit, and the chains with a low
-// E-BFMI (none without the sampler's columns: sd.energy nil).
-func samplerWarnings(sd *sampleDraws, s nuts.Settings) []string {
+// E-BFMI (none without the sampler's columns: sd.energy nil). funnel says
+// the model may have a centred hierarchy (mayFunnel; true where the model
+// is unknown): non-centring is no advice for one that has none.
+func samplerWarnings(sd *sampleDraws, s nuts.Settings, funnel bool) []string {
 	var out []string
 	total := len(sd.divergent)
 	div, maxed := 0, 0
@@ -1551,7 +1553,11 @@ func samplerWarnings(sd *sampleDraws, s nuts.Settings) []string {
 	}
 	pct := func(n int) string { return fmt.Sprintf("%d of %d (%s%%)", n, total, shareText(n, total)) }
 	if div > 0 {
-		out = append(out, fmt.Sprintf("%s transitions after warm-up ended with a divergence: the sampler cannot explore part of the posterior, and its estimates may be biased; try a larger --adapt-delta (%.2g now) or reparameterise the model where they sit (draws.csv's divergent__ marks them): a hierarchy's funnel by non-centring it, a density's edge (a support that moves with the params) by declaring the bound that the data put on the param (real<lower=max(y)> theta for y ~ Uniform(0, theta): a bound may not depend on params)", pct(div), s.Delta))
+		where, priors := "a hierarchy's funnel by non-centring it, a density's edge", ""
+		if !funnel {
+			where, priors = "a density's edge", "; or, where they sit at extreme values of a param the data say little about (a scale over few groups), a prior that keeps it from those"
+		}
+		out = append(out, fmt.Sprintf("%s transitions after warm-up ended with a divergence: the sampler cannot explore part of the posterior, and its estimates may be biased; try a larger --adapt-delta (%.2g now) or reparameterise the model where they sit (draws.csv's divergent__ marks them): %s (a support that moves with the params) by declaring the bound that the data put on the param (real<lower=max(y)> theta for y ~ Uniform(0, theta): a bound may not depend on params)%s", pct(div), s.Delta, where, priors))
 	}
 	if maxed > 0 {
 		out = append(out, fmt.Sprintf("%s transitions hit the maximum tree depth %d (2^%d leapfrog steps): exploration is slow; try a larger --max-depth", pct(maxed), s.MaxDepth, s.MaxDepth))

@@ -381,8 +381,9 @@ func TestMomentMatch(t *testing.T) {
 // TestFitMomentMatchBadQ: a mean-field fit of a regression on x far from
 // 0 misses the correlation of intercept and slope, so the LOO draws' own
 // weights p/q are heavy-tailed and every observation's k̂ is above 0.7;
-// --moment-match then says why it does nothing and leaves loo.csv as it
-// was.
+// --moment-match then says why it does nothing (naming --fullrank all)
+// and leaves loo.csv as it was; without it the LOO warning names gpp
+// sample's matching, not the fit's, which would refuse.
 func TestFitMomentMatchBadQ(t *testing.T) {
 	dir := t.TempDir()
 	csvPath := writeFile(t, dir, "xy.csv", lineCSV(rand.New(rand.NewPCG(3, 4)), 30, 10, 0.5))
@@ -395,8 +396,13 @@ func TestFitMomentMatchBadQ(t *testing.T) {
 			t.Fatalf("fit %v: exit %d:\n%s", args, code, stderr)
 		}
 		loo[i] = reftest.ReadCSV(t, filepath.Join(out, looFile))
-		if i == 1 && !strings.Contains(stdout, "moment match not done: the LOO draws' own weights p/q have k̂") {
+		if i == 1 && (!strings.Contains(stdout, "moment match not done: the LOO draws' own weights p/q have k̂") ||
+			!strings.Contains(stdout, "a q closer to the posterior (--fullrank all) or gpp sample --moment-match does")) {
 			t.Errorf("fit --moment-match on a q that misses the posterior:\n%s", stdout)
+		}
+		// the LOO warning names the matching that can run: gpp sample's
+		if i == 0 && (strings.Contains(stderr, "; --moment-match moves") || !strings.Contains(stderr, "gpp sample --moment-match can bring them down")) {
+			t.Errorf("fit on a q that misses the posterior: warnings\n%s", stderr)
 		}
 	}
 	if !slices.EqualFunc(loo[0], loo[1], slices.Equal) {

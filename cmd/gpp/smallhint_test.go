@@ -99,7 +99,8 @@ func TestCurvatureHintHierarchy(t *testing.T) {
 // warm-started; none for a mean-field fit (its hints are others'), MAP,
 // or a k̂ without alarm.
 func TestJointMissHint(t *testing.T) {
-	l, err := pipeline.Parse(writeFile(t, t.TempDir(), "m.gpp", "data y: real[N]\nparam a: real ~ Normal(0, 1)\nparam b: real ~ Normal(0, 1)\nparam r: positive ~ Gamma(2, 2)\ny ~ Normal(a + b, r)\n"), nil)
+	dir := t.TempDir()
+	l, err := pipeline.Load(writeFile(t, dir, "m.gpp", "data y: real[N]\nparam a: real ~ Normal(0, 1)\nparam b: real ~ Normal(0, 1)\nparam r: positive ~ Gamma(2, 2)\ny ~ Normal(a + b, r)\n"), []string{writeFile(t, dir, "y.csv", "y\n0.5\n1.2\n")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestJointMissHint(t *testing.T) {
 		{"mean-field", sgvb.Settings{}, 0.93, ""},
 		{"map", sgvb.Settings{Method: sgvb.MAP}, 0.93, ""},
 	} {
-		got := jointMissHint(c.s, l.Info, c.k, 0.5, "out")
+		got := jointMissHint(c.s, l.Info, l.Model, c.k, 0.5, "out")
 		if c.want == "" && got != "" || !strings.Contains(got, c.want) {
 			t.Errorf("%s: hint %q, want %q", c.name, got, c.want)
 		}

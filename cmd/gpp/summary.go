@@ -263,7 +263,7 @@ func runSummary(sc *summaryConfig, stdout, stderr io.Writer) int {
 	}
 	var warns []string
 	if first.kind.mcmc() {
-		warns = samplerWarnings(sd, nuts.Settings{MaxDepth: first.maxDepth, Delta: first.delta})
+		warns = samplerWarnings(sd, nuts.Settings{MaxDepth: first.maxDepth, Delta: first.delta}, true)
 	}
 	params := *sd
 	ds := *sd.ds

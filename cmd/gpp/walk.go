@@ -326,6 +326,39 @@ func hintedWalks(s sgvb.Settings, file *ast.File, info *check.Info, missing map[
 	return out
 }
 
+// gapWalks returns walks without the chains over data with missing cells
+// (walkParam.data) none of which lies within the chain's lag of another
+// along the data's last axis in model m: a lone missing cell's only
+// neighbours are observed, so no banded factor over the missing cells
+// ties anything (a trial's AR(2) with two NA 40 rows apart: the hint's
+// --fullrank y_missing --band 2 changed nothing and hid the c/r one).
+func gapWalks(walks []walkParam, m *compile.Model) []walkParam {
+	if m == nil || m.Info() == nil || !slices.ContainsFunc(walks, func(p walkParam) bool { return p.data != "" }) {
+		return walks
+	}
+	cells := m.MissingCells()
+	return slices.DeleteFunc(slices.Clone(walks), func(p walkParam) bool {
+		mc, ok := cells[p.data]
+		return p.data != "" && ok && !missingNeighbours(mc, p.band)
+	})
+}
+
+// missingNeighbours reports whether two of the missing cells mc lie in
+// one row (all indices but the last the same) at most band apart.
+func missingNeighbours(mc compile.MissingCells, band int) bool {
+	if len(mc.Shape) == 0 || mc.Shape[len(mc.Shape)-1] == 0 {
+		return false
+	}
+	last := mc.Shape[len(mc.Shape)-1]
+	c := slices.Sorted(slices.Values(mc.Cells))
+	for i := 1; i < len(c); i++ {
+		if c[i]/last == c[i-1]/last && c[i]-c[i-1] <= band {
+			return true
+		}
+	}
+	return false
+}
+
 // walkHints returns one hint per chain of walks (hintedWalks), naming
 // its statement and the factor that holds it (walkCure).
 func walkHints(walks []walkParam) []string {
