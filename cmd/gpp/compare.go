@@ -57,7 +57,15 @@ or integrate the param out where it has a closed form) is marked * and
 warned of. A fit with flagged observations whose elpd_loo is above that
 of a NUTS sample of the same model and data in the comparison gets a
 note that its PSIS estimate is the optimistic one, to rank the model by
-the sample's. The
+the sample's. A LOO row with k̂ above 0.7 for more than 10% of its
+observations is marked ?: its elpd_loo is unreliable as a whole (a q
+that misses the posterior flags most observations at once, and its
+estimate moves with the number of draws), and so are elpd_diff and
+se_diff against it; it gets no weight (-, NaN in --csv), the other fits
+being weighed among themselves, and none is weighed when fewer than two
+fits are left. A note names each such fit's share and what gives a
+reliable estimate: gpp sample, or a refit that brings k̂ down
+(--fullrank auto or all, --rank K); more --output-draws does not. The
 model column is the model file (and --set values) from the fit.json beside loo.csv, marked
 "(Laplace)" for a fit of --family laplace, "(Pathfinder)" for one of
 --family pathfinder (for a sample, from its
@@ -128,6 +136,27 @@ type looRank struct {
 	diff, seDiff   float64 // elpd − the best's elpd, √n·sd(elpd_i − best_i)
 	badK, nObserve int     // observations with k̂ above 0.7 or not a number; n
 	weight         float64 // the fit's model weight (NaN: none could be computed)
+}
+
+// weighReliable reports whether ranks has at least two fits whose
+// elpd_loo is reliable (looRank.unreliable) or none that is not: the
+// weights are then given, of the reliable fits alone.
+func weighReliable(ranks []looRank) bool {
+	n := 0
+	for _, r := range ranks {
+		if !r.unreliable() {
+			n++
+		}
+	}
+	return n == len(ranks) || n >= 2
+}
+
+// unreliable reports whether the row's elpd_loo is unreliable as a whole:
+// a LOO row (not K-fold's, whose k̂ is of another estimate) with more than
+// looUnreliableShare of its observations flagged. Its rank, its
+// differences and any weight involving it mean nothing.
+func (r looRank) unreliable() bool {
+	return !r.fit.kfold && looUnreliable(r.badK, r.nObserve)
 }
 
 // Model-weight methods of --weights.
@@ -259,9 +288,9 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 			if r.fit.matched > 0 {
 				advice = fmt.Sprintf("; moment matching already ran on %d observation%s", r.fit.matched, plural(r.fit.matched))
 			}
-			why := "a mean-field q often flags many, check with more --output-draws or --fullrank all"
+			why := "a mean-field q often flags many: more --output-draws does not fix a q that misses the posterior, a refit with --fullrank all (--fullrank auto, --rank K past 100 elements) may, and gpp sample gives the posterior's"
 			if r.fit.joint { // a low-rank fit read "try --fullrank all" (a psycholinguist's trial)
-				why = "its q already has a joint factor, so check with more --output-draws, or with NUTS (gpp sample) and its loo.csv"
+				why = "its q already has a joint factor, so check with NUTS (gpp sample) and its loo.csv; more --output-draws does not fix a q that misses the posterior"
 			}
 			errorf(stderr, "warning: %s: Pareto k̂ above 0.7 for %d of %d observations: its elpd_loo may be unreliable (the fit said why; %s%s)", r.fit.label, r.badK, r.nObserve, why, advice)
 		}
@@ -819,6 +848,19 @@ func modelWeights(ranks []looRank, method string, seed uint64) ([]error, error) 
 	if len(kept) == 0 {
 		return warns, errors.New("no fit has an elpd at every observation")
 	}
+	// A fit whose elpd_loo is unreliable is not weighed (printComparison
+	// says why), and with fewer than two fits left none is: a lone fit's
+	// weight 1 would read as the decisive one.
+	reliable := slices.DeleteFunc(slices.Clone(kept), func(k int) bool { return ranks[k].unreliable() })
+	if len(reliable) < len(kept) {
+		if !weighReliable(ranks) {
+			return warns, nil
+		}
+		kept, lpd = reliable, lpd[:0]
+		for _, k := range kept {
+			lpd = append(lpd, ranks[k].fit.elpd)
+		}
+	}
 	var w []float64
 	var err error
 	switch method {
@@ -934,6 +976,7 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 	}
 	t.row(head...)
 	conditional, absurd := false, false
+	var doubtful []string // "label share" of each unreliable row
 	for _, r := range ranks {
 		label := r.fit.label
 		if len(r.fit.conditional) > 0 {
@@ -944,7 +987,15 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 			label += " !"
 			absurd = true
 		}
-		cells := []string{label, num1(r.elpd), num1(r.se), num1(r.diff), num1(r.seDiff), weightNum(r.weight), num1(r.p), strconv.Itoa(r.badK)}
+		if r.unreliable() {
+			label += " ?"
+			doubtful = append(doubtful, r.fit.label+" "+percent(r.badK, r.nObserve))
+		}
+		weight := weightNum(r.weight)
+		if r.unreliable() || !weighReliable(ranks) {
+			weight = "-" // withheld: the ? note says why
+		}
+		cells := []string{label, num1(r.elpd), num1(r.se), num1(r.diff), num1(r.seDiff), weight, num1(r.p), strconv.Itoa(r.badK)}
 		if withModel {
 			cells = slices.Insert(cells, 1, r.fit.model)
 		}
@@ -976,6 +1027,19 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 	if absurd {
 		fmt.Fprintf(w, "! %s is more than the number of observations: %s unreliable, the model badly\nmisspecified or observing no data.\n", pName, elpdName)
 	}
+	if len(doubtful) > 0 {
+		weighed := "Fits marked ? are not weighed; the others are weighed among themselves."
+		if !weighReliable(ranks) {
+			weighed = "No fit is weighed: fewer than two are reliable."
+		}
+		fmt.Fprintf(w, "? Pareto k̂ above 0.7 for more than %.0f%% of the observations (%s):\n"+
+			"%s unreliable, and so are elpd_diff and se_diff against it: the ranking is no\n"+
+			"preference. A reliable %s comes from gpp sample (NUTS), or from a refit whose k̂\n"+
+			"is below 0.7 for most observations (--fullrank auto or all, --rank K); more\n"+
+			"--output-draws does not fix a q that misses the posterior (for a NUTS sample so\n"+
+			"flagged: gpp kfold).\n%s\n",
+			100*looUnreliableShare, strings.Join(doubtful, ", "), elpdName, elpdName, weighed)
+	}
 }
 
 // pAboveN reports whether p (p_loo or p_kfold) is more than the n
@@ -996,7 +1060,9 @@ func lopsidedWithoutPreference(ranks []looRank) bool {
 		if i > 0 && -r.diff >= 4 && -r.diff >= 2*r.seDiff {
 			return false
 		}
-		top = max(top, r.weight)
+		if !math.IsNaN(r.weight) { // a fit left out of the weights (max would be NaN)
+			top = max(top, r.weight)
+		}
 	}
 	return top >= 0.9
 }

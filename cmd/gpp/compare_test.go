@@ -112,10 +112,14 @@ func TestCompareHand(t *testing.T) {
 	if len(rows) != 4 || rows[1][0] != best || rows[2][0] != mid || rows[3][0] != worst {
 		t.Fatalf("--csv rows %q", rows[1:])
 	}
-	// best dominates: stacking gives mid and worst weight 0 (their
-	// gradients (e^0.5 + 3e^−0.5)/4 = 0.87 and (e^−0.2 + e^0.2 + 2e^−1)/4 =
-	// 0.69 are below 1 at w_best = 1).
-	if r := strings.Join(rows[3][2:], ","); r != "-7,1.11355,-2,1.2,0,1,2,4,stacking" {
+	// worst's k̂ flags 2 of 4 observations, more than looUnreliableShare:
+	// it is not weighed (NaN), and best dominates mid, which stacking gives
+	// weight 0 (its gradient (e^0.5 + 3e^−0.5)/4 = 0.87 is below 1 at
+	// w_best = 1).
+	if rows[1][6] != "1" || rows[2][6] != "0" {
+		t.Errorf("--csv weights of best and mid %q, %q, want 1, 0", rows[1][6], rows[2][6])
+	}
+	if r := strings.Join(rows[3][2:], ","); r != "-7,1.11355,-2,1.2,NaN,1,2,4,stacking" {
 		t.Errorf("--csv row of worst %q", r)
 	}
 	if e := dirEntries(t, dir); len(e) != 4 {

@@ -229,7 +229,7 @@ func TestFitLOOFewDraws(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
 		}
-		line := "; Pareto k̂ not estimated for any of the 5 observations (fewer than 21 draws with a finite weight)\n"
+		line := "; Pareto k̂ not estimated for any of the 5 observations (fewer than 21 draws with a finite weight): elpd_loo unreliable (100% of the observations flagged), not for ranking models"
 		warn := "gpp: warning: LOO: Pareto k̂ not estimated for 5 of 5 observations: fewer than 21 draws with a finite weight, too few to fit the weights' tail, so elpd_loo is plain importance sampling and unreliable; use more " + c.flag + " (Stan's loo wants hundreds)\n"
 		if !strings.Contains(stdout, line) || strings.Contains(stdout, "above 0.7") {
 			t.Errorf("%v: stdout:\n%s\nwant %q", c.args, stdout, line)
@@ -250,7 +250,7 @@ func TestLOOLineUnestimated(t *testing.T) {
 	lo := &sgvb.LOO{QK: 0.3, Points: []sgvb.LOOPoint{{K: 0.2}, {K: 0.9}, {K: math.NaN()}, {K: 1.4}}}
 	var b strings.Builder
 	printLOO(&b, lo)
-	if want := "; Pareto k̂ above 0.7 for 2 of 4 observations, not estimated for 1 (fewer than 21 draws with a finite weight)\n"; !strings.HasSuffix(b.String(), want) {
+	if want := "; Pareto k̂ above 0.7 for 2 of 4 observations, not estimated for 1 (fewer than 21 draws with a finite weight): elpd_loo unreliable (75% of the observations flagged), not for ranking models (the warning says what would make it reliable)\n"; !strings.HasSuffix(b.String(), want) {
 		t.Errorf("console line %q, want it to end %q", b.String(), want)
 	}
 	w := looWarning(lo, 0.3, 0.9, true, false, "--output-draws", "--fullrank all")
@@ -325,7 +325,7 @@ output log_lik = logpdf(Y, Normal(mu, 1))
 func TestLOOWarningJoint(t *testing.T) {
 	lo := &sgvb.LOO{QK: 1.3, Points: []sgvb.LOOPoint{{K: 1.1}, {K: 0.9}, {K: 0.2}}}
 	mf := looWarning(lo, 1.2, 0.5, true, false, "--output-draws", "--fullrank all")
-	if !strings.Contains(mf, "2 of 3 observations") || !strings.Contains(mf, "or with --fullrank all") {
+	if !strings.Contains(mf, "2 of 3 observations") || !strings.Contains(mf, "refit with --fullrank all (or gpp sample)") || !strings.Contains(mf, "more --output-draws does not fix") {
 		t.Errorf("mean-field q: %q", mf)
 	}
 	joint := looWarning(lo, 1.2, 0.5, true, true, "--output-draws", "--fullrank all")
@@ -340,7 +340,7 @@ func TestLOOWarningJoint(t *testing.T) {
 	}
 	// q's k̂ above 0.7 blames q, unless its weights are near-uniform
 	// (relative ESS 0.998, cv 0.045: sgvb.TailNegligible)
-	if w := looWarning(lo, 1.2, 0.5, true, false, "--output-draws", "--fullrank all"); !strings.Contains(w, "or with --fullrank all") {
+	if w := looWarning(lo, 1.2, 0.5, true, false, "--output-draws", "--fullrank all"); !strings.Contains(w, "refit with --fullrank all (or gpp sample)") {
 		t.Errorf("q's k̂ 1.2, relative ESS 0.5: %q", w)
 	}
 	if w := looWarning(lo, 1.2, 0.998, true, false, "--output-draws", "--fullrank all"); strings.Contains(w, "--fullrank") || !strings.Contains(w, "K-fold") {
@@ -357,7 +357,7 @@ func TestLOOWarningLowRank(t *testing.T) {
 	for _, c := range []struct {
 		size int
 		want string
-	}{{sgvb.MaxFullRank, "or with --fullrank all;"}, {sgvb.MaxFullRank + 1, "or with --fullrank " + lowRankFlag + " ("}} {
+	}{{sgvb.MaxFullRank, "refit with --fullrank all (or gpp sample)"}, {sgvb.MaxFullRank + 1, "refit with --fullrank " + lowRankFlag + " ("}} {
 		m := &compile.Model{Latents: []compile.Latent{{Name: "w", Support: dist.Real, Size: c.size}}}
 		w := looWarning(lo, 1.2, 0.5, true, false, "--output-draws", jointAllFlag(sgvb.Settings{}, m)) + ";"
 		if !strings.Contains(w, c.want) {
