@@ -933,7 +933,8 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	}
 
 	outStart := time.Now() // the outputs' time (tookLine)
-	pace := &drawsPace{now: time.Now, con: con, interrupted: r.Interrupted || mix != nil && mix.Interrupted, least: 2}
+	pace := &drawsPace{now: time.Now, con: con, interrupted: r.Interrupted || mix != nil && mix.Interrupted, least: 2,
+		live: func() bool { return ctx.Err() != nil }}
 	if mix != nil {
 		pace.least = 2 * len(mix.Components)
 	}

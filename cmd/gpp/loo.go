@@ -256,6 +256,32 @@ func (w *looWeights) defensiveDraws(ev *compile.Evaluator, x []float64, n int, s
 	}
 }
 
+// keep cuts w to the first n output draws (of dim coordinates), which ds
+// has been cut to (nil w: no LOO): defensiveDraws then adds as many.
+func (w *looWeights) keep(ds *drawSet, n, dim int) {
+	if w == nil {
+		return
+	}
+	w.lr = w.lr[:n]
+	if w.xs != nil {
+		w.xs = w.xs[:n*dim]
+	}
+	for j := range w.ll {
+		if w.miss != nil {
+			w.ll[j] = w.ll[j][:n]
+		} else {
+			w.ll[j] = ds.cols[w.v.first+j] // the output draws' own, sharing their memory
+		}
+	}
+	if w.miss != nil {
+		for _, cols := range w.rep {
+			for j := range cols {
+				cols[j] = cols[j][:n]
+			}
+		}
+	}
+}
+
 // batch computes the defensive mixture's log densities of the draws xs,
 // which add then takes in turn (the same numbers as one at a time, faster
 // for a full-rank q); with missing values redrawn add needs none.

@@ -885,13 +885,18 @@ func makeDrawsAt(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, see
 // slowAfter or more (an ODE solved at every draw), a line says how long,
 // and after an interrupted fit fewer are made, as many as take about
 // slowAfter but at least least (a trial's 1000 draws of a stiff ODE ran
-// 80–300 s after Ctrl-C). The first draws are those a full run makes.
+// 80–300 s after Ctrl-C), as after an interrupt during the draws (live).
+// The first draws are those a full run makes.
 type drawsPace struct {
 	now         func() time.Time // the clock; tests inject one
 	con         *console
 	interrupted bool
-	least       int // the fewest draws an interrupted fit keeps
-	kept        int // the draws made (set by makeDrawsPaced)
+	// live reports an interrupt that comes during the draws (nil: none
+	// comes); checked before each draw.
+	live  func() bool
+	least int           // the fewest draws an interrupted fit keeps
+	one   time.Duration // what the row of q's mean took (plan)
+	kept  int           // the draws made (set by makeDrawsPaced)
 	// done counts the draws made, for their progress line
 	// (phaseProgress, shown once they have run phaseQuiet); stop ends
 	// that line.
@@ -920,6 +925,7 @@ func (p *drawsPace) ended() {
 // plan returns how many of n draws to make, each costing evals
 // evaluations of one's time, and says so where that is long.
 func (p *drawsPace) plan(one time.Duration, n, evals int) int {
+	p.one = one
 	each := one * time.Duration(evals)
 	all := each * time.Duration(n)
 	if all < slowAfter {
@@ -940,6 +946,33 @@ func (p *drawsPace) plan(one time.Duration, n, evals int) int {
 	keep = min(max(keep, p.least), n)
 	if keep < n {
 		p.con.note("interrupted: making %d of the %d output draws of q%s, which would take about %s at %s each; the summary and draws.csv are of these %d", keep, n, what, humanSpan(all), humanSpan(each), keep)
+	}
+	return keep
+}
+
+// cut returns how many of n draws to make after an interrupt that came
+// when made of them had taken spent, each costing evals evaluations: as
+// many as take about slowAfter more at their pace (which may keep fewer
+// than were made, where the LOO's as many again would take long), at
+// least least; and says so where that is fewer than n.
+func (p *drawsPace) cut(spent time.Duration, made, n, evals int) int {
+	one := p.one // before the first draw, the mean row's time
+	if made > 0 {
+		one = spent / time.Duration(made)
+	}
+	if one <= 0 {
+		return n
+	}
+	// the draws made to keep, and evals-1 more LOO draws each
+	keep := (int(slowAfter/one) + made) / evals
+	keep = min(max(keep, p.least), n)
+	if keep < n {
+		what := ""
+		if evals > 1 {
+			what = fmt.Sprintf(" (%d evaluations each, with the LOO's)", evals)
+		}
+		rest := one * time.Duration(n*evals-made)
+		p.con.note("interrupted: making %d of the %d output draws of q%s (%d made), which would take about %s more at %s each; the summary and draws.csv are of these %d", keep, n, what, made, humanSpan(rest), humanSpan(one*time.Duration(evals)), keep)
 	}
 	return keep
 }
@@ -984,8 +1017,8 @@ func makeDrawsPaced(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, 
 		t0 = pace.now()
 	}
 	_, outs, _ := ev.Eval(xmean)
+	evals := 1
 	if pace != nil {
-		evals := 1
 		if pick == nil && lv == nil && mix == nil && wantsLOO(m, r.Method) && r.Defensive() != nil {
 			evals = 2 // the LOO's defensive draws, as many again
 		}
@@ -1025,7 +1058,27 @@ func makeDrawsPaced(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, 
 	for k := range xs {
 		xs[k] = slices.Clone(x)
 	}
-	for d := range n {
+	// live: an interrupt during the draws cuts them (cut); faults records
+	// each draw's failures (1: log p, 2: any, 4: with an error), to
+	// recount those kept
+	var live func() bool
+	var faults []uint8
+	var t1 time.Time
+	if pace != nil && !pace.interrupted && pace.live != nil {
+		live, faults, t1 = pace.live, make([]uint8, n), pace.now()
+	}
+	for d := 0; d < n; d++ {
+		if live != nil && live() {
+			live = nil
+			if k := pace.cut(pace.now().Sub(t1), d, n, evals); k < n {
+				pace.ended()
+				n, pace.kept = k, k
+				pace.started(n, evals)
+			}
+			if d >= n {
+				break
+			}
+		}
 		if d%drawBatch == 0 {
 			hi := min(d+drawBatch, n)
 			xb, lq := xs[:hi-d], ds.logq[d:hi]
@@ -1074,6 +1127,9 @@ func makeDrawsPaced(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, 
 				ds.badErr = err
 			}
 		}
+		if faults != nil {
+			faults[d] = uint8(b2i(badLogp) | 2*b2i(badLogp || err != nil) | 4*b2i(err != nil))
+		}
 		if math.IsInf(lp, 0) {
 			lp = math.NaN()
 		}
@@ -1087,12 +1143,42 @@ func makeDrawsPaced(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, 
 			pace.done.Store(int64(d + 1))
 		}
 	}
+	if n < len(ds.logp) {
+		ds.keep(n, faults)
+		lw.keep(ds, n, r.Dim)
+	}
 	if lw != nil {
 		lw.defensiveDraws(ev, x, n, seed)
 		ds.loo, ds.looObs = lw.loo(), lw.obs
 		ds.pitDraws = lw.pitDraws(ds)
 	}
 	return ds, nil
+}
+
+// keep cuts ds to its first n draws, recounting the failures among them
+// from faults (makeDrawsPaced's, one per draw).
+func (ds *drawSet) keep(n int, faults []uint8) {
+	ds.logp, ds.logq = ds.logp[:n], ds.logq[:n]
+	if ds.comp != nil {
+		ds.comp = ds.comp[:n]
+	}
+	for c := range ds.cols {
+		ds.cols[c] = ds.cols[c][:n]
+	}
+	ds.bad, ds.badLogp = 0, 0
+	errs := false
+	for _, f := range faults[:n] {
+		ds.badLogp += int(f & 1)
+		ds.bad += int(f >> 1 & 1)
+		errs = errs || f&4 != 0
+	}
+	// the first error is a kept draw's if one of them had one
+	if ds.badLogp == 0 {
+		ds.logpErr = nil
+	}
+	if !errs {
+		ds.badErr = nil
+	}
 }
 
 // fill passes the values of one row to set, column by column: latents

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -215,6 +217,82 @@ func TestDrawsPace(t *testing.T) {
 			if ds.logp[k] != all.logp[k] {
 				t.Fatalf("draw %d: log p %v, unpaced %v", k, ds.logp[k], all.logp[k])
 			}
+		}
+	}
+}
+
+// TestDrawsPaceLive: an interrupt that comes during the output draws cuts
+// them to about slowAfter more at their pace so far (at least least),
+// keeping the first draws a full run makes; the LOO is then that of a
+// full run of as many draws (its defensive draws as many), with the
+// LOO's cost counted. The clock ticks a second per draw, read by the
+// injected interrupt check, which turns true before draw at.
+func TestDrawsPaceLive(t *testing.T) {
+	const ex = "../../examples/"
+	for _, c := range []struct {
+		model, data  string
+		at, least, n int
+		want         int
+		line         string
+	}{
+		{"regression.gpp", "wine_std.csv", 5, 2, 40, 15, "interrupted: making 15 of the 40 output draws of q (5 made), which would take about 35 s more at 1 s each; the summary and draws.csv are of these 15"},
+		{"regression.gpp", "wine_std.csv", 5, 20, 40, 20, "making 20 of the 40"},
+		{"regression.gpp", "wine_std.csv", 31, 2, 40, 40, ""}, // 9 s left: quick enough
+		// with the LOO's draws: (10 + 30 made)/2, fewer than were made
+		{"ordinal.gpp", "ordinal.csv", 30, 2, 40, 20, "interrupted: making 20 of the 40 output draws of q (2 evaluations each, with the LOO's) (30 made)"},
+		{"ordinal.gpp", "ordinal.csv", 4, 2, 40, 7, "making 7 of the 40"},
+	} {
+		l, err := pipeline.Load(ex+c.model, []string{ex + c.data}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := sgvb.Settings{Seed: 3, Workers: 1, MaxIter: 200}
+		r, err := sgvb.Fit(context.Background(), pipeline.Target{M: l.Model}, pipeline.Latents(l.Model), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := makeDraws(r, nil, l.Model, c.n, s.Seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		now, calls := time.Unix(0, 0), 0
+		live := func() bool {
+			if calls == c.at {
+				return true
+			}
+			calls++
+			now = now.Add(time.Second)
+			return false
+		}
+		var b strings.Builder
+		pace := &drawsPace{now: func() time.Time { return now }, con: newConsole(&b, false, false, false), live: live, least: c.least}
+		ds, err := makeDrawsPaced(r, nil, l.Model, c.n, s.Seed, nil, false, nil, pace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := fmt.Sprintf("%s, interrupted before draw %d, least %d", c.model, c.at, c.least)
+		if pace.kept != c.want || len(ds.logp) != c.want || len(ds.logq) != c.want || !strings.Contains(b.String(), c.line) || c.line == "" && b.String() != "" {
+			t.Errorf("%s: kept %d (%d rows, %d log q), said %q; want %d and %q", name, pace.kept, len(ds.logp), len(ds.logq), b.String(), c.want, c.line)
+			continue
+		}
+		for col := range ds.cols {
+			if len(ds.cols[col]) != c.want || !slices.Equal(ds.cols[col], all.cols[col][:c.want]) {
+				t.Fatalf("%s: column %d is %v, a full run's first %d %v", name, col, ds.cols[col], c.want, all.cols[col][:c.want])
+			}
+		}
+		if !slices.Equal(ds.logp, all.logp[:c.want]) || !slices.Equal(ds.logq, all.logq[:c.want]) {
+			t.Fatalf("%s: log p %v, log q %v; a full run's first %d %v, %v", name, ds.logp, ds.logq, c.want, all.logp[:c.want], all.logq[:c.want])
+		}
+		if ds.loo == nil {
+			continue
+		}
+		// the LOO of the kept draws: a full run of as many draws
+		few, err := makeDraws(r, nil, l.Model, c.want, s.Seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ds.loo.ELPD != few.loo.ELPD || ds.loo.P != few.loo.P || len(ds.pitDraws.lr) != 2*c.want || !slices.Equal(ds.pitDraws.lr, few.pitDraws.lr) {
+			t.Errorf("%s: LOO elpd %v, p %v of %d weights; a full run of %d draws: %v, %v of %d", name, ds.loo.ELPD, ds.loo.P, len(ds.pitDraws.lr), c.want, few.loo.ELPD, few.loo.P, len(few.pitDraws.lr))
 		}
 	}
 }
