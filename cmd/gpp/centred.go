@@ -578,20 +578,13 @@ func joinFlag(s sgvb.Settings, m *compile.Model, apart []string) string {
 }
 
 // closerFlag returns the flags of a fit whose q may come closer to the
-// posterior than that of settings s on model m: for a mean-field q
-// --fullrank all, or past sgvb.MaxFullRank elements the low-rank
-// lowRankFlag (jointAllFlag); for one with joint factors joinFlag's run
-// over the params still apart; "" where there is none (MAP, a joint
-// normal, every param joined).
+// posterior than that of settings s on model m: joinFlag's run over the
+// params still apart (for a mean-field q, --fullrank all, or past
+// sgvb.MaxFullRank elements the low-rank lowRankFlag); "" where there is
+// none (MAP, a joint normal, every param joined).
 func closerFlag(s sgvb.Settings, m *compile.Model) string {
 	if m == nil || s.Method != sgvb.SGVB {
 		return ""
-	}
-	if meanField(s) {
-		if n, _, _ := meanFieldElems(s, m); n > sgvb.MaxFullRank {
-			return "--fullrank " + lowRankFlag
-		}
-		return "--fullrank all"
 	}
 	var apart []string
 	for _, lat := range m.Latents {

@@ -977,6 +977,7 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 	t.row(head...)
 	conditional, absurd := false, false
 	var doubtful []string // "label share" of each unreliable row
+	weighed := weighReliable(ranks)
 	for _, r := range ranks {
 		label := r.fit.label
 		if len(r.fit.conditional) > 0 {
@@ -992,7 +993,7 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 			doubtful = append(doubtful, r.fit.label+" "+percent(r.badK, r.nObserve))
 		}
 		weight := weightNum(r.weight)
-		if r.unreliable() || !weighReliable(ranks) {
+		if r.unreliable() || !weighed {
 			weight = "-" // withheld: the ? note says why
 		}
 		cells := []string{label, num1(r.elpd), num1(r.se), num1(r.diff), num1(r.seDiff), weight, num1(r.p), strconv.Itoa(r.badK)}
@@ -1028,9 +1029,9 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 		fmt.Fprintf(w, "! %s is more than the number of observations: %s unreliable, the model badly\nmisspecified or observing no data.\n", pName, elpdName)
 	}
 	if len(doubtful) > 0 {
-		weighed := "Fits marked ? are not weighed; the others are weighed among themselves."
-		if !weighReliable(ranks) {
-			weighed = "No fit is weighed: fewer than two are reliable."
+		which := "Fits marked ? are not weighed; the others are weighed among themselves."
+		if !weighed {
+			which = "No fit is weighed: fewer than two are reliable."
 		}
 		fmt.Fprintf(w, "? Pareto k̂ above 0.7 for more than %.0f%% of the observations (%s):\n"+
 			"%s unreliable, and so are elpd_diff and se_diff against it: the ranking is no\n"+
@@ -1038,7 +1039,7 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 			"is below 0.7 for most observations (--fullrank auto or all, --rank K); more\n"+
 			"--output-draws does not fix a q that misses the posterior (for a NUTS sample so\n"+
 			"flagged: gpp kfold).\n%s\n",
-			100*looUnreliableShare, strings.Join(doubtful, ", "), elpdName, elpdName, weighed)
+			100*looUnreliableShare, strings.Join(doubtful, ", "), elpdName, elpdName, which)
 	}
 }
 

@@ -266,12 +266,8 @@ func (w *looWeights) keep(ds *drawSet, n, dim int) {
 	if w.xs != nil {
 		w.xs = w.xs[:n*dim]
 	}
-	for j := range w.ll {
-		if w.miss != nil {
-			w.ll[j] = w.ll[j][:n]
-		} else {
-			w.ll[j] = ds.cols[w.v.first+j] // the output draws' own, sharing their memory
-		}
+	for j := range w.ll { // without miss, the output draws' own columns (sharing their memory)
+		w.ll[j] = w.ll[j][:n]
 	}
 	if w.miss != nil {
 		for _, cols := range w.rep {

@@ -65,10 +65,11 @@ func momentMatchAdvice(cfg *fitConfig, ds *drawSet) string {
 		// given, or no observation has a k̂ that matching could bring
 		// down (too few draws to estimate one: more draws are the advice)
 		return ""
-	case mmRefusal(ds) != "":
+	}
+	if why := mmRefusal(ds); why != "" {
 		// a fit's matching would refuse (momentMatchFit): a trial's
 		// draws' own weights at k̂ 1.43 had it advised, then refused
-		return "; gpp sample --moment-match can bring them down: a fit's --moment-match cannot, " + mmRefusal(ds)
+		return "; gpp sample --moment-match can bring them down: a fit's --moment-match cannot, " + why
 	}
 	return "; --moment-match moves the draws toward each such observation's leave-one-out posterior and often brings its k̂ down"
 }

@@ -395,10 +395,9 @@ type paceWatch struct {
 	// in since; the interval before it took gap for gapK.
 	say func(since time.Duration, lastN, k int64, gap time.Duration, gapK int64) string
 
-	start, last    time.Time
+	last           time.Time // of the last line (the start before any)
 	lastN, gapK    int64
 	gap            time.Duration
-	lines          int // lines seen
 	stalled, ended bool
 	stop           func()
 }
@@ -406,7 +405,7 @@ type paceWatch struct {
 // newPaceWatch returns a paceWatch on con of a run that began at start.
 func newPaceWatch(con *console, start time.Time, now func() time.Time, after timerFunc, done func() int64,
 	say func(since time.Duration, lastN, k int64, gap time.Duration, gapK int64) string) *paceWatch {
-	return &paceWatch{con: con, now: now, after: after, done: done, say: say, start: start}
+	return &paceWatch{con: con, now: now, after: after, done: done, say: say, last: start}
 }
 
 // line records a progress line after n units in all.
@@ -417,13 +416,8 @@ func (w *paceWatch) line(n int64) {
 		return
 	}
 	t := w.now()
-	from, fromN := w.last, w.lastN
-	if w.lines == 0 {
-		from, fromN = w.start, 0
-	}
-	w.gap, w.gapK = t.Sub(from), n-fromN
+	w.gap, w.gapK = t.Sub(w.last), n-w.lastN
 	w.last, w.lastN = t, n
-	w.lines++
 	w.stalled = false
 	if w.mark != nil {
 		w.mark()
