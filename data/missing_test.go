@@ -146,3 +146,22 @@ func TestMissingBlankTail(t *testing.T) {
 		t.Errorf("error %v\nwant %s...", err, want)
 	}
 }
+
+// The missing cells of real data that are leaves are summed out, no
+// latent's (MissingCells lists none), unless the compiler found them no
+// leaves after all (notLeaves): then y_missing fits them, and fit.json
+// must record its cells.
+func TestMissingCellsNotLeaves(t *testing.T) {
+	info := checked(t, "data y: real[N]\nparam mu: real\ny ~ Normal(mu, 1)\n")
+	bound, err := Bind(info, []Input{csvInput(t, "", "y.csv", "y\n1\nNA\n2\n")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := MissingCells(info, bound, nil); len(got) != 0 {
+		t.Errorf("leaves: MissingCells %v, want none", got)
+	}
+	got := MissingCells(info, bound, map[string]bool{"y": true})
+	if len(got) != 1 || got[0].Latent != "y_missing" || len(got[0].Cells) != 1 || got[0].Cells[0].Line != 3 {
+		t.Errorf("no leaves: MissingCells %+v, want y_missing's cell at y.csv line 3", got)
+	}
+}

@@ -94,7 +94,7 @@ func MissingNotes(info *check.Info, bound map[string]*Array, notLeaves map[strin
 	var notes []string
 	for _, d := range info.Data {
 		a := bound[d.Name]
-		if a == nil || len(a.Missing) == 0 || !d.Fitted(a.Shape, a.Missing) && !(notLeaves[d.Name] && d.Missing != nil) {
+		if a == nil || len(a.Missing) == 0 || !fittedIn(d, a, notLeaves) {
 			continue
 		}
 		n, what, where, are := missingCells(d.Name, a, a.Missing)
@@ -245,12 +245,13 @@ type Missing struct {
 }
 
 // MissingCells lists the missing values of a successful Bind that the
-// model fits, by data declaration in order, for the output files.
-func MissingCells(info *check.Info, bound map[string]*Array) []Missing {
+// model fits, by data declaration in order, for the output files;
+// notLeaves (compile.Model.NotLeaves) as for MissingNotes.
+func MissingCells(info *check.Info, bound map[string]*Array, notLeaves map[string]bool) []Missing {
 	var out []Missing
 	for _, d := range info.Data {
 		a := bound[d.Name]
-		if a == nil || len(a.Missing) == 0 || !d.Fitted(a.Shape, a.Missing) {
+		if a == nil || len(a.Missing) == 0 || !fittedIn(d, a, notLeaves) {
 			continue
 		}
 		m := Missing{Data: d.Name, Latent: d.Name + "_missing"}
@@ -341,4 +342,11 @@ func Underflows(bound map[string]*Array) []string {
 		warns = append(warns, fmt.Sprintf("%s: %s is written %s, nearer 0 than the smallest float64 (about 4.9e-324), so it is read as 0%s: a typo, or a unit to change?", a.Locate(first), elemName(a.Name, a.Shape, first), a.inexact[first], more))
 	}
 	return warns
+}
+
+// fittedIn reports whether the missing cells of d, bound as a, are fitted
+// as the latent NAME_missing: check.DataVar.Fitted, or leaves that the
+// compiler found to be none after all (notLeaves, compile.Model.NotLeaves).
+func fittedIn(d *check.DataVar, a *Array, notLeaves map[string]bool) bool {
+	return d.Missing != nil && (notLeaves[d.Name] || d.Fitted(a.Shape, a.Missing))
 }

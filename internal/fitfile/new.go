@@ -21,9 +21,9 @@ type Bound struct {
 }
 
 // BoundOf records the data bound to info's declarations, as gpp fit and
-// model.SaveFit record it.
-func BoundOf(info *check.Info, bound map[string]*data.Array) Bound {
-	return Bound{Missing: data.MissingCells(info, bound), Levels: data.Coded(info, bound),
+// model.SaveFit record it; notLeaves is compile.Model.NotLeaves.
+func BoundOf(info *check.Info, bound map[string]*data.Array, notLeaves map[string]bool) Bound {
+	return Bound{Missing: data.MissingCells(info, bound, notLeaves), Levels: data.Coded(info, bound),
 		Sizes: data.CodeSizes(info, bound), Columns: data.MatrixColumns(info, bound)}
 }
 

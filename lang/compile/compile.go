@@ -168,31 +168,33 @@ func Compile(f *ast.File, info *check.Info, bound map[string]*data.Array) (*Mode
 		return nil, err
 	}
 	left := leftOutCells(info, bound)
-	filled := withLeftOut(info, bound, left) // check.DataVar.Fill in the cells left out
-	m := &Model{file: f, info: info, data: filled, leftOut: left}
-	m.track = m.skippable()
-	prog, _, err := m.build(buildJoint)
-	if err != nil {
-		return nil, err
-	}
-	demoted := m.noLeaf
-	if m.noLeaf != nil {
-		// a missing cell observed twice, or by no ~, is no leaf: the
-		// cells are fitted (or skipped, where unread) as before
-		for _, name := range slices.Sorted(maps.Keys(m.noLeaf)) {
-			delete(left, name)
-			if why := m.noLeaf[name]; why != "" {
-				m.Notes = append(m.Notes, fmt.Sprintf("%s: %s, so they are fitted as the latent %s%s, not summed out", name, why, name, MissingSuffix))
-			}
-		}
-		notes := m.Notes
-		filled = withLeftOut(info, bound, left)
+	var (
+		filled  map[string]*data.Array
+		m       *Model
+		prog    *autodiff.Program
+		demoted map[string]string
+		notes   []string
+	)
+	for {
+		filled = withLeftOut(info, bound, left) // check.DataVar.Fill in the cells left out
 		m = &Model{file: f, info: info, data: filled, leftOut: left}
 		m.track = m.skippable()
 		if prog, _, err = m.build(buildJoint); err != nil {
 			return nil, err
 		}
-		m.Notes = append(notes, m.Notes...)
+		if demoted != nil || m.noLeaf == nil {
+			break
+		}
+		// a missing cell observed twice, or by no ~, is no leaf: built
+		// again with the cells fitted (or skipped, where unread) as
+		// before; the build's own notes come again from that build
+		demoted = m.noLeaf
+		for _, name := range slices.Sorted(maps.Keys(demoted)) {
+			delete(left, name)
+			if why := demoted[name]; why != "" {
+				notes = append(notes, fmt.Sprintf("%s: %s, so they are fitted as the latent %s%s, not summed out", name, why, name, MissingSuffix))
+			}
+		}
 	}
 	if skip := unread(bound, m.missRead); skip != nil {
 		// Missing cells that no statement reads fit no latent: the
@@ -204,7 +206,7 @@ func Compile(f *ast.File, info *check.Info, bound map[string]*data.Array) (*Mode
 		}
 	}
 	m.track, m.missRead = nil, nil
-	m.prog, m.noLeaf = prog, demoted
+	m.prog, m.noLeaf, m.Notes = prog, demoted, append(notes, m.Notes...)
 	return m, nil
 }
 

@@ -11,7 +11,8 @@ import (
 	"github.com/gpplang/gpp/lang/check"
 )
 
-// Missing cells of int data left out of the likelihood
+// Missing cells of int data (and of real data whose cells are leaves,
+// filled with check.DataVar.Fill, leafDraws) left out of the likelihood
 // (check.DataVar.LeftOut). A genes × samples count matrix with a few NA
 // cells, observed only by
 //
@@ -63,8 +64,9 @@ func withLeftOut(info *check.Info, bound map[string]*data.Array, left map[string
 	return out
 }
 
-// LeftOut returns, for each int datum with missing cells that are left
-// out of the likelihood (check.DataVar.LeftOut), its shape and those
+// LeftOut returns, for each datum with missing cells that are left out
+// of the likelihood (int data, real leaves: check.DataVar.LeftOut, less
+// NotLeaves), its shape and those
 // cells (row-major), or nil when there are none: data.LeftOutNotes says
 // so, and PSIS-LOO leaves them out of a log_lik of that shape, as it
 // does imputed cells (ImputedCells).

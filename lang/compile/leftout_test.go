@@ -222,3 +222,47 @@ func TestLeftOutRealLeaves(t *testing.T) {
 		})
 	}
 }
+
+// A leaf's ~ that runs no iteration (a loop over 0:K, K = 0) observes no
+// cell: no leaves after all (NotLeaves), the cell is skipped as unread,
+// with no y_missing output, as where the ~ misses one cell.
+func TestLeftOutLeafNoIteration(t *testing.T) {
+	const src = "data K: int\ndata y: real[N]\nparam mu: real ~ Normal(0, 1)\nfor k in 0:K {\n  y ~ Normal(mu, 1)\n}\n"
+	m, err := compileSrcErr(t, "m.gpp", src, nil, jsonData(t, `{"K": 0, "y": [1.0, null, 2.0]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.NotLeaves()["y"] || m.LeftOut() != nil || !slices.Equal(m.Skipped()["y"], []int{1}) {
+		t.Errorf("NotLeaves %v, LeftOut %v, Skipped %v: want y no leaf, its cell 1 skipped", m.NotLeaves(), m.LeftOut(), m.Skipped())
+	}
+	for _, o := range m.Outputs {
+		t.Errorf("output %s: want none", o.Name)
+	}
+}
+
+// A gather that observes a missing cell twice makes no leaf: the cells are
+// fitted as y_missing, a note says why, and the build's own notes (an
+// unrolled loop's) come once, from the rebuild.
+func TestLeftOutLeafObservedTwice(t *testing.T) {
+	const src = "data y: real[N]\ndata x: real[M]\nparam mu: real ~ Normal(0, 1)\ny[[0, 0, 1, 2]] ~ Normal(mu, 1)\nfor n in 0:2 {\n  let k = 2 * n\n  x[k] ~ Normal(mu, 1)\n}\n"
+	m, err := compileSrcErr(t, "m.gpp", src, nil, jsonData(t, `{"y": [null, 1.0, 2.0], "x": [1, 2, 3, 4]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.NotLeaves()["y"] || m.LeftOut() != nil || m.Latents[len(m.Latents)-1].Name != "y_missing" {
+		t.Fatalf("NotLeaves %v, LeftOut %v, latents %+v: want y no leaf, y_missing fitted", m.NotLeaves(), m.LeftOut(), m.Latents)
+	}
+	if len(m.Notes) != 2 || m.Notes[0] != "y: a ~ observes one of its missing cells twice, so they are fitted as the latent y_missing, not summed out" || !strings.Contains(m.Notes[1], "the loop over n is unrolled") {
+		t.Errorf("notes %q: want the demotion's and the unrolled loop's, once each", m.Notes)
+	}
+	// with another datum's missing cell unread (a loop of no iteration),
+	// built again once more to skip it: the demotion's note stays
+	const unread = "data z: real[L]\ndata K: int\nfor k in 0:K {\n  z ~ Normal(mu, 1)\n}\n"
+	m, err = compileSrcErr(t, "m.gpp", src+unread, nil, jsonData(t, `{"y": [null, 1.0, 2.0], "x": [1, 2, 3, 4], "z": [1, null], "K": 0}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(m.Skipped()["z"], []int{1}) || !slices.Contains(m.Notes, "y: a ~ observes one of its missing cells twice, so they are fitted as the latent y_missing, not summed out") {
+		t.Errorf("Skipped %v, notes %q: want z's cell skipped and y's demotion noted", m.Skipped(), m.Notes)
+	}
+}

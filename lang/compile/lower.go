@@ -820,19 +820,10 @@ func (l *lowerer) intOp(e *ast.BinaryExpr, x, y value) value {
 		l.errorf(e.OpPos, "--minibatch %s: `%s` computes from int data of the subsampled rows, which are fixed when compiling: compute it as a column of the data instead", l.batch.size, ast.FormatExpr(e))
 		return value{}
 	}
-	// broadcast as the checker does: both viewed as matrices, a vector
-	// a column, a size 1 stretching
-	mat := func(v value) (r, c int) {
-		switch len(v.shape) {
-		case 0:
-			return 1, 1
-		case 1:
-			return v.shape[0], 1
-		}
-		return v.shape[0], v.shape[1]
-	}
-	xr, xc := mat(x)
-	yr, yc := mat(y)
+	// broadcast as the checker does: both viewed as matrices (matDims),
+	// a size 1 stretching
+	xr, xc := matDims(x)
+	yr, yc := matDims(y)
 	rows, cols := max(xr, yr), max(xc, yc)
 	if xr != rows && xr != 1 || yr != rows && yr != 1 || xc != cols && xc != 1 || yc != cols && yc != 1 {
 		l.errorf(e.OpPos, "compile: %s of ints shaped %s and %s", e.Op, shapeText(x.shape), shapeText(y.shape))

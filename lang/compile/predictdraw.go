@@ -292,12 +292,12 @@ func (l *lowerer) drawOutputs() {
 	}
 	for _, dd := range drawn {
 		d, pieces := dd.d, l.drawPieces[dd.d]
+		if dd.leaf != nil && !l.undrawnAt[d] {
+			l.leafOutput(dd, pieces) // no piece: no leaves, as where a piece misses a cell
+			continue
+		}
 		if l.undrawnAt[d] || len(pieces) == 0 {
 			continue // a note or an error said why, or a loop ran no iteration
-		}
-		if dd.leaf != nil {
-			l.leafOutput(dd, pieces)
-			continue
 		}
 		n := ShapeLen(dd.shape)
 		from := make([]int, n) // the piece that covers each element, +1

@@ -191,6 +191,18 @@ func (l *lowerer) toVector(e *ast.CallExpr, pos ast.Pos) value {
 	return value{id: l.b.Flatten(id, pos), node: true}
 }
 
+// matDims returns the rows and columns of v viewed as a matrix: a vector
+// a column, a scalar [1, 1].
+func matDims(v value) (rows, cols int) {
+	switch len(v.shape) {
+	case 0:
+		return 1, 1
+	case 1:
+		return v.shape[0], 1
+	}
+	return v.shape[0], v.shape[1]
+}
+
 // appendCall lowers append_row(x, y) and (cols) append_col(x, y). Two ints
 // known when compiling are joined here, so the result can index.
 func (l *lowerer) appendCall(e *ast.CallExpr, cols bool, pos ast.Pos) value {
@@ -198,17 +210,8 @@ func (l *lowerer) appendCall(e *ast.CallExpr, cols bool, pos ast.Pos) value {
 	if !x.isInt || !y.isInt {
 		return value{id: l.b.Concat(l.node(x, e.Args[0].Pos()), l.node(y, e.Args[1].Pos()), cols, pos), node: true}
 	}
-	dims := func(v value) (int, int) { // a vector is a column, a scalar [1, 1]
-		switch len(v.shape) {
-		case 0:
-			return 1, 1
-		case 1:
-			return v.shape[0], 1
-		}
-		return v.shape[0], v.shape[1]
-	}
-	rx, cx := dims(x)
-	ry, cy := dims(y)
+	rx, cx := matDims(x)
+	ry, cy := matDims(y)
 	ints := make([]int, 0, len(x.ints)+len(y.ints))
 	from := make([]int, 0, cap(ints)) // where each element comes from: k < len(x.ints) is x's
 	var shape []int
