@@ -142,13 +142,24 @@ type looRank struct {
 // elpd_loo is reliable (looRank.unreliable) or none that is not: the
 // weights are then given, of the reliable fits alone.
 func weighReliable(ranks []looRank) bool {
-	n := 0
+	n, all := 0, 0
 	for _, r := range ranks {
+		if notWeighable(r.fit.elpd) >= 0 {
+			continue // left out of the weights whatever its k̂ (modelWeights)
+		}
+		all++
 		if !r.unreliable() {
 			n++
 		}
 	}
-	return n == len(ranks) || n >= 2
+	return n == all || n >= 2
+}
+
+// notWeighable returns the first observation whose pointwise elpd is NaN
+// or +Inf, which no weights can take (modelWeights lists the fit last and
+// leaves it out), or -1.
+func notWeighable(elpd []float64) int {
+	return slices.IndexFunc(elpd, func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 1) })
 }
 
 // unreliable reports whether the row's elpd_loo is unreliable as a whole:
@@ -836,7 +847,7 @@ func modelWeights(ranks []looRank, method string, seed uint64) ([]error, error) 
 	for k := range ranks {
 		ranks[k].weight = math.NaN()
 		f := ranks[k].fit
-		if i := slices.IndexFunc(f.elpd, func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 1) }); i >= 0 {
+		if i := notWeighable(f.elpd); i >= 0 {
 			_, elpd, _ := comparedEstimate(ranks[k : k+1])
 			warns = append(warns, ast.Errorf(ast.Pos{File: f.path, Line: f.line[i], Col: 1}, "warning: %s: %s of %s is %s, so its total is too: it is listed last and left out of the weights, which weigh the other fits among themselves (%s)",
 				f.label, elpd, f.names[i], formatNum(f.elpd[i]), notNumberAdvice(f)))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,6 +73,17 @@ func TestCompareUnreliable(t *testing.T) {
 	code, stdout, stderr = runSafe(t, "compare", kf, nuts)
 	if code != exitOK || strings.Contains(stdout, "?") || strings.Contains(stdout, "       -  ") {
 		t.Errorf("a K-fold row with k̂ flags: exit %d, marked or not weighed:\n%s%s", code, stdout, stderr)
+	}
+
+	// A fit with a NaN elpd is never weighed: with one reliable fit beside
+	// it and an unreliable one, none is (a lone weight 1 would read as
+	// decisive).
+	nan := elpd(0.1)
+	nan[3] = math.NaN()
+	nanFit := looRows(t, filepath.Join(dir, "nan"), nan, p, ks(0))
+	code, stdout, stderr = runSafe(t, "compare", vi, nanFit, nuts)
+	if code != exitOK || !strings.Contains(stdout, "No fit is weighed") || strings.Contains(stdout, "1.000") {
+		t.Errorf("one reliable fit beside a NaN one and an unreliable one: exit %d, weighed:\n%s%s", code, stdout, stderr)
 	}
 
 	out := filepath.Join(dir, "cmp.csv")
