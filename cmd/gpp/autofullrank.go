@@ -519,9 +519,9 @@ func curvSkipReason(s sgvb.Settings, r *sgvb.Result) string {
 	case r.Interrupted:
 		return "the fit was interrupted"
 	case r.Dim > sgvb.MaxLaplace:
-		return fmt.Sprintf("%d coordinates, more than its %d", r.Dim, sgvb.MaxLaplace)
+		return fmt.Sprintf("the model has %d coordinates, more than the check's %d", r.Dim, sgvb.MaxLaplace)
 	case !curvAffordable(s, r):
-		return fmt.Sprintf("its %d gradients would cost more than the fit's %d steps", 2*r.Dim, r.Iterations)
+		return fmt.Sprintf("the check's %d gradients would cost more than the fit's %d steps", 2*r.Dim, r.Iterations)
 	}
 	return "the log density's −H at q's mode is not positive definite: a funnel, or q far from a mode"
 }
