@@ -1001,7 +1001,7 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 		}
 		if r.unreliable() {
 			label += " ?"
-			doubtful = append(doubtful, r.fit.label+" "+percent(r.badK, r.nObserve))
+			doubtful = append(doubtful, r.fit.label+" "+shareText(r.badK, r.nObserve)+"%")
 		}
 		weight := weightNum(r.weight)
 		if r.unreliable() || !weighed {

@@ -126,7 +126,7 @@ func TestLOOLineUnreliable(t *testing.T) {
 	}{{0, false}, {2, false}, {3, true}, {20, true}} {
 		var b strings.Builder
 		printLOO(&b, pts(c.bad))
-		if got := strings.Contains(b.String(), "elpd_loo unreliable ("+percent(c.bad, 20)+" of the observations flagged), not for ranking models"); got != c.want {
+		if got := strings.Contains(b.String(), "elpd_loo unreliable ("+shareText(c.bad, 20)+"%"+" of the observations flagged), not for ranking models"); got != c.want {
 			t.Errorf("%d of 20 flagged: %q, want the verdict %v", c.bad, b.String(), c.want)
 		}
 	}

@@ -437,7 +437,7 @@ func printLOO(w io.Writer, lo *sgvb.LOO) {
 		fmt.Fprintf(w, "Pareto k̂ above 0.7 for %d of %d observations, not estimated for %d (%s)", lo.BadK()-none, n, none, tooFewTail)
 	}
 	if n > 1 && looUnreliable(lo.BadK(), n) {
-		fmt.Fprintf(w, ": elpd_loo unreliable (%s of the observations flagged), not for ranking models (the warning says what would make it reliable)", percent(lo.BadK(), n))
+		fmt.Fprintf(w, ": elpd_loo unreliable (%s of the observations flagged), not for ranking models (the warning says what would make it reliable)", shareText(lo.BadK(), n)+"%")
 	}
 	fmt.Fprintln(w)
 }
@@ -456,15 +456,6 @@ const looUnreliableShare = 0.1
 // 0.7 or not estimated) are more than looUnreliableShare of them.
 func looUnreliable(bad, n int) bool {
 	return n > 0 && float64(bad) > looUnreliableShare*float64(n)
-}
-
-// percent formats bad of n as a whole percentage ("<1%" for a few).
-func percent(bad, n int) string {
-	p := 100 * float64(bad) / float64(n)
-	if bad > 0 && p < 1 {
-		return "<1%"
-	}
-	return fmt.Sprintf("%.0f%%", math.Floor(p))
 }
 
 // tooFewTail is why an observation has no k̂.

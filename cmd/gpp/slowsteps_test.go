@@ -159,14 +159,12 @@ func TestSlowAdvice(t *testing.T) {
 	}
 }
 
-// TestDrawsPace: output draws that would take long get a line, and after
-// an interrupted fit are cut to those that take about slowAfter (at least
-// least), the same first draws as all of them; quick ones get neither.
-// The clock is injected: each reading is a second after the last, so the
-// row of q's mean takes 1 s.
-func TestDrawsPace(t *testing.T) {
+// fitExample loads examples/model with data and fits it briefly (seed
+// 3, one worker, 200 steps), for the output-draw pacing tests.
+func fitExample(t *testing.T, model, data string) (*pipeline.Loaded, *sgvb.Result, sgvb.Settings) {
+	t.Helper()
 	const ex = "../../examples/"
-	l, err := pipeline.Load(ex+"regression.gpp", []string{ex + "wine_std.csv"}, nil)
+	l, err := pipeline.Load(ex+model, []string{ex + data}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,6 +173,16 @@ func TestDrawsPace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return l, r, s
+}
+
+// TestDrawsPace: output draws that would take long get a line, and after
+// an interrupted fit are cut to those that take about slowAfter (at least
+// least), the same first draws as all of them; quick ones get neither.
+// The clock is injected: each reading is a second after the last, so the
+// row of q's mean takes 1 s.
+func TestDrawsPace(t *testing.T) {
+	l, r, s := fitExample(t, "regression.gpp", "wine_std.csv")
 	clock := func() func() time.Time {
 		t0 := time.Unix(0, 0)
 		return func() time.Time { t0 = t0.Add(time.Second); return t0 }
@@ -228,7 +236,6 @@ func TestDrawsPace(t *testing.T) {
 // LOO's cost counted. The clock ticks a second per draw, read by the
 // injected interrupt check, which turns true before draw at.
 func TestDrawsPaceLive(t *testing.T) {
-	const ex = "../../examples/"
 	for _, c := range []struct {
 		model, data  string
 		at, least, n int
@@ -242,15 +249,7 @@ func TestDrawsPaceLive(t *testing.T) {
 		{"ordinal.gpp", "ordinal.csv", 30, 2, 40, 20, "interrupted: making 20 of the 40 output draws of q (2 evaluations each, with the LOO's) (30 made)"},
 		{"ordinal.gpp", "ordinal.csv", 4, 2, 40, 7, "making 7 of the 40"},
 	} {
-		l, err := pipeline.Load(ex+c.model, []string{ex + c.data}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := sgvb.Settings{Seed: 3, Workers: 1, MaxIter: 200}
-		r, err := sgvb.Fit(context.Background(), pipeline.Target{M: l.Model}, pipeline.Latents(l.Model), s)
-		if err != nil {
-			t.Fatal(err)
-		}
+		l, r, s := fitExample(t, c.model, c.data)
 		all, err := makeDraws(r, nil, l.Model, c.n, s.Seed)
 		if err != nil {
 			t.Fatal(err)
