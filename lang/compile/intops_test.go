@@ -137,3 +137,29 @@ output i = y[to_int(r) + 2]
 		}
 	}
 }
+
+// A length-1 int vector stretches against a longer one, either side: the
+// result has the longer one's length (it once took the left operand's
+// shape and panicked building a constant of 3 values shaped [1]).
+func TestIntOpsStretchOne(t *testing.T) {
+	in := data.Input{File: "d.json", JSON: map[string]*data.Array{
+		"a": {Name: "a", Shape: []int{1}, Values: []float64{7}, Int: true},
+		"b": {Name: "b", Shape: []int{3}, Values: []float64{2, 3, 4}, Int: true},
+		"y": {Name: "y", Shape: []int{2}, Values: []float64{1, 2}},
+	}}
+	src := "data a: int[1]\ndata b: int[3]\ndata y: real[2]\nparam mu: real ~ Normal(0, 1)\ny ~ Normal(mu, 1)\noutput r = a % b\noutput q = b %/% a\n"
+	m := compileSrc(t, "s.gpp", src, nil, in)
+	ev, err := m.NewEvaluator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, outs, err := ev.Eval(make([]float64, m.Dim))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range [][]float64{{1, 1, 3}, {0, 0, 0}} {
+		if !slices.Equal(outs[i], w) || !slices.Equal(m.Outputs[i].Shape, []int{3}) {
+			t.Errorf("output %s: %v shaped %v, want %v shaped [3]", m.Outputs[i].Name, outs[i], m.Outputs[i].Shape, w)
+		}
+	}
+}

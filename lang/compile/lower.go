@@ -829,16 +829,11 @@ func (l *lowerer) intOp(e *ast.BinaryExpr, x, y value) value {
 		l.errorf(e.OpPos, "compile: %s of ints shaped %s and %s", e.Op, shapeText(x.shape), shapeText(y.shape))
 		return value{}
 	}
-	var shape []int
+	var shape []int // nil: two scalars
 	switch {
+	case len(x.shape) == 0 && len(y.shape) == 0:
 	case len(x.shape) < 2 && len(y.shape) < 2 || cols == 1 && (len(x.shape) == 1 || len(y.shape) == 1):
-		shape = x.shape
-		if len(y.shape) > len(x.shape) {
-			shape = y.shape
-		}
-		if len(shape) == 2 {
-			shape = []int{rows}
-		}
+		shape = []int{rows} // a vector, [1] stretched as a scalar is
 	default:
 		shape = []int{rows, cols}
 	}

@@ -215,7 +215,7 @@ func (m *Model) Minibatch(size string, b int) (*Batch, error) {
 	if err := errs.Err(); err != nil {
 		return nil, err
 	}
-	bm := &Model{file: m.file, info: info, data: bound, batch: plan}
+	bm := &Model{file: m.file, info: info, data: bound, batch: plan, leftOut: m.leftOut} // data not subsampled keeps its cells left out
 	prog, _, err := bm.build(buildJoint)
 	if err != nil {
 		return nil, err
@@ -298,7 +298,7 @@ func (bt *Batch) verify(m *Model, bound map[string]*data.Array, plan *batchPlan)
 		a.Values = slices.Clone(m.data[name].Values[(bt.N-bt.B)*w:])
 		second[name] = &a
 	}
-	prog2, _, err := (&Model{file: m.file, info: m.info, data: second, batch: plan}).build(buildJoint)
+	prog2, _, err := (&Model{file: m.file, info: m.info, data: second, batch: plan, leftOut: m.leftOut}).build(buildJoint)
 	if err != nil {
 		return err
 	}

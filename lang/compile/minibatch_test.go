@@ -624,3 +624,20 @@ func TestMinibatchUnbiasedPoissonBinomial(t *testing.T) {
 	src := head + "k ~ PoissonBinomial(inv_logit(X * B))\nfor i in 0:N {\n  k[i] ~ PoissonBinomial(inv_logit(B' * X[i] + a))\n}\n"
 	testUnbiased(t, compileSrc(t, "pb.gpp", src, nil, rowFormsInput(n, 3)), n)
 }
+
+// Data not subsampled whose missing cells are left out of the likelihood
+// (int data observed only by ~, real leaves) keeps them left out in a
+// batch: the batches average to the full log joint, not to one that
+// observes the values the compiler put in those cells.
+func TestMinibatchKeepsLeftOut(t *testing.T) {
+	n := 7
+	in := batchInput(n, 1)
+	in.JSON["z"] = &data.Array{Name: "z", Shape: []int{3}, Values: []float64{1, math.NaN(), 2}, Missing: []int{1}}
+	in.JSON["k"] = &data.Array{Name: "k", Shape: []int{3}, Values: []float64{1, 0, 2}, Int: true, Missing: []int{1}}
+	src := batchModel + "data z: real[3]\ndata k: int[3]\nparam nu: real ~ Normal(0, 1)\nz ~ Normal(nu, 1)\nk ~ Poisson(exp(nu))\n"
+	m := compileSrc(t, "b.gpp", src, nil, in)
+	if len(m.leftOut["z"]) != 1 || len(m.leftOut["k"]) != 1 {
+		t.Fatalf("cells left out %v, want z's and k's", m.leftOut)
+	}
+	testUnbiased(t, m, n)
+}

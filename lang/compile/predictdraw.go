@@ -300,18 +300,11 @@ func (l *lowerer) drawOutputs() {
 			continue // a note or an error said why, or a loop ran no iteration
 		}
 		n := ShapeLen(dd.shape)
-		from := make([]int, n) // the piece that covers each element, +1
-		at := make([]int, n)   // and its element there
-		for p, pc := range pieces {
-			for k, c := range pc.cells {
-				if from[c] != 0 {
-					l.undrawn(&dd, pc.pos, fmt.Sprintf("%s is observed by two ~ (at %s and %s), whose product has no sampler",
-						elemText(d.Name, dd.shape, c), pieces[from[c]-1].pos, pc.pos))
-					break
-				}
-				from[c], at[c] = p+1, k
-			}
-		}
+		from, at, _ := covering(n, pieces, func(c, p, q int) bool {
+			l.undrawn(&dd, pieces[q].pos, fmt.Sprintf("%s is observed by two ~ (at %s and %s), whose product has no sampler",
+				elemText(d.Name, dd.shape, c), pieces[p].pos, pieces[q].pos))
+			return true
+		})
 		if c := slices.Index(from, 0); c >= 0 {
 			covered := 0
 			for _, p := range from {
@@ -330,21 +323,10 @@ func (l *lowerer) drawOutputs() {
 		if len(pieces) == 1 && slices.IsSorted(pieces[0].cells) {
 			id = pieces[0].id
 		} else {
-			flat := make([]autodiff.ID, len(pieces))
-			for p, pc := range pieces {
-				flat[p] = pc.id
-				if s := b.Shape(pc.id); s.Rank == 2 {
-					flat[p] = b.Reshape(pc.id, autodiff.Vector(s.Len()), d.Pos)
-				}
-			}
+			flat := l.flatPieces(pieces, d.Pos)
 			elems := make([]autodiff.ID, n)
 			for c := range elems {
-				pc := flat[from[c]-1]
-				if b.Shape(pc).IsScalar() {
-					elems[c] = pc
-				} else {
-					elems[c] = b.Elem(pc, at[c], d.Pos)
-				}
+				elems[c] = l.pieceElem(flat[from[c]-1], at[c], d.Pos)
 			}
 			id = b.Stack(elems, d.Pos)
 			switch len(dd.shape) {
@@ -374,35 +356,26 @@ func (l *lowerer) drawOutputs() {
 // missing cells after all (noLeaf), as where no ~ covers one.
 func (l *lowerer) leafOutput(dd drawnDecl, pieces []drawPiece) {
 	d, b := dd.d, l.b
-	n := ShapeLen(dd.shape)
-	from := make([]int, n) // the piece that covers each element, +1
-	at := make([]int, n)   // and its element there
-	for p, pc := range pieces {
-		for k, c := range pc.cells {
-			if from[c] != 0 {
-				if _, leaf := slices.BinarySearch(dd.leaf, c); leaf {
-					l.notLeaf(d.Name, "a ~ observes one of its missing cells twice")
-					return
-				}
-			}
-			from[c], at[c] = p+1, k
-		}
+	from, at, once := covering(ShapeLen(dd.shape), pieces, func(c, _, _ int) bool {
+		_, leaf := slices.BinarySearch(dd.leaf, c)
+		return leaf
+	})
+	if !once {
+		l.notLeaf(d.Name, "a ~ observes one of its missing cells twice")
+		return
 	}
 	if s := l.info.Lookup(d.Name + MissingSuffix); s != nil {
 		l.undrawn(&dd, d.Pos, fmt.Sprintf("the model declares %s%s at %s", d.Name, MissingSuffix, s.Pos))
 		return
 	}
+	flat := l.flatPieces(pieces, d.Pos)
 	if len(pieces) == 1 && !b.Shape(pieces[0].id).IsScalar() && !slices.Contains(from, 0) {
 		// one ~ over every cell (y ~ D(...)): its draws' missing cells
-		flat := pieces[0].id
-		if s := b.Shape(flat); s.Rank == 2 {
-			flat = b.Reshape(flat, autodiff.Vector(s.Len()), d.Pos)
-		}
 		idx := make([]int, len(dd.leaf))
 		for k, c := range dd.leaf {
 			idx[k] = at[c]
 		}
-		l.outIDs = append(l.outIDs, b.Gather(flat, idx, d.Pos))
+		l.outIDs = append(l.outIDs, b.Gather(flat[0], idx, d.Pos))
 		l.outs = append(l.outs, Output{Name: d.Name + MissingSuffix, Pos: d.Pos, Shape: []int{len(dd.leaf)}})
 		return
 	}
@@ -414,18 +387,49 @@ func (l *lowerer) leafOutput(dd drawnDecl, pieces []drawPiece) {
 			l.notLeaf(d.Name, "")
 			return
 		}
-		pc := pieces[from[c]-1].id
-		switch s := b.Shape(pc); {
-		case s.IsScalar():
-			elems[k] = pc
-		case s.Rank == 2:
-			elems[k] = b.Elem(b.Reshape(pc, autodiff.Vector(s.Len()), d.Pos), at[c], d.Pos)
-		default:
-			elems[k] = b.Elem(pc, at[c], d.Pos)
-		}
+		elems[k] = l.pieceElem(flat[from[c]-1], at[c], d.Pos)
 	}
 	l.outIDs = append(l.outIDs, b.Stack(elems, d.Pos))
 	l.outs = append(l.outs, Output{Name: d.Name + MissingSuffix, Pos: d.Pos, Shape: []int{len(dd.leaf)}})
+}
+
+// covering returns, for the n elements of a drawn declaration, the piece
+// that covers each, +1 (0: none), and its element there. An element that
+// piece q covers after piece p is given to twice, which stops the scan by
+// returning true (once false then).
+func covering(n int, pieces []drawPiece, twice func(c, p, q int) bool) (from, at []int, once bool) {
+	from, at = make([]int, n), make([]int, n)
+	for q, pc := range pieces {
+		for k, c := range pc.cells {
+			if from[c] != 0 && twice(c, from[c]-1, q) {
+				return from, at, false
+			}
+			from[c], at[c] = q+1, k
+		}
+	}
+	return from, at, true
+}
+
+// flatPieces returns the nodes of pieces with each matrix as a vector
+// (row-major), so that a piece's element k is element k of its node.
+func (l *lowerer) flatPieces(pieces []drawPiece, pos ast.Pos) []autodiff.ID {
+	flat := make([]autodiff.ID, len(pieces))
+	for p, pc := range pieces {
+		flat[p] = pc.id
+		if s := l.b.Shape(pc.id); s.Rank == 2 {
+			flat[p] = l.b.Reshape(pc.id, autodiff.Vector(s.Len()), pos)
+		}
+	}
+	return flat
+}
+
+// pieceElem returns element k of a piece's flat node (flatPieces): the
+// node itself when it is a scalar.
+func (l *lowerer) pieceElem(flat autodiff.ID, k int, pos ast.Pos) autodiff.ID {
+	if l.b.Shape(flat).IsScalar() {
+		return flat
+	}
+	return l.b.Elem(flat, k, pos)
 }
 
 // undrawn leaves the data of dd undrawn for the reason why, found while
