@@ -135,7 +135,16 @@ type looRank struct {
 	elpd, se, p    float64 // Σ elpd_i, √n·sd(elpd_i), Σ p_i
 	diff, seDiff   float64 // elpd − the best's elpd, √n·sd(elpd_i − best_i)
 	badK, nObserve int     // observations with k̂ above 0.7 or not a number; n
+	noK            int     // those of badK whose k̂ is not a number (too few draws with a finite weight)
 	weight         float64 // the fit's model weight (NaN: none could be computed)
+}
+
+// noKText says of r's observations whose k̂ is not a number that their
+// elpd_i is plain importance sampling, which more draws (flag, gpp fit's
+// --output-draws or gpp sample's --draws) cure: not the advice for a k̂
+// above 0.7, that more draws do not fix a q that misses the posterior.
+func noKText(r looRank, flag string) string {
+	return fmt.Sprintf("Pareto k̂ not estimated for %d of %d observations (%s, too few to fit the weights' tail): their elpd_loo is plain importance sampling and unreliable; refit with more %s (Stan's loo wants hundreds)", r.noK, r.nObserve, tooFewTail, flag)
 }
 
 // weighReliable reports whether ranks has at least two fits whose
@@ -291,10 +300,18 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 			if r.fit.matched > 0 {
 				advice = fmt.Sprintf("gpp sample --reloo or gpp kfold estimate their elpd without PSIS; moment matching already ran on %d observation%s", r.fit.matched, plural(r.fit.matched))
 			}
-			errorf(stderr, "warning: %s: Pareto k̂ above 0.7 for %d of %d observations: its elpd_loo may be unreliable (the sample said why: the posterior without each moves far from the draws, an influential observation or one the model misfits; %s)", r.fit.label, r.badK, r.nObserve, advice)
+			if r.noK > 0 {
+				errorf(stderr, "warning: %s: %s", r.fit.label, noKText(r, "--draws"))
+			}
+			if r.badK > r.noK {
+				errorf(stderr, "warning: %s: Pareto k̂ above 0.7 for %d of %d observations: its elpd_loo may be unreliable (the sample said why: the posterior without each moves far from the draws, an influential observation or one the model misfits; %s)", r.fit.label, r.badK-r.noK, r.nObserve, advice)
+			}
 			continue
 		}
-		if r.badK > 0 {
+		if r.noK > 0 {
+			errorf(stderr, "warning: %s: %s", r.fit.label, noKText(r, "--output-draws"))
+		}
+		if r.badK > r.noK {
 			advice := "; --moment-match may bring them down"
 			if r.fit.matched > 0 {
 				advice = fmt.Sprintf("; moment matching already ran on %d observation%s", r.fit.matched, plural(r.fit.matched))
@@ -303,7 +320,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 			if r.fit.joint { // a low-rank fit read "try --fullrank all" (a psycholinguist's trial)
 				why = "its q already has a joint factor, so check with NUTS (gpp sample) and its loo.csv; more --output-draws does not fix a q that misses the posterior"
 			}
-			errorf(stderr, "warning: %s: Pareto k̂ above 0.7 for %d of %d observations: its elpd_loo may be unreliable (the fit said why; %s%s)", r.fit.label, r.badK, r.nObserve, why, advice)
+			errorf(stderr, "warning: %s: Pareto k̂ above 0.7 for %d of %d observations: its elpd_loo may be unreliable (the fit said why; %s%s)", r.fit.label, r.badK-r.noK, r.nObserve, why, advice)
 		}
 	}
 	printComparison(stdout, ranks, *method)
@@ -808,6 +825,9 @@ func compareLOO(fits []*looFit) ([]looRank, error) {
 			if !(f.k[i] <= 0.7) {
 				r.badK++
 			}
+			if math.IsNaN(f.k[i]) {
+				r.noK++
+			}
 		}
 		ranks[j] = r
 	}
@@ -988,6 +1008,7 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 	t.row(head...)
 	conditional, absurd := false, false
 	var doubtful []string // "label share" of each unreliable row
+	unestimated := false  // some of them have a k̂ not estimated
 	weighed := weighReliable(ranks)
 	for _, r := range ranks {
 		label := r.fit.label
@@ -1002,6 +1023,7 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 		if r.unreliable() {
 			label += " ?"
 			doubtful = append(doubtful, r.fit.label+" "+shareText(r.badK, r.nObserve)+"%")
+			unestimated = unestimated || r.noK > 0
 		}
 		weight := weightNum(r.weight)
 		if r.unreliable() || !weighed {
@@ -1051,6 +1073,10 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 			"--output-draws does not fix a q that misses the posterior (for a NUTS sample so\n"+
 			"flagged: gpp kfold).\n%s\n",
 			100*looUnreliableShare, strings.Join(doubtful, ", "), elpdName, elpdName, which)
+		if unestimated {
+			fmt.Fprintf(w, "A k̂ not estimated (%s) counts as above 0.7; more\n"+
+				"draws (--output-draws, gpp sample's --draws) do cure that.\n", tooFewTail)
+		}
 	}
 }
 
@@ -1112,8 +1138,12 @@ func optimisticNotes(ranks []looRank) []string {
 			if !s.fit.nuts || baseModel(s.fit.model) != baseModel(r.fit.model) || !sameData(r.fit.data, r.fit.dataHash, s.fit.data, s.fit.dataHash) || !(r.elpd > s.elpd) {
 				continue
 			}
-			notes = append(notes, fmt.Sprintf("%s's elpd_loo (%s) is above that of %s (%s), NUTS on the same model and data: with k̂ above 0.7 for %d of %d observations, the fit's PSIS estimate is the optimistic one, so rank the model by %s's",
-				r.fit.label, num1(r.elpd), s.fit.label, num1(s.elpd), r.badK, r.nObserve, s.fit.label))
+			above := "above 0.7"
+			if r.noK > 0 {
+				above = "above 0.7 or not estimated"
+			}
+			notes = append(notes, fmt.Sprintf("%s's elpd_loo (%s) is above that of %s (%s), NUTS on the same model and data: with k̂ %s for %d of %d observations, the fit's PSIS estimate is the optimistic one, so rank the model by %s's",
+				r.fit.label, num1(r.elpd), s.fit.label, num1(s.elpd), above, r.badK, r.nObserve, s.fit.label))
 			break
 		}
 	}

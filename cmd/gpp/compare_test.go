@@ -88,6 +88,9 @@ func TestCompareHand(t *testing.T) {
 		if r.badK != w.bad {
 			t.Errorf("%s: %d k̂ above 0.7, want %d", filepath.Base(w.dir), r.badK, w.bad)
 		}
+		if want := map[bool]int{true: 1}[w.dir == worst]; r.noK != want {
+			t.Errorf("%s: %d k̂ not a number, want %d", filepath.Base(w.dir), r.noK, want)
+		}
 	}
 
 	// The CLI: the same ranking on stdout and in --csv, written whole.
@@ -102,8 +105,13 @@ func TestCompareHand(t *testing.T) {
 	if !strings.Contains(stdout, "2·se_diff") {
 		t.Errorf("table lacks the note on se_diff:\n%s", stdout)
 	}
-	if !strings.Contains(stderr, "warning: "+worst+": Pareto k̂ above 0.7 for 2 of 4") {
-		t.Errorf("no warning of worst's k̂:\n%s", stderr)
+	// worst's NaN k̂ is counted apart, with the advice that cures it (more
+	// draws), not the one for a k̂ above 0.7 (more draws do not fix q).
+	if !strings.Contains(stderr, "warning: "+worst+": Pareto k̂ above 0.7 for 1 of 4") {
+		t.Errorf("no warning of worst's k̂ above 0.7:\n%s", stderr)
+	}
+	if !strings.Contains(stderr, "warning: "+worst+": Pareto k̂ not estimated for 1 of 4 observations (fewer than 21 draws with a finite weight, too few to fit the weights' tail): their elpd_loo is plain importance sampling and unreliable; refit with more --output-draws") {
+		t.Errorf("no warning of worst's NaN k̂:\n%s", stderr)
 	}
 	rows := reftest.ReadCSV(t, out)
 	if h := strings.Join(rows[0], ","); h != "fit,model,elpd_loo,se,elpd_diff,se_diff,weight,p_loo,pareto_k_above_0.7,n,weight_method" {

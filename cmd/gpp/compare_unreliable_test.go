@@ -57,6 +57,22 @@ func TestCompareUnreliable(t *testing.T) {
 	if strings.Contains(stdout, "1.000") || strings.Contains(stdout, "0.000") {
 		t.Errorf("two unreliable fits are weighed:\n%s", stdout)
 	}
+	if strings.Contains(stdout, "not estimated") {
+		t.Errorf("fits with every k̂ estimated are said not to have one:\n%s", stdout)
+	}
+
+	// A fit of too few draws to estimate k̂ (gpp fit --output-draws 4) is
+	// flagged too, and told that more draws cure it.
+	none := make([]float64, n)
+	for i := range none {
+		none[i] = math.NaN()
+	}
+	few := looRows(t, filepath.Join(dir, "few"), elpd(0.4), p, none)
+	code, stdout, stderr = runSafe(t, "compare", few, vi2)
+	if code != exitOK || !strings.Contains(stdout, few+" ?") || !strings.Contains(stdout, "A k̂ not estimated (fewer than 21 draws with a finite weight) counts as above 0.7; more\ndraws (--output-draws, gpp sample's --draws) do cure that.") ||
+		!strings.Contains(stderr, few+": Pareto k̂ not estimated for 10 of 10 observations") || strings.Contains(stderr, few+": Pareto k̂ above 0.7") {
+		t.Errorf("a fit with no k̂ estimated: exit %d\n%s%s", code, stdout, stderr)
+	}
 
 	// A K-fold row's k̂ is of its held-out estimate's terms, not of PSIS-LOO
 	// from q: it is warned of, not marked nor left out of the weights.
