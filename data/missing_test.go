@@ -137,7 +137,7 @@ func TestMissingBlankTail(t *testing.T) {
 	info = checked(t, "data k: int[N]\nparam p: unit\nk ~ Bernoulli(p)\n")
 	bound, err := Bind(info, []Input{csvInput(t, "", "k.csv", "k\n1\n0\n\n")}, nil)
 	want := "k: 1 missing value (k.csv line 4) is left out of the likelihood (int data observed only by ~); the last is a blank line at the end of k.csv: delete it if it is not a missing value"
-	if notes := LeftOutNotes(info, bound, nil); err != nil || len(notes) != 1 || notes[0] != want {
+	if notes := LeftOutNotes(info, bound, nil, nil); err != nil || len(notes) != 1 || notes[0] != want {
 		t.Errorf("int data: notes %q (error %v), want %q", notes, err, want)
 	}
 	info = checked(t, "data k: int[N]\nparam p: unit\nk ~ Bernoulli(p)\noutput m = mean(k)\n")

@@ -112,8 +112,9 @@ func MissingNotes(info *check.Info, bound map[string]*Array, notLeaves map[strin
 // (int data observed only by ~)"; for real data observed by a family with
 // a point mass at 0 (DataVar.ZeroMass), the note says why they are not
 // fitted instead, and for other real data whose cells are leaves (summed
-// out), that they are drawn as the output NAME_missing.
-func LeftOutNotes(info *check.Info, bound map[string]*Array, notLeaves map[string]bool) []string {
+// out), that they are drawn as the output NAME_missing, unless undrawn
+// names them (compile.Model.LeafUndrawn, whose own note says why not).
+func LeftOutNotes(info *check.Info, bound map[string]*Array, notLeaves, undrawn map[string]bool) []string {
 	var notes []string
 	for _, d := range info.Data {
 		a := bound[d.Name]
@@ -123,6 +124,8 @@ func LeftOutNotes(info *check.Info, bound map[string]*Array, notLeaves map[strin
 		n, what, where, are := missingCells(d.Name, a, a.Missing)
 		why := "int data observed only by ~"
 		switch {
+		case d.Missing != nil && undrawn[d.Name]:
+			why = "summed out, observed by one ~ and read nowhere else: each term integrates to 1"
 		case d.Missing != nil:
 			why = fmt.Sprintf("summed out, observed by one ~ and read nowhere else: each term integrates to 1; drawn from that ~ at each draw as the output %s_missing", d.Name)
 		case d.ZeroMass != "":

@@ -507,3 +507,33 @@ output log_lik = logpdf(y, Normal(a + b * x, s))
 		t.Errorf("gpp sample's summary.csv has no y_missing[2]")
 	}
 }
+
+// TestLeafUndrawnNote: where the model declares y_missing itself, the
+// summed-out cells of y are not drawn as that output, and the note on
+// them no longer says they are (it said so beside the note saying not).
+func TestLeafUndrawnNote(t *testing.T) {
+	d := t.TempDir()
+	model := writeFile(t, d, "m.gpp", `data N: int
+data y: real[N]
+param mu: real ~ Normal(0, 10)
+param s: positive ~ Gamma(2, 2)
+y ~ Normal(mu, s)
+output y_missing = mu
+`)
+	csv := writeFile(t, d, "y.csv", "y\n1.2\n0.5\nNA\n2.0\n1.1\n")
+	code, _, stderr := runSafe(t, "fit", model, csv, "--seed", "2", "--out", filepath.Join(d, "o"))
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"note: y: 1 missing value (" + csv + " line 4) is left out of the likelihood (summed out, observed by one ~ and read nowhere else: each term integrates to 1)\n",
+		"note: y has 1 missing value in the data, summed out of the likelihood, and it is not drawn: the model declares y_missing at " + model + ":6:8",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr has no %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "as the output y_missing") {
+		t.Errorf("a note says y's cells are drawn as the model's own y_missing:\n%s", stderr)
+	}
+}

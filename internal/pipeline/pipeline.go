@@ -307,19 +307,19 @@ func (l *Loaded) bindCoded(inputs []data.Input, sets map[string]string, levels m
 	if levels == nil { // a run's coding was warned of when it ran
 		l.Warnings = append(l.Warnings, data.LevelOrderWarnings(l.File, l.Info, bound)...)
 	}
-	l.Notes = append(data.MissingNotes(l.Info, bound, nil), data.LeftOutNotes(l.Info, bound, nil)...)
+	l.Notes = append(data.MissingNotes(l.Info, bound, nil), data.LeftOutNotes(l.Info, bound, nil, nil)...)
 	l.Notes = append(l.Notes, data.LevelNotes(l.Info, bound, levels != nil)...)
 	l.Notes = append(l.Notes, data.ColumnNotes(l.Info, bound)...)
 	m, err := compile.Compile(l.File, l.Info, bound)
 	if err != nil {
 		return err
 	}
-	if skip, not := m.Skipped(), m.NotLeaves(); skip != nil || not != nil {
-		// the missing cells that no statement reads fit no latent, and
-		// those that are no leaves after all are fitted: the notes say
-		// which do and which not
+	if skip, not, undrawn := m.Skipped(), m.NotLeaves(), m.LeafUndrawn(); skip != nil || not != nil || undrawn != nil {
+		// the missing cells that no statement reads fit no latent, those
+		// that are no leaves after all are fitted, and leaves not drawn
+		// are not: the notes say which do and which not
 		fitted := data.WithoutMissingCells(bound, skip)
-		l.Notes = append(data.MissingNotes(l.Info, fitted, not), data.LeftOutNotes(l.Info, bound, not)...)
+		l.Notes = append(data.MissingNotes(l.Info, fitted, not), data.LeftOutNotes(l.Info, bound, not, undrawn)...)
 		l.Notes = append(l.Notes, data.SkippedNotes(l.Info, bound, skip)...)
 		l.Notes = append(l.Notes, data.LevelNotes(l.Info, bound, levels != nil)...)
 		l.Notes = append(l.Notes, data.ColumnNotes(l.Info, bound)...)

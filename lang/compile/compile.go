@@ -144,6 +144,10 @@ type Model struct {
 	// twice, or none observes one (a NONMEM dose row's DV, read by no
 	// statement that runs) (lowerer.leafOutput).
 	noLeaf map[string]string
+	// leafUndrawn names the data of leftOut, real and summed out as
+	// leaves, whose cells are not drawn as the output NAME_missing
+	// (LeafUndrawn).
+	leafUndrawn map[string]bool
 	// perRow keeps every ~ on data a density per row in the log joint, as
 	// the other builds have it: no sufficient statistics (suffstats.go).
 	perRow bool
@@ -209,6 +213,12 @@ func Compile(f *ast.File, info *check.Info, bound map[string]*data.Array) (*Mode
 	m.prog, m.noLeaf, m.Notes = prog, demoted, append(notes, m.Notes...)
 	return m, nil
 }
+
+// LeafUndrawn names the real data whose missing cells are summed out as
+// leaves yet not drawn as the output NAME_missing (a note says why: the
+// model declares that name, or its ~ cannot be drawn), so that
+// data.LeftOutNotes does not say they are.
+func (m *Model) LeafUndrawn() map[string]bool { return m.leafUndrawn }
 
 // NotLeaves names the data whose missing cells check found to be leaves
 // (check.DataVar.LeavesOut) but whose ~ observes one twice, or none
@@ -461,6 +471,14 @@ func (m *Model) buildSel(mode buildMode, sel Selection, priorTildes ...*ast.Tild
 	}
 	if first {
 		m.noLeaf = l.noLeaf
+		for d := range l.undrawnAt {
+			if m.leftOut[d.Name] != nil && d.Missing != nil {
+				if m.leafUndrawn == nil {
+					m.leafUndrawn = map[string]bool{}
+				}
+				m.leafUndrawn[d.Name] = true
+			}
+		}
 	}
 	for sym, read := range l.missRead {
 		if m.missRead == nil {
