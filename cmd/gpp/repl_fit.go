@@ -846,6 +846,13 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 	text := ast.FormatExpr(x)
 	labelHint := r.labelIndexHint(x) // before substOutputs, which rewrites x in place
 	x = substOutputs(x, outputValues(f))
+	// want is the output printed: the expression's, or NAME_missing, the
+	// draws of a leaf's missing cells (data summed out of the likelihood,
+	// drawn from its ~), which the model compiles as an output of its own
+	want := replExprName
+	if leaf := r.leafQuery(f, x); leaf != "" {
+		want, x = leaf, &ast.NumberLit{ValuePos: x.Pos(), Raw: "0", Value: 0, IsInt: true}
+	}
 	out := &ast.OutputStmt{Output: x.Pos(), Name: &ast.Ident{NamePos: x.Pos(), Name: replExprName}, Value: x}
 	full := &ast.File{Name: replModel, Stmts: append(f.Stmts[:len(f.Stmts):len(f.Stmts)], out)}
 	info, err := check.Check(full, &check.Config{Overrides: r.sets})
@@ -860,7 +867,7 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 		r.printError(r.missingNameHint(err, x), srcs)
 		return
 	}
-	if info.Types[x].DataOnly && !r.readsMissing(info, x) {
+	if info.Types[x].DataOnly && !r.readsMissing(info, x) && want == replExprName {
 		r.evalFixed(ctx, full, info, out, mode, srcs)
 		return
 	}
@@ -880,6 +887,16 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 	}
 	var res *sgvb.Result    // the fit's q, or nil for the sample's draws
 	n, seed := 0, uint64(0) // draws, and the seed of an output's draws
+	fitted := latentsResult(nil, 0)
+	if smp := r.sample; smp != nil {
+		fitted = latentsResult(smp.lats, smp.dim)
+	} else {
+		fitted = r.fit.res
+	}
+	if err := leafReadError(x, info, m, fitted); err != nil {
+		r.printError(err, srcs)
+		return
+	}
 	if smp := r.sample; smp != nil {
 		if r.staleParams(latentChange(m.Latents, m.Dim, true, latentsResult(smp.lats, smp.dim))) {
 			return
@@ -892,7 +909,7 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 		}
 	}
 	r.noteStale()
-	oi := len(m.Outputs) - 1
+	oi := outputIndex(m, want)
 	shape := m.Outputs[oi].Shape
 	if id, ok := x.(*ast.Ident); ok && res != nil && (mode == modeMean || mode == modeSD) {
 		if fac := res.Factor(id.Name); fac != nil && !fac.Support.IsCoords() { // exact moments of q (a factor's are of its coordinates)
@@ -928,6 +945,7 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 	}
 	rng := rand.New(rand.NewPCG(seed, replStream))
 	ev.SetRand(rand.New(rand.NewPCG(seed, replStream+1)))
+	ev.SetDrawRand(rand.New(rand.NewPCG(seed, replStream+2))) // a leaf's missing cells (NAME_missing): NaN without it
 	coords := make([]float64, m.Dim)
 	var nan, inf nonFiniteDraws
 	for d := range n {
@@ -1423,7 +1441,7 @@ func (r *repl) evalFixed(ctx context.Context, full *ast.File, info *check.Info, 
 		r.printError(err, srcs)
 		return
 	}
-	oi := len(m.Outputs) - 1
+	oi := outputIndex(m, replExprName)
 	if oerr := ev.OutputErr(); oerr != nil && !allFinite(outs[oi]) {
 		// a failure the value shows (an ODE solve that stopped): say why
 		r.printError(oerr, srcs)
@@ -1607,6 +1625,62 @@ func (r *repl) readsMissing(info *check.Info, x ast.Expr) bool {
 		}
 	}
 	return false
+}
+
+// leafReadError is the error of a query x that reads data whose missing
+// cells the fit (or sample) res summed out of the likelihood as leaves:
+// read by the query they are no leaves, and m fits them as the latent
+// NAME_missing that res has not, which would read as "the params
+// changed". Their draws are the output NAME_missing, which a query may
+// name alone. nil where x reads no such data.
+func leafReadError(x ast.Expr, info *check.Info, m *compile.Model, res *sgvb.Result) error {
+	for _, l := range m.Latents {
+		base, ok := strings.CutSuffix(l.Name, compile.MissingSuffix)
+		if !ok || res.Factor(l.Name) != nil || info.DataVar(base) == nil {
+			continue
+		}
+		return ast.Errorf(x.Pos(), "`%s`'s missing cells were summed out of the likelihood (each observed by its ~ alone) and drawn as `%s`: a query that reads `%s` would need them fitted; type `%s` for their draws",
+			base, l.Name, base, l.Name)
+	}
+	return nil
+}
+
+// outputIndex returns the index of m's output named name (the REPL's
+// query, replExprName, is not always the last: a leaf's NAME_missing
+// draws come after the model's statements).
+func outputIndex(m *compile.Model, name string) int {
+	for i, o := range m.Outputs {
+		if o.Name == name {
+			return i
+		}
+	}
+	return len(m.Outputs) - 1
+}
+
+// leafQuery returns NAME_missing where x is that name alone and NAME is
+// data of f with missing cells that the fit summed out as leaves (drawn
+// at each draw as that output), which is no name of the model; else "".
+func (r *repl) leafQuery(f *ast.File, x ast.Expr) string {
+	id, ok := x.(*ast.Ident)
+	if !ok || r.fit == nil && r.sample == nil {
+		return ""
+	}
+	base, isMissing := strings.CutSuffix(id.Name, compile.MissingSuffix)
+	if !isMissing || r.fit != nil && r.fit.res.Factor(id.Name) != nil {
+		return ""
+	}
+	data := false
+	for _, s := range f.Stmts {
+		if declName(s) == id.Name {
+			return "" // the model's own name
+		}
+		_, isData := s.(*ast.DataDecl)
+		data = data || isData && declName(s) == base
+	}
+	if !data {
+		return ""
+	}
+	return id.Name
 }
 
 // missingNameHint adds to the error of an expression that names a fit's

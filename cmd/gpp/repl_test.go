@@ -1888,3 +1888,38 @@ func TestTakeInitLast(t *testing.T) {
 func TestReplMissingCovariate(t *testing.T) {
 	replTranscript(t, "repl_missing_covariate", exitOK)
 }
+
+// TestReplLeafMissing: after a fit whose data has missing cells summed
+// out as leaves (drawn as the output y_missing), a query answers of the
+// query's own output, not of y_missing's (the query's output was taken to
+// be the last one: `mu` printed mu[0], NaN in every draw); y_missing is
+// itself a query, drawn (not NaN), and one that reads y says why it
+// cannot be answered from this fit rather than "the params changed".
+func TestReplLeafMissing(t *testing.T) {
+	csv := writeFile(t, t.TempDir(), "y.csv", "y\n1.2\n0.5\nNA\n2.0\n1.1\n")
+	r, out, errb := newTestRepl()
+	typeIn(r, "data y: real[N]", "param mu: real ~ Normal(0, 10)", "y ~ Normal(mu, 1)", ":data "+csv, ":fit --quiet --seed 2")
+	if r.fit == nil {
+		t.Fatalf("no fit: %s", errb.String())
+	}
+	muMean := r.fit.res.Factor("mu").Mean()[0]
+	out.Reset()
+	errb.Reset()
+	typeIn(r, "mean(mu)", "mean(y_missing)", "sd(y_missing)")
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 || lines[0] != num3(muMean) || errb.Len() > 0 {
+		t.Fatalf("output:\n%s\nerrors:\n%s", out.String(), errb.String())
+	}
+	var m, s float64
+	if _, err := fmt.Sscanf(lines[1], "[%g]", &m); err != nil || math.Abs(m-muMean) > 0.15 {
+		t.Errorf("mean(y_missing) printed %q, want about q's mean of mu %.3g", lines[1], muMean)
+	}
+	if _, err := fmt.Sscanf(lines[2], "[%g]", &s); err != nil || !(s > 1 && s < 1.4) {
+		t.Errorf("sd(y_missing) printed %q, want about √(1 + sd(mu)²) ≈ 1.1", lines[2])
+	}
+	errb.Reset()
+	typeIn(r, "2 * y")
+	if want := "`y`'s missing cells were summed out of the likelihood (each observed by its ~ alone) and drawn as `y_missing`"; !strings.Contains(errb.String(), want) || strings.Contains(errb.String(), "params changed") {
+		t.Errorf("2 * y: stderr %q, want %q", errb.String(), want)
+	}
+}
