@@ -504,8 +504,8 @@ func autoNamesParam(cfg *fitConfig, m *compile.Model) {
 func fullRankAllSize(m *compile.Model) int {
 	n := 0
 	for _, lat := range m.Latents {
-		if lat.Support.IsOrdered() || sgvb.CheckFullRank(lat.Support, 1) != nil {
-			continue
+		if !lat.Support.IsOrdered() && sgvb.CheckFullRank(lat.Support, 1) != nil {
+			continue // an ordered one joins by its coordinates (checkFullRank)
 		}
 		n += fullRankElems(&lat)
 	}

@@ -174,3 +174,29 @@ func TestMomentMatchAdviceReach(t *testing.T) {
 		t.Errorf("posterior draws: %q", a)
 	}
 }
+
+// TestFullRankAllCount: the elements the hints and --fullrank auto count
+// for --fullrank all (meanFieldElems, fullRankAllSize) are those of the
+// joint factor it builds (checkFullRank), ordered params included by
+// their coordinates: a trial's mixture hint said "(5 elements)" of a
+// joint factor of 8, its ordered means left out.
+func TestFullRankAllCount(t *testing.T) {
+	l, err := pipeline.Load(writeFile(t, t.TempDir(), "mix.gpp", "param w: simplex[3] ~ Dirichlet(1)\nparam mu: ordered[3] ~ Normal(0, 5)\nparam sigma: positive[3] ~ HalfNormal(2)\nparam b: real ~ Normal(0, 1)\n"), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := fullRankSettings(t, l, "all", 0, 0)
+	joint := 0
+	for _, g := range s.FullRankGroups {
+		for _, name := range g {
+			joint += fullRankElems(latentNamed(l.Model, name))
+		}
+	}
+	n, normal, stick := meanFieldElems(sgvb.Settings{}, l.Model)
+	if joint != 9 || n != joint || fullRankAllSize(l.Model) != joint {
+		t.Errorf("--fullrank all holds %d elements (want 2 + 3 + 3 + 1 = 9); meanFieldElems counts %d, fullRankAllSize %d", joint, n, fullRankAllSize(l.Model))
+	}
+	if normal != 2 || stick != 2 { // b and mu's first coordinate; w's two sticks
+		t.Errorf("meanFieldElems: %d normal, %d stick elements, want 2 and 2", normal, stick)
+	}
+}

@@ -367,12 +367,20 @@ func fullRankAllAdvised(s sgvb.Settings, m *compile.Model) (n int, ok bool) {
 // meanFieldElems returns the elements of model m that --fullrank all
 // would hold (n), how many of them the mean-field fit of settings s
 // holds by normal factors (real, bounded and matrix params, positive ones
-// under --family lognormal; not a simplex's Dirichlet), and how many are
-// a simplex's stick-breaking coordinates (stick), which the joint factor
-// holds as normal ones: fullRankAllAdvised's counts.
+// under --family lognormal, an ordered one's first coordinate; not a
+// simplex's Dirichlet), and how many are a simplex's stick-breaking
+// coordinates (stick), which the joint factor holds as normal ones:
+// fullRankAllAdvised's counts. An ordered param joins --fullrank all by
+// its coordinates (checkFullRank): a trial's hint said "(5 elements)" of
+// a mixture whose joint factor held 8, its ordered means left out.
 func meanFieldElems(s sgvb.Settings, m *compile.Model) (n, normal, stick int) {
 	for _, lat := range m.Latents {
-		if !lat.Support.IsOrdered() && sgvb.CheckFullRank(lat.Support, 1) == nil {
+		if lat.Support.IsOrdered() {
+			n += lat.Size
+			normal++ // x_0; the increments' factors are positive ones
+			continue
+		}
+		if sgvb.CheckFullRank(lat.Support, 1) == nil {
 			n += fullRankElems(&lat)
 			if lat.Support == dist.Simplex { // a Dirichlet factor, not a normal one
 				stick += fullRankElems(&lat)
