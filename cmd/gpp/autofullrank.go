@@ -57,16 +57,24 @@ func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r 
 	const head = "note: --fullrank auto: "
 	cfg.autoLost = ""
 	walk := autoWalkCand(s, l, r)
-	cc, _ := meanFieldCurvature(ctx, s, l, r)
-	if cc != nil && cc.joinLeft {
+	cc, skipped := meanFieldCurvature(ctx, s, l, r)
+	why := ""
+	switch {
+	case cc != nil && cc.joinLeft:
 		// a partial check with normal factors: its ratios are lower bounds
 		// and the funnel's neck is unchecked, no ground to keep or refit
 		// q by, so auto fits as where no check runs (an MRP trial's
-		// non-centred funnel: --fullrank all, +7.9 nats)
+		// non-centred funnel: --fullrank all, +7.9 nats), and says so
+		// (the mean-field hint's group is the same check's)
+		why = partialAutoText(cc)
 		cc = nil
+	case cc == nil:
+		if skipped == "" {
+			skipped = curvSkipReason(s, r)
+		}
+		why = "the curvature check did not run (" + skipped + ")"
 	}
 	if cc == nil {
-		why := "the curvature check did not run (" + curvSkipReason(s, r) + ")"
 		all := fullRankAllSize(l.Model)
 		var cands []string
 		if walk != "" && !r.Interrupted && ctx.Err() == nil {
@@ -510,6 +518,27 @@ func fullRankAllSize(m *compile.Model) int {
 		n += fullRankElems(&lat)
 	}
 	return n
+}
+
+// partialAutoText says why --fullrank auto does not choose by a partial
+// check with normal factors (curvCheck.joinLeft), from which the
+// mean-field hint names a group: a trial's non-centred chimpanzees left
+// sigma_g out, and auto had said the check did not run while the hint
+// proposed --fullrank a_bar+sigma_a+sigma_g+z+b.
+func partialAutoText(cc *curvCheck) string {
+	who, n := cc.leftNames()
+	sds := "its sd goes"
+	if n > 1 {
+		sds = "their sds go"
+	}
+	text := fmt.Sprintf("the curvature check was partial: the log density at q's mode bends the wrong way along %s (likely a funnel's neck), which it left out, "+
+		"so the others' ratios are only lower bounds and %s unchecked, no ground to keep the mean-field fit or to choose a group by", who, sds)
+	if bad := cc.bad(curvRatio); len(bad) > 0 {
+		if group, _, _ := curvGroup(cc, bad, curvRatio); group != nil {
+			text += fmt.Sprintf(" (the mean-field fit's hint, --fullrank %s, is from those ratios)", strings.Join(group, "+"))
+		}
+	}
+	return text
 }
 
 // curvSkipReason says why meanFieldCurvature did not run the check on

@@ -55,6 +55,7 @@ type curvCheck struct {
 	c     *sgvb.Curvature
 	names []string // element names, per coordinate
 	lats  []int    // the factor (r.Factors) of each coordinate
+	size  []int    // the coordinates of each factor: its size, a simplex's K − 1 a row
 	r     *sgvb.Result
 	// autoLost is the group (as --fullrank takes it) that --fullrank auto
 	// refitted with and kept the mean-field fit over (autoPrefer); "".
@@ -148,9 +149,13 @@ func lowRankAllSize(m *compile.Model, r *sgvb.Result) (n, gammas int) {
 // which the log density bends the wrong way left out), where the density
 // bends so along one direction only (partialOK); nil otherwise, and the
 // hints fall back to Pareto k̂ (meanFieldHint). skipped says why a check
-// that was meant did not run ("" where it ran or was not meant), which
-// the fit says where k̂ raises the alarm (curvSkippedHint). It draws
-// nothing, so the fit's numbers are unchanged.
+// that was meant did not run ("" where it ran or was not meant; never ""
+// where it failed: a simplex's Dirichlet factor had failed silently),
+// which the fit says where k̂ raises the alarm (curvSkippedHint) and
+// --fullrank auto in its note. The check is on the unconstrained
+// coordinates (a simplex's K − 1 stick-breaking ones a row), named as
+// stickCoordName and transformCoord say. It draws nothing, so the fit's
+// numbers are unchanged.
 func meanFieldCurvature(ctx context.Context, s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result) (cc *curvCheck, skipped string) {
 	m := l.Model
 	if r == nil || !meanField(s) || s.Minibatch != nil || r.Interrupted || r.Dim < 1 {
@@ -161,29 +166,42 @@ func meanFieldCurvature(ctx context.Context, s sgvb.Settings, l *pipeline.Loaded
 	}
 	ud, err := sgvb.NewUnconstrained(pipeline.Target{M: m}, pipeline.Latents(m))
 	if err != nil {
-		return nil, ""
+		return nil, "the check has no unconstrained coordinates for this model (" + strings.TrimPrefix(err.Error(), "sgvb: ") + ")"
 	}
 	c, err := r.MeanFieldCurvature(ctx, ud)
 	if c == nil {
-		if errors.Is(err, sgvb.ErrNotDefinite) {
+		switch {
+		case errors.Is(err, sgvb.ErrNotDefinite):
 			return nil, curvSkipReason(s, r)
+		case ctx.Err() != nil:
+			return nil, "it was interrupted"
 		}
-		return nil, ""
+		return nil, strings.TrimPrefix(err.Error(), "sgvb: ") // no silent skip: a factor or support the check does not take
 	}
-	cc = &curvCheck{c: c, r: r, names: make([]string, r.Dim), lats: make([]int, r.Dim), tol: s.Tol, hier: hierarchical(l)}
+	cc = &curvCheck{c: c, r: r, names: make([]string, ud.Dim()), lats: make([]int, ud.Dim()), tol: s.Tol, hier: hierarchical(l)}
 	cc.all = fullRankAllSize(m)
 	cc.lowAll, cc.lowGamma = lowRankAllSize(m, r)
 	name := latentNamer(m, l) // as the fit's table names the elements
 	for fi, f := range r.Factors {
-		for k := range f.Size {
-			cc.names[f.Offset+k] = name(f.Name, f.Shape, k)
+		li := slices.IndexFunc(m.Latents, func(lat compile.Latent) bool { return lat.Name == f.Name })
+		if li < 0 {
+			return nil, fmt.Sprintf("the fit's factor %s is no param of the model", f.Name)
+		}
+		off, n := ud.LatentRange(li) // the check's coordinates are ud's
+		cc.size = append(cc.size, n)
+		for k := range n {
+			cc.lats[off+k] = fi
+			if f.Support == dist.Simplex { // K − 1 stick-breaking coordinates a row
+				cc.names[off+k] = stickCoordName(f.Name, f.Shape, k)
+				continue
+			}
+			cc.names[off+k] = name(f.Name, f.Shape, k)
 			if e, scale, ok := transformCoord(f.Name, f.Shape, f.Support, k, name); ok { // L's coordinate (1, 0), not "L[0]"
-				cc.names[f.Offset+k] = e
+				cc.names[off+k] = e
 				if f.Support.IsOrdered() { // a gap, not an element: log(m1[1] - m1[0])
-					cc.names[f.Offset+k] = coordLabel(e, scale)
+					cc.names[off+k] = coordLabel(e, scale)
 				}
 			}
-			cc.lats[f.Offset+k] = fi
 		}
 	}
 	if w := flatWarning(cc); w != "" {
@@ -209,6 +227,18 @@ func meanFieldCurvature(ctx context.Context, s sgvb.Settings, l *pipeline.Loaded
 		cc.joinLeft = normal >= 2
 	}
 	return cc, ""
+}
+
+// stickCoordName names stick-breaking coordinate k of simplex param name
+// of shape: "delta stick-breaking coordinate 2" (0-based, as the table's
+// elements; y_2 = logit of delta[2]'s share of delta[2] + … + delta[K-1],
+// shifted), "theta row 1 stick-breaking coordinate 0" for a matrix's row.
+func stickCoordName(name string, shape []int, k int) string {
+	km := shape[len(shape)-1] - 1
+	if len(shape) > 1 {
+		return fmt.Sprintf("%s row %d stick-breaking coordinate %d", name, k/km, k%km)
+	}
+	return fmt.Sprintf("%s stick-breaking coordinate %d", name, k)
 }
 
 // curvSkippedHint says, where Pareto k̂ raises the alarm, that the
@@ -241,29 +271,36 @@ func partialOK(p *sgvb.Curvature) bool { return p != nil && p.WrongWay == 1 }
 // partial (sgvb.Curvature.Left): the elements it left out, the first
 // three, and what that means for the ratios; "" for a full check.
 func (cc *curvCheck) leftText() string {
+	who, n := cc.leftNames()
+	if n == 0 {
+		return ""
+	}
+	them := "them"
+	if n == 1 {
+		them = "it"
+	}
+	return fmt.Sprintf(" (the log density at q's mode bends the wrong way along %s, so the check left %s out and took the others' ratios given %s: on a normal posterior those are at most the marginal ones)",
+		who, them, them)
+}
+
+// leftNames names the elements a partial check left out (sgvb.Curvature.
+// Left), the first three ("a, b and c", "a, b, c (and 2 more elements)"),
+// and how many there are; "", 0 for a full check.
+func (cc *curvCheck) leftNames() (string, int) {
 	var idx []int
 	for i, out := range cc.c.Left {
 		if out {
 			idx = append(idx, i)
 		}
 	}
-	if len(idx) == 0 {
-		return ""
-	}
 	names := make([]string, 0, 3)
 	for _, i := range idx[:min(len(idx), 3)] {
 		names = append(names, cc.names[i])
 	}
-	who := joinAnd(names)
 	if more := len(idx) - len(names); more > 0 {
-		who = strings.Join(names, ", ") + fmt.Sprintf(" (and %d more element%s)", more, plural(more))
+		return strings.Join(names, ", ") + fmt.Sprintf(" (and %d more element%s)", more, plural(more)), len(idx)
 	}
-	them := "them"
-	if len(idx) == 1 {
-		them = "it"
-	}
-	return fmt.Sprintf(" (the log density at q's mode bends the wrong way along %s, so the check left %s out and took the others' ratios given %s: on a normal posterior those are at most the marginal ones)",
-		who, them, them)
+	return joinAnd(names), len(idx)
 }
 
 // flatWarning returns the warning of a flat direction at q's mode
@@ -619,7 +656,7 @@ func curvGroup(cc *curvCheck, bad []int, min float64) (group []string, n int, le
 		n, gammas := 0, 0
 		for fi, ok := range in {
 			if ok {
-				n += cc.r.Factors[fi].Size
+				n += cc.coords(fi)
 				gammas += gammaElems(cc.r.Factors[fi])
 			}
 		}
@@ -663,10 +700,19 @@ func curvGroup(cc *curvCheck, bad []int, min float64) (group []string, n int, le
 	for fi, ok := range in {
 		if ok {
 			group = append(group, cc.r.Factors[fi].Name)
-			n += cc.r.Factors[fi].Size
+			n += cc.coords(fi)
 		}
 	}
 	return group, n, left
+}
+
+// coords returns the check's coordinates of factor fi (curvCheck.size;
+// its size where that is not recorded).
+func (cc *curvCheck) coords(fi int) int {
+	if fi < len(cc.size) {
+		return cc.size[fi]
+	}
+	return cc.r.Factors[fi].Size
 }
 
 // ratioText formats an sd ratio with two significant digits, as "1.6" or

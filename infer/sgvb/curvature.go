@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/gpplang/gpp/dist"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -25,9 +26,10 @@ import (
 // and on a gamma frailty model it made r 1.6–1.7 times NUTS's ratio
 // (docs/inference.md, The mean-field hint).
 
-// Curvature is the curvature check of a mean-field fit, per coordinate x_i
-// of the fit (Result.Dim: a real latent's values, a positive one's logs, a
-// bounded one's logits, an ordered one's x_0 and log increments).
+// Curvature is the curvature check of a mean-field fit, per unconstrained
+// coordinate x_i (Unconstrained.Dim: a real latent's values, a positive
+// one's logs, a bounded one's logits, an ordered one's x_0 and log
+// increments, a simplex's K − 1 stick-breaking coordinates a row).
 type Curvature struct {
 	// Ratio[i] is r_i = √(Σ_ii Λ_ii): how many times the marginal sd of x_i
 	// under N(·, Λ⁻¹) exceeds the conditional one that mean-field q reports.
@@ -144,7 +146,7 @@ var ErrNotDefinite = errors.New("sgvb: the Hessian of the log density at q's mod
 // r on ud, the unconstrained density of the fit's latents (in r.Factors'
 // order): 2·Dim gradients of ud and an O(Dim³) factorisation, no random
 // draws. An error for a fit that is not mean-field SGVB (normal, log-normal,
-// gamma and beta factors only: a Dirichlet's coordinates are not x),
+// gamma, beta and Dirichlet factors only; coordModes),
 // ErrNotDefinite where −H is not positive definite or not finite (with a
 // Curvature that holds Flat alone, where Λ's eigenvalues were found), or
 // ctx's error.
@@ -152,15 +154,14 @@ func (r *Result) MeanFieldCurvature(ctx context.Context, ud *Unconstrained) (*Cu
 	if r.Method != SGVB || len(r.Groups) > 0 {
 		return nil, errors.New("sgvb: the curvature check is of a mean-field SGVB fit")
 	}
-	if ud.Dim() != r.Dim || ud.TargetDim() != r.Dim {
-		return nil, fmt.Errorf("sgvb: the curvature check: %d unconstrained coordinates for a fit of %d", ud.Dim(), r.Dim)
+	if ud.TargetDim() != r.Dim {
+		return nil, fmt.Errorf("sgvb: the curvature check: %d coordinates of the density for a fit of %d", ud.TargetDim(), r.Dim)
 	}
-	x, err := r.coordModes()
+	u, sd, err := r.coordModes(ud)
 	if err != nil {
 		return nil, err
 	}
-	u := make([]float64, r.Dim)
-	ud.UCoords(x, u)
+	n := len(u)
 	H, bad, err := centralHessian(ctx, ud, u)
 	if err != nil {
 		return nil, err
@@ -168,24 +169,23 @@ func (r *Result) MeanFieldCurvature(ctx context.Context, ud *Unconstrained) (*Cu
 	if bad >= 0 {
 		return nil, ErrNotDefinite
 	}
-	sd := r.coordSDs()
 	var flat *FlatDirection
-	if r.Dim <= FlatMaxDim { // Λ only where its eigenvectors are looked for
-		L := mat.NewSymDense(r.Dim, nil)
+	if n <= FlatMaxDim { // Λ only where its eigenvectors are looked for
+		L := mat.NewSymDense(n, nil)
 		L.ScaleSym(-1, H)
 		flat = flatDirection(L, sd)
 	}
 	c, err := curvatureOf(H)
 	if err != nil {
 		if flat != nil {
-			L := mat.NewSymDense(r.Dim, nil)
+			L := mat.NewSymDense(n, nil)
 			L.ScaleSym(-1, H)
 			return &Curvature{Flat: flat, Partial: partialCurvature(L, sd, flat)}, err
 		}
 		return nil, err
 	}
 	c.Flat = flat
-	c.Scale = make([]float64, r.Dim)
+	c.Scale = make([]float64, n)
 	for i := range c.Scale {
 		c.Scale[i] = sd[i] * math.Sqrt(c.lambda.At(i, i))
 	}
@@ -361,32 +361,64 @@ func curvatureOf(H *mat.SymDense) (*Curvature, error) {
 	return c, nil
 }
 
-// coordModes returns q's mode of every coordinate x of a mean-field fit:
-// a normal's or log-normal's location, log(a/rate) for a gamma factor's
-// log b (the mode of a·log b − rate·b), log(α/β) for a beta factor's
-// logit b (the mode of α·log b + β·log(1 − b)); an error for other
-// factors.
-func (r *Result) coordModes() ([]float64, error) {
+// coordModes returns q's mode and sd of every coordinate u of ud (the
+// density of a mean-field fit's latents, in r.Factors' order): a normal's
+// or log-normal's location, log(a/rate) for a gamma factor's log b (the
+// mode of a·log b − rate·b), log(α/β) for a beta factor's logit b (the
+// mode of α·log b + β·log(1 − b)), and for a Dirichlet factor's simplex
+// its K − 1 stick-breaking coordinates a row, y_j = logit(z_j) +
+// log(K − j − 1) of stick j's share z_j of what is left: under
+// Dirichlet(α) the z_j are independent Beta(α_j, Σ_{i>j} α_i), so q is
+// mean-field in y too, y_j's mode log(α_j / Σ_{i>j} α_i) + log(K − j − 1)
+// and its sd a beta factor's. An error for other factors.
+func (r *Result) coordModes(ud *Unconstrained) (u, sd []float64, err error) {
 	r.prepare()
-	x := make([]float64, r.Dim)
+	x, sdx := make([]float64, r.Dim), make([]float64, r.Dim)
+	alpha := make([]float64, r.Dim) // a Dirichlet factor's α, NaN elsewhere
 	val := r.cache.val
 	for bi := range r.blocks {
 		b := &r.blocks[bi]
 		n, p := b.n, b.poff
 		for i := range n {
+			alpha[b.off+i] = math.NaN()
 			switch b.fam {
 			case FamilyNormal, FamilyLognormal:
 				x[b.off+i] = val[p+i]
-			case FamilyGamma:
+			case FamilyGamma, FamilyBeta:
 				x[b.off+i] = math.Log(val[p+i] / val[p+n+i])
-			case FamilyBeta:
-				x[b.off+i] = math.Log(val[p+i] / val[p+n+i])
+			case FamilyDirichlet:
+				alpha[b.off+i] = val[p+i]
+				continue
 			default:
-				return nil, fmt.Errorf("sgvb: the curvature check is of mean-field factors, not %s's %v", b.name, b.fam)
+				return nil, nil, fmt.Errorf("sgvb: the curvature check is of mean-field factors, not %s's %v", b.name, b.fam)
+			}
+			_, sdx[b.off+i] = b.coordMoments(val, i)
+		}
+	}
+	u, sd = make([]float64, ud.Dim()), make([]float64, ud.Dim())
+	for si, s := range ud.segs {
+		if s.kind != uSimplex {
+			copy(u[s.uoff:s.uoff+s.n], x[s.xoff:s.xoff+s.n])
+			copy(sd[s.uoff:s.uoff+s.n], sdx[s.xoff:s.xoff+s.n])
+			continue
+		}
+		for row := range s.n / (s.k - 1) {
+			a := alpha[s.xoff+row*s.k : s.xoff+(row+1)*s.k]
+			tail := make([]float64, s.k+1) // tail[j] = Σ_{i≥j} α_i
+			for j := s.k - 1; j >= 0; j-- {
+				tail[j] = tail[j+1] + a[j]
+			}
+			if !(tail[0] > 0) {
+				return nil, nil, fmt.Errorf("sgvb: the curvature check: simplex %s's factor is not a Dirichlet", ud.factors[si].Name)
+			}
+			for j := range s.k - 1 {
+				o := s.uoff + row*(s.k-1) + j
+				u[o] = math.Log(a[j]/tail[j+1]) + math.Log(float64(s.k-j-1))
+				sd[o] = math.Sqrt(dist.Trigamma(a[j]) + dist.Trigamma(tail[j+1]))
 			}
 		}
 	}
-	return x, nil
+	return u, sd, nil
 }
 
 // GroupRatios returns, per coordinate, how many times its sd would still

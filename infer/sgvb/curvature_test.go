@@ -220,3 +220,95 @@ func TestSpreadOneSided(t *testing.T) {
 		t.Errorf("sd %.3g at tol 1e-4, %.3g at 1e-6: want the fit settled", sds[0], sds[1])
 	}
 }
+
+// dirichletReal is the density of a simplex w ~ Dirichlet(alpha) (Target
+// coordinates log w) and, after it, a ~ N(0, 1).
+type dirichletReal struct{ alpha []float64 }
+
+func (g dirichletReal) LogJoint(x, grad []float64) (float64, error) {
+	k := len(g.alpha)
+	lp := -x[k] * x[k] / 2
+	grad[k] = -x[k]
+	for j, a := range g.alpha {
+		lp += (a - 1) * x[j]
+		grad[j] = a - 1
+	}
+	return lp, nil
+}
+
+func (g dirichletReal) Clone() Target { return g }
+
+// TestMeanFieldCurvatureDirichlet: a simplex's Dirichlet factor is checked
+// on its K − 1 stick-breaking coordinates, in which q is mean-field too
+// (stick j's share is Beta(α_j, Σ_{i>j} α_i), independent of the others):
+// q's mode there is the simplex α/Σα of q's α, each coordinate's sd a
+// beta factor's logit's, the coordinates of the latent after it shift by
+// one, and on a Dirichlet posterior, whose stick-breaking coordinates are
+// independent too, every ratio is 1 and each scale σ_j √Λ_jj with Λ_jj =
+// (a + b) z(1 − z), a and b the posterior's Beta parameters and z q's
+// share. Until 2026-12-02 a Dirichlet factor made the check an error,
+// which the fit did not report.
+func TestMeanFieldCurvatureDirichlet(t *testing.T) {
+	g := dirichletReal{alpha: []float64{2, 3, 4, 5}}
+	k := len(g.alpha)
+	lats := []Latent{{Name: "w", Offset: 0, Size: k, Shape: []int{k}, Support: dist.Simplex}, {Name: "a", Offset: k, Size: 1, Support: dist.Real}}
+	r, err := Fit(context.Background(), g, lats, Settings{Seed: 1, PSISDraws: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Factors[0].Family != FamilyDirichlet {
+		t.Fatalf("w's factor %v, want dirichlet", r.Factors[0].Family)
+	}
+	ud, err := NewUnconstrained(g, lats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, sd, err := r.coordModes(ud)
+	if err != nil || len(u) != k {
+		t.Fatalf("%d coordinates, %v; want %d", len(u), err, k)
+	}
+	aq := r.Factors[0].Params[0]
+	x := make([]float64, k+1)
+	ud.Coords(u, x)
+	sum := 0.0
+	for _, v := range aq {
+		sum += v
+	}
+	for j, v := range aq {
+		if want := math.Log(v / sum); math.Abs(x[j]-want) > curvTol {
+			t.Errorf("q's mode: log w[%d] = %.9g, want log(α_%d/Σα) = %.9g", j, x[j], j, want)
+		}
+	}
+	if x[k] != r.Factors[1].Params[0][0] || sd[k-1] != r.Factors[1].Params[1][0] {
+		t.Errorf("a at q's mode %.9g ± %.9g, want its factor's %.9g ± %.9g", x[k], sd[k-1], r.Factors[1].Params[0][0], r.Factors[1].Params[1][0])
+	}
+	c, err := r.MeanFieldCurvature(context.Background(), ud)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Ratio) != k || len(c.Scale) != k {
+		t.Fatalf("%d ratios, %d scales; want %d", len(c.Ratio), len(c.Scale), k)
+	}
+	tail, tailQ := 0.0, 0.0
+	for j := k - 1; j >= 1; j-- {
+		tail += g.alpha[j]
+		tailQ += aq[j]
+	}
+	for j := range k - 1 {
+		if math.Abs(c.Ratio[j]-1) > curvTol {
+			t.Errorf("stick %d: ratio %.9g, want 1", j, c.Ratio[j])
+		}
+		a, b, z := g.alpha[j], tail, aq[j]/(aq[j]+tailQ)
+		sdq := math.Sqrt(dist.Trigamma(aq[j]) + dist.Trigamma(tailQ))
+		if want := sdq * math.Sqrt((a+b)*z*(1-z)); math.Abs(sd[j]-sdq) > curvTol*sdq || math.Abs(c.Scale[j]-want) > curvTol*want {
+			t.Errorf("stick %d: sd %.9g, scale %.9g; want %.9g, %.9g", j, sd[j], c.Scale[j], sdq, want)
+		}
+		if j+1 < k-1 {
+			tail -= g.alpha[j+1]
+			tailQ -= aq[j+1]
+		}
+	}
+	if math.Abs(c.Ratio[k-1]-1) > curvTol || math.Abs(c.Scale[k-1]-sd[k-1]) > curvTol {
+		t.Errorf("a: ratio %.9g, scale %.9g; want 1, its sd %.9g", c.Ratio[k-1], c.Scale[k-1], sd[k-1])
+	}
+}
