@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpplang/gpp/infer/nuts"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/pipeline"
@@ -438,6 +439,12 @@ func againstElem(name string, qm, qs, qDraws, m, s float64, mc mcmcStats, sh aga
 	}
 	r.seRatio = r.ratio * math.Sqrt(relSD*relSD+qRel*qRel)
 	switch {
+	case !r.binary && s > 0 && nuts.RoundingSD(s, m):
+		// constant to rounding (a correlation matrix's diagonal, sd
+		// 1.2e-16): read as an sd of 0, which it is but for rounding
+		r.z, r.ratio, r.seZ, r.seRatio = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+		r.reading = "not compared (an sd is 0 to rounding)"
+		return r
 	case !(s > 0) || math.IsInf(s, 0) || math.IsNaN(qm) || math.IsNaN(qs) || math.IsNaN(r.seZ) || (math.IsNaN(r.seRatio) && !r.binary):
 		r.reading = "not compared (an sd is 0 or a value not finite)"
 		return r

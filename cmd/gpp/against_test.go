@@ -669,3 +669,20 @@ func TestChebyshevSD(t *testing.T) {
 		}
 	}
 }
+
+// TestAgainstRoundingConstant: an element constant to rounding in NUTS's
+// draws is not compared, as one exactly constant is: the trial's cafés
+// Rho[1,1] (a correlation matrix's diagonal, NUTS sd 1.21e-16 and mcse
+// 2.07e-18 at mean 1, q's sd 1.07e-16) read "q too narrow" with sd ratio
+// 0.882 beside Rho[0,0]'s "not compared". An sd of 1e-9 at mean 1 is
+// compared.
+func TestAgainstRoundingConstant(t *testing.T) {
+	mc := mcmcStats{mcse: 2.07e-18, essBulk: 3912, essTail: 4032, rhat: 1.00017, mcseSD: 1.59e-18}
+	r := againstElem("Rho[1, 1]", 1, 1.0712e-16, 1000, 1, 1.21482e-16, mc, againstShape{})
+	if r.reading != "not compared (an sd is 0 to rounding)" || r.flagged || !math.IsNaN(r.z) || !math.IsNaN(r.ratio) {
+		t.Errorf("Rho[1, 1]: reading %q (flagged %v), z %v, ratio %v", r.reading, r.flagged, r.z, r.ratio)
+	}
+	if r := againstElem("x", 1, 0.5e-9, 1000, 1, 1e-9, mcmcStats{mcse: 1e-11, essBulk: 3912, essTail: 4032, rhat: 1, mcseSD: 1e-11}, againstShape{}); r.reading != "q too narrow" {
+		t.Errorf("sd 1e-9 at mean 1, q's half of it: reading %q", r.reading)
+	}
+}

@@ -485,8 +485,8 @@ func drawsLOOWarning(ds *drawSet, fitK, fitESS float64, listed, joint bool, more
 // badly misspecified. Either way elpd_loo is unreliable and its rank in
 // gpp compare means nothing. That reading assumes draws of the posterior:
 // where q misses part of it (qMisses, with fitK, fitESS, joint and
-// jointFlag as looWarning takes them), p_loo above dim is first q's doing,
-// and the warning says to refit, not that the model is wrong.
+// jointFlag as looWarning takes them, or qTail), p_loo above dim is first
+// q's doing, and the warning says to refit, not that the model is wrong.
 func looPWarning(ds *drawSet, dim int, fitK, fitESS float64, joint bool, jointFlag string) string {
 	lo := ds.loo
 	if lo == nil || len(lo.Points) < 2 || len(ds.looCond) > 0 { // looConditionalWarning says why already
@@ -497,7 +497,7 @@ func looPWarning(ds *drawSet, dim int, fitK, fitESS float64, joint bool, jointFl
 	case pAboveN(lo.P, n):
 		return fmt.Sprintf("p_loo = %.3g is more than the %d observations of log_lik: elpd_loo (%.4g) is unreliable and the model badly misspecified (the loo package's check, p_loo > N), or it observes no data (no ~ on log_lik's data: the fit is of the prior); check the model, and its predictive checks (--plots)",
 			lo.P, n, lo.ELPD)
-	case dim > 0 && lo.P > float64(dim) && lo.BadK() > 0 && qMisses(lo, fitK, fitESS):
+	case dim > 0 && lo.P > float64(dim) && lo.BadK() > 0 && (qMisses(lo, fitK, fitESS) || qTail(lo)):
 		refit := "refit with " + jointFlag + " first"
 		if joint {
 			refit = "check q first (gpp sample draws the posterior itself; --against compares it with this fit)"
@@ -521,6 +521,23 @@ func qMisses(lo *sgvb.LOO, fitK, fitESS float64) bool {
 	return lo.QK > 0.7 || sgvb.ParetoAlarm(fitK, fitESS)
 }
 
+// qTailK is the k̂ of the LOO draws' own weights p/q past which their tail
+// has infinite variance: each observation's weights are those over
+// p(y_i | θ), so they start from that tail, and with 1000 draws k̂'s noise
+// carries many of them past 0.7.
+const qTailK = 0.5
+
+// qTail reports whether the observations flagged by lo are q's tail rather
+// than influential ones: the draws' own weights have k̂ above qTailK (below
+// 0.7, or qMisses says so) and more than looUnreliableShare of the
+// observations have k̂ above 0.7, not the few that influential observations
+// are. A trial's chimpanzees, --fullrank all: own k̂ 0.682, 88 of 504
+// flagged (median k̂ 0.673), NUTS none; a regression with one gross outlier
+// under a good q: own k̂ −0.42, 1 of 50 (k̂ 1.65), as NUTS.
+func qTail(lo *sgvb.LOO) bool {
+	return lo.QK > qTailK && looUnreliable(lo.BadK()-lo.NoK(), len(lo.Points))
+}
+
 // jointAllFlag is the joint factor the LOO warning advises for a
 // mean-field q of model m (settings s): --fullrank all, or past
 // sgvb.MaxFullRank elements, which a full-rank factor cannot hold, the
@@ -540,7 +557,8 @@ func jointAllFlag(s sgvb.Settings, m *compile.Model) string {
 // negligible: sgvb.ParetoAlarm with fitESS, the relative ESS of its
 // weights), every observation's weights inherit that tail, and
 // the cause is q, not the observations: the two k̂ come from different
-// draws, and either may cross 0.7 alone. listed says
+// draws, and either may cross 0.7 alone. Below 0.7 the draws' own tail
+// still explains a large share flagged (qTail). listed says
 // whether loo.csv was written (a :fit without --out writes none); joint
 // whether q has joint (full- or low-rank) groups, which --fullrank all,
 // the advice for a mean-field q, would not change; more is the flag that
@@ -577,6 +595,14 @@ func looWarning(lo *sgvb.LOO, fitK, fitESS float64, listed, joint bool, more, jo
 		what = fmt.Sprintf("LOO: Pareto k̂ above 0.7 for %d of %d observations and not estimated for %d (%s; the largest %s; %s)", lo.BadK()-unfit, len(lo.Points), unfit, tooFewTail, num3(worst), list)
 	}
 	qAlarm := qMisses(lo, fitK, fitESS)
+	if !qAlarm && qTail(lo) {
+		cure := fmt.Sprintf("for a mean-field q, often how the latents move together): refit with %s (or gpp sample) and keep the estimate once k̂ is below 0.7 for most observations", jointFlag)
+		if joint {
+			cure = "although it has joint factors: correlations outside them, or a shape a normal does not have): gpp sample's NUTS draws give a reliable elpd_loo, and flag the observations that are influential"
+		}
+		return what + fmt.Sprintf(": the draws' own weights have k̂ %s (q's on the fit's final draws %s), above %g, and each observation's weights are those over p(y_i | θ), so they start from that tail: %s of the observations flagged is q's tail, not a few influential observations (q misses the posterior a little, %s; more --output-draws does not fix a q that misses the posterior",
+			num3(lo.QK), num3(fitK), qTailK, shareText(lo.BadK()-lo.NoK(), len(lo.Points))+"%", cure)
+	}
 	if qAlarm && joint {
 		return what + fmt.Sprintf(": the draws' own weights have k̂ %s, and q's on the fit's final draws %s (q misses part of the posterior although it has joint factors: correlations outside them, or a shape a normal does not have), so elpd_loo may be unreliable: gpp sample's NUTS draws give a reliable one; more --output-draws does not fix a q that misses the posterior (it only shows how far the estimate moves, as do other --seed values)", num3(lo.QK), num3(fitK))
 	}

@@ -348,6 +348,73 @@ func TestLOOWarningJoint(t *testing.T) {
 	}
 }
 
+// TestLOOWarningQTail: a q whose own weights have k̂ between 0.5 and 0.7
+// and flags more than 10 % of the observations is blamed, not the
+// observations; a few flagged under a good q are called influential. The
+// numbers are measured: a trial's chimpanzees (chimp_c.gpp, --fullrank all,
+// seed 1) had the draws' own k̂ 0.682, the fit's 0.458 (relative ESS
+// 0.224), 88 of 504 above 0.7 (the largest 0.905, median 0.673), where NUTS
+// flags none; a regression of 50 points with one gross outlier (--fullrank
+// all, seed 2) own k̂ −0.421, the fit's 0.384 (0.954), 1 of 50 (k̂ 1.65, the
+// others near −0.41), as NUTS flags it.
+func TestLOOWarningQTail(t *testing.T) {
+	points := func(n, bad int, badK, goodK float64) []sgvb.LOOPoint {
+		ps := make([]sgvb.LOOPoint, n)
+		for i := range ps {
+			ps[i].K = goodK
+			if i < bad {
+				ps[i].K = badK
+			}
+		}
+		return ps
+	}
+	chimp := &sgvb.LOO{QK: 0.682, Points: points(504, 88, 0.905, 0.673)}
+	joint := looWarning(chimp, 0.458, 0.224, true, true, "--output-draws", "--fullrank all")
+	for _, want := range []string{"88 of 504 observations", "own weights have k̂ 0.682 (q's on the fit's final draws 0.458), above 0.5", "17% of the observations flagged is q's tail, not a few influential observations", "although it has joint factors", "gpp sample's NUTS draws give a reliable elpd_loo"} {
+		if !strings.Contains(joint, want) {
+			t.Errorf("chimpanzees, --fullrank all: %q\nwant it to contain %q", joint, want)
+		}
+	}
+	if strings.Contains(joint, "K-fold") || strings.Contains(joint, "--fullrank") {
+		t.Errorf("chimpanzees, --fullrank all: %q", joint)
+	}
+	if mf := looWarning(chimp, 0.458, 0.224, true, false, "--output-draws", "--fullrank all"); !strings.Contains(mf, "q's tail") || !strings.Contains(mf, "refit with --fullrank all (or gpp sample)") {
+		t.Errorf("chimpanzees, mean-field: %q", mf)
+	}
+	outlier := &sgvb.LOO{QK: -0.421, Points: points(50, 1, 1.65, -0.41)}
+	for _, j := range []bool{false, true} {
+		if w := looWarning(outlier, 0.384, 0.954, true, j, "--output-draws", "--fullrank all"); !strings.Contains(w, "1 of 50 observations") || !strings.Contains(w, "influential, and K-fold") || strings.Contains(w, "q's tail") {
+			t.Errorf("gross outlier, joint %v: %q", j, w)
+		}
+	}
+	// each half of the rule alone is not enough: q's tail at 0.682 with
+	// 1 of 50 flagged (2 %), or 88 of 504 flagged with q's k̂ 0.45
+	for _, lo := range []*sgvb.LOO{
+		{QK: 0.682, Points: points(50, 1, 1.65, 0.6)},
+		{QK: 0.45, Points: chimp.Points},
+	} {
+		if w := looWarning(lo, 0.458, 0.224, true, true, "--output-draws", "--fullrank all"); !strings.Contains(w, "K-fold") || strings.Contains(w, "q's tail") {
+			t.Errorf("q's k̂ %g, %d of %d flagged: %q", lo.QK, lo.BadK(), len(lo.Points), w)
+		}
+	}
+}
+
+// TestFitLOOQTail: the trial's chimpanzees fitted with --fullrank all
+// (seed 1: 88 of 504 flagged, the draws' own k̂ 0.682, NUTS none) are not
+// told that the observations are influential and that K-fold settles it,
+// but that q's tail flags them and NUTS gives a reliable elpd_loo.
+func TestFitLOOQTail(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := runSafe(t, "fit", filepath.Join("testdata", "loo_chimp.gpp"), filepath.Join("testdata", "loo_chimp.csv"),
+		"--fullrank", "all", "--seed", "1", "--out", out, "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "LOO: Pareto k̂ above 0.7") || strings.Contains(stderr, "influential, and K-fold") || !strings.Contains(stderr, "gpp sample's NUTS draws give a reliable") {
+		t.Errorf("LOO warning of a q whose tail flags the observations:\n%s", stderr)
+	}
+}
+
 // TestLOOWarningLowRank: past sgvb.MaxFullRank elements (a BNN's 142 in a
 // user trial) the LOO warning advises the low-rank factor that --fullrank
 // auto and the curvature hint name, not --fullrank all, which a fit

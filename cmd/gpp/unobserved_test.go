@@ -53,6 +53,8 @@ func TestLOOPWarning(t *testing.T) {
 		{1.11, 0.85, 0.01, true, "0.85 on the fit's final draws): check q first (gpp sample draws the posterior itself"},
 		{math.Inf(-1), math.NaN(), math.NaN(), false, "with Pareto k̂ above 0.7 for 4 of 4 observations: the model is likely badly misspecified"},
 		{0.5, 0.5, 0.01, false, "with Pareto k̂ above 0.7 for 4 of 4 observations: the model is likely badly misspecified"},
+		// the draws' own k̂ 0.6 with 4 of 4 flagged: q's tail (qTail)
+		{0.6, 0.5, 0.01, false, "(k̂ 0.6 on the draws' own weights, 0.5 on the fit's final draws): refit with --fullrank all first"},
 	} {
 		ds := loo(3.5, 0.9)
 		ds.loo.QK = tc.qk

@@ -83,7 +83,8 @@ func Diagnose(chains [][]float64) Diagnostics {
 // Rhat is the rank-normalised split-R̂: the larger of the bulk R̂ (of the
 // rank-normalised draws) and the tail R̂ (of the rank-normalised |x − median|).
 // It is +Inf for chains each holding one value, not all the same
-// (heldRhat), and NaN for too short, non-finite or constant draws.
+// (heldRhat), and NaN for too short, non-finite or constant draws (to
+// rounding: RoundingConstant).
 func Rhat(chains [][]float64) float64 {
 	x := goodSplit(chains)
 	if x == nil {
@@ -251,14 +252,54 @@ func split(chains [][]float64) [][]float64 {
 }
 
 // goodSplit is split of the chains, nil also when they have a non-finite
-// draw or are constant (badDraws), or each chain is constant (EachConstant):
-// the chains every diagnostic but heldRhat's needs.
+// draw or are constant (badDraws), to rounding (RoundingConstant), or each
+// chain is constant (EachConstant): the chains every diagnostic but
+// heldRhat's needs.
 func goodSplit(chains [][]float64) [][]float64 {
 	x := split(chains)
-	if x == nil || badDraws(x) || EachConstant(chains) {
+	if x == nil || badDraws(x) || EachConstant(chains) || roundingConstant(x) {
 		return nil
 	}
 	return x
+}
+
+// RoundingTol is the sd, relative to max(1, |mean|), at or below which
+// draws are constant to rounding (RoundingConstant).
+const RoundingTol = 1e-12
+
+// RoundingConstant reports whether the draws x, all finite, vary by
+// rounding alone: their sd at most RoundingTol·max(1, |mean|), as a
+// correlation matrix's diagonal L·L' (1 within 1e-16) or the sum of a
+// sum-to-zero vector. Their ESS, R̂ and Monte Carlo errors are NaN, as a
+// constant's are: ranks of rounding noise would read as mixing.
+func RoundingConstant(x []float64) bool { return roundingConstant([][]float64{x}) }
+
+// roundingConstant is RoundingConstant of the draws of the chains x.
+func roundingConstant(x [][]float64) bool {
+	n, m := 0, 0.0
+	for _, ch := range x {
+		for _, v := range ch {
+			m += v
+		}
+		n += len(ch)
+	}
+	if n < 2 {
+		return false
+	}
+	m /= float64(n)
+	v := 0.0
+	for _, ch := range x {
+		for _, a := range ch {
+			v += (a - m) * (a - m)
+		}
+	}
+	return RoundingSD(math.Sqrt(v/float64(n-1)), m)
+}
+
+// RoundingSD reports whether sd is 0 to rounding for draws of mean m: at
+// most RoundingTol·max(1, |m|) (false for NaN).
+func RoundingSD(sd, m float64) bool {
+	return sd <= RoundingTol*math.Max(1, math.Abs(m))
 }
 
 // badDraws says whether x has a non-finite value or is constant (as
