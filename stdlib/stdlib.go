@@ -424,12 +424,17 @@ const (
 
 // Func is a built-in function.
 type Func struct {
-	Name    string
-	Args    []Arg
-	Shape   ShapeRule
-	Support SupportRule
-	Elem    ElemRule
-	Range   RangeRule
+	Name string
+	// FreeName: a model may still declare a param, data, let or argument
+	// of this name (sd: a common name for a scale), which a call does not
+	// see: a call of the name is the built-in's. A fn of the name is
+	// refused all the same.
+	FreeName bool
+	Args     []Arg
+	Shape    ShapeRule
+	Support  SupportRule
+	Elem     ElemRule
+	Range    RangeRule
 	// Domain, when set, holds the closed interval [Domain[0], Domain[1]]
 	// of the arguments where an Increasing function is defined: the
 	// checker clips the argument's interval to it before taking the

@@ -318,6 +318,7 @@ var stanFlags = map[string]string{
 	"pathfinder":     "family pathfinder",
 	"cores":          "workers",
 	"threads":        "workers",
+	"waic":           "ic waic", // gpp compare's; rethinking's compare(func = WAIC)
 	"num-threads":    "workers",
 }
 

@@ -27,7 +27,7 @@ import (
 	"github.com/gpplang/gpp/lang/ast"
 )
 
-const compareSynopsis = "compare FIT1 FIT2 [FIT3 ...] [--weights METHOD | --evidence] [--csv FILE] [--plot FILE.png]"
+const compareSynopsis = "compare FIT1 FIT2 [FIT3 ...] [--ic loo|waic] [--weights METHOD | --evidence] [--csv FILE] [--plot FILE.png]"
 
 const compareHelpText = `Compares fits by their estimated leave-one-out predictive accuracy,
 elpd_loo, as R's loo::loo_compare and ArviZ's compare do. Each FIT is an
@@ -95,6 +95,20 @@ weights (NaN), which weigh the other fits among themselves; no weights
 are given (NaN, with a warning) when an observation's elpd_loo is -inf
 in every fit.
 
+With --ic waic the fits are ranked by WAIC instead, as loo::waic
+computes it (Vehtari, Gelman and Gabry 2017) from the output draws of
+log_lik, each weighing the same: elpd_waic_i = lppd_i − p_waic_i, with
+lppd_i = log mean_s exp(log_lik_is) and p_waic_i the variance of
+log_lik_is over the draws; loo.csv holds both (elpd_waic, p_waic), and
+one written before gpp wrote them is still read by LOO but refused by
+--ic waic. The table is headed "WAIC comparison", with columns
+elpd_waic and p_waic, and "p_waic > 0.4" counts the observations for
+which the loo package warns that WAIC is unreliable and recommends
+PSIS-LOO; the weights are of elpd_waic. A gpp fit's WAIC is q's: from
+q's draws without PSIS-LOO's weights p/q, it is not the posterior's
+where q misses it, which PSIS-LOO's k̂ shows; a gpp sample's is the
+usual one. The loo package recommends PSIS-LOO over WAIC.
+
 With --evidence the fits are ranked by their log evidence log p(y) from
 the evidence.json of gpp fit --evidence (importance sampling from q) or
 gpp sample --evidence (bridge sampling from the NUTS draws) instead,
@@ -118,10 +132,16 @@ type looFit struct {
 	elpd     []float64
 	p        []float64
 	k        []float64
-	matched  int  // observations moment matched (loo.csv's comment line)
-	kfold    bool // a gpp kfold's kfold.csv: elpd_kfold, and k̂ of its draws' terms
-	nuts     bool // a gpp sample's loo.csv: NUTS's draws, no q behind its k̂
-	joint    bool // a fit whose q has a joint factor (--fullrank, --rank, --band)
+	// waicElpd and waicP are loo.csv's elpd_waic and p_waic (nil: an
+	// older loo.csv without them, or a kfold.csv), header its header's line.
+	waicElpd, waicP []float64
+	header          int
+	// waic: elpd and p are the WAIC's (--ic waic), and k unused.
+	waic    bool
+	matched int  // observations moment matched (loo.csv's comment line)
+	kfold   bool // a gpp kfold's kfold.csv: elpd_kfold, and k̂ of its draws' terms
+	nuts    bool // a gpp sample's loo.csv: NUTS's draws, no q behind its k̂
+	joint   bool // a fit whose q has a joint factor (--fullrank, --rank, --band)
 	// conditional names the params with an element per observation that
 	// the fit's log_lik reads (loo.csv's looCondComment line;
 	// nil: none), which makes it too optimistic against a model that
@@ -134,7 +154,7 @@ type looRank struct {
 	fit            *looFit
 	elpd, se, p    float64 // Σ elpd_i, √n·sd(elpd_i), Σ p_i
 	diff, seDiff   float64 // elpd − the best's elpd, √n·sd(elpd_i − best_i)
-	badK, nObserve int     // observations with k̂ above 0.7 or not a number; n
+	badK, nObserve int     // observations with k̂ above 0.7 or not a number (WAIC: p_waic_i above 0.4 or not a number); n
 	noK            int     // those of badK whose k̂ is not a number (too few draws with a finite weight)
 	weight         float64 // the fit's model weight (NaN: none could be computed)
 }
@@ -176,7 +196,7 @@ func notWeighable(elpd []float64) int {
 // looUnreliableShare of its observations flagged. Its rank, its
 // differences and any weight involving it mean nothing.
 func (r looRank) unreliable() bool {
-	return !r.fit.kfold && looUnreliable(r.badK, r.nObserve)
+	return !r.fit.kfold && !r.fit.waic && looUnreliable(r.badK, r.nObserve)
 }
 
 // Model-weight methods of --weights.
@@ -185,6 +205,61 @@ const (
 	weightsPseudoBMA = "pseudo-bma"
 	weightsBB        = "pseudo-bma+"
 )
+
+// Information criteria of --ic.
+const (
+	icLOO  = "loo"
+	icWAIC = "waic"
+)
+
+// useWAIC makes f's elpd and p its loo.csv's elpd_waic and p_waic, for
+// --ic waic; an error for a kfold.csv or a loo.csv without them (written
+// before gpp wrote WAIC), at its header.
+func (f *looFit) useWAIC() error {
+	if f.kfold {
+		return &ast.Error{Pos: ast.Pos{File: f.path, Line: f.header, Col: 1}, Msg: "--ic waic: a kfold.csv has no WAIC (K-fold refits, it does not reuse one fit's draws): compare it by --ic loo, or give the loo.csv of a gpp fit or gpp sample"}
+	}
+	if f.waicElpd == nil {
+		return &ast.Error{Pos: ast.Pos{File: f.path, Line: f.header, Col: 1}, Msg: "--ic waic: no columns elpd_waic and p_waic (a loo.csv written before gpp wrote WAIC): run gpp fit or gpp sample again to write them, or compare by LOO (--ic loo, the default)"}
+	}
+	f.elpd, f.p, f.waic = f.waicElpd, f.waicP, true
+	return nil
+}
+
+// flaggedHead names the column counting a row's flagged observations:
+// loo's k̂ above 0.7, or waic's p_waic_i above 0.4 for a WAIC table.
+func flaggedHead(ranks []looRank, loo, waic string) string {
+	if len(ranks) > 0 && ranks[0].fit.waic {
+		return waic
+	}
+	return loo
+}
+
+// waicWarnings are gpp compare --ic waic's warnings of its ranks, in
+// place of LOO's: the loo package's (p_waic_i above 0.4; p_waic above
+// the observations), a log_lik that reads a param per observation, and a
+// note naming the fits whose WAIC is of q's draws, not the posterior's.
+func waicWarnings(ranks []looRank) []string {
+	var ws, ofQ []string
+	for _, r := range ranks {
+		if c := r.fit.conditional; len(c) > 0 {
+			ws = append(ws, fmt.Sprintf("warning: %s: its log_lik reads %s, a param with an element per observation (loo.csv says so): its WAIC, like its PSIS-LOO, is unreliable and typically too optimistic; compare elpd_kfold (gpp kfold) instead", r.fit.label, strings.Join(c, ", ")))
+		}
+		if pAboveN(r.p, r.nObserve) {
+			ws = append(ws, fmt.Sprintf("warning: %s: p_waic = %s is more than its %d observations: its elpd_waic is unreliable and the model badly misspecified, or it observes no data (marked ! in the table)", r.fit.label, num1(r.p), r.nObserve))
+		}
+		if r.badK > 0 {
+			ws = append(ws, fmt.Sprintf("warning: %s: p_waic_i above 0.4 for %d of %d observations: its elpd_waic may be unreliable (the loo package's warning, which recommends PSIS-LOO: gpp compare without --ic)", r.fit.label, r.badK, r.nObserve))
+		}
+		if !r.fit.nuts {
+			ofQ = append(ofQ, r.fit.label)
+		}
+	}
+	if len(ofQ) > 0 {
+		ws = append(ws, fmt.Sprintf("note: WAIC of %s is from q's draws, each weighing the same (PSIS-LOO weights them by p/q; WAIC has no such weights): where q misses the posterior it is q's WAIC, not the posterior's. PSIS-LOO's k̂ is the check (gpp compare without --ic), and gpp sample's draws give the posterior's WAIC", strings.Join(ofQ, ", ")))
+	}
+	return ws
+}
 
 // bootstrapDraws is pseudo-BMA+'s number of Bayesian-bootstrap draws,
 // loo's default.
@@ -199,12 +274,23 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 1, "seed of the Bayesian bootstrap of --weights pseudo-bma+")
 	evidence := fs.Bool("evidence", false, "compare the fits by their log evidence (evidence.json of gpp fit --evidence or\ngpp sample --evidence) instead of LOO: log Bayes factors against the best and\nposterior model probabilities under equal prior odds")
 	priorProb := fs.String("prior-prob", "", "with --evidence, the models' prior probabilities `P1,P2,...` in the order of the\nfits given (positive; normalised to sum to 1), as bridgesampling's post_prob's\nprior_prob (default: equal)")
+	ic := fs.String("ic", icLOO, "the information criterion `IC` the fits are ranked by: loo (PSIS-LOO, elpd_loo) or waic\n(elpd_waic, from the same draws' log_lik; the loo package recommends loo)")
 	pos, code, ok := parseCommand(fs, args, stdout)
 	if !ok {
 		return code
 	}
 	if len(pos) < 2 {
 		return usageError(stderr, "compare", compareSynopsis, "compare needs at least two fits, got %d", len(pos))
+	}
+	switch *ic {
+	case icLOO, icWAIC:
+	default:
+		return usageError(stderr, "compare", compareSynopsis, "--ic %q: want loo or waic", *ic)
+	}
+	icSet := false
+	fs.Visit(func(f *flag.Flag) { icSet = icSet || f.Name == "ic" })
+	if icSet && *evidence {
+		return usageError(stderr, "compare", compareSynopsis, "--ic: not with --evidence, which ranks by the log evidence")
 	}
 	if *priorProb != "" && !*evidence {
 		return usageError(stderr, "compare", compareSynopsis, "--prior-prob needs --evidence: LOO's weights take no prior")
@@ -243,6 +329,14 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitError
 	}
+	if *ic == icWAIC {
+		for _, f := range fits {
+			if err := f.useWAIC(); err != nil {
+				printError(stderr, err, src)
+				return exitError
+			}
+		}
+	}
 	var dirs []string
 	for _, f := range fits {
 		dirs = append(dirs, filepath.Dir(f.path))
@@ -275,7 +369,15 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		errorf(stderr, "warning: no model weights: %v", err)
 	}
+	if *ic == icWAIC {
+		for _, w := range waicWarnings(ranks) {
+			errorf(stderr, "%s", w)
+		}
+	}
 	for _, r := range ranks {
+		if r.fit.waic {
+			continue // waicWarnings
+		}
 		if c := r.fit.conditional; len(c) > 0 {
 			names := strings.Join(c, ", ")
 			errorf(stderr, "warning: %s: its log_lik reads %s, a param with an element per observation (loo.csv says so; the fit said why): "+
@@ -672,7 +774,7 @@ func readMeta(path string, src sources, format, what string) (*fitMeta, error) {
 // of observations, then loo's count of moment-matched observations (an
 // empty group in kfoldComment, so that the indexes are alike).
 var (
-	looComment   = regexp.MustCompile(`^# elpd_loo = \S+, se = \S+, p_loo = \S+, pareto_k above 0\.7: [0-9]+ of ([0-9]+)(?: \(moment matched: ([0-9]+)\))?(?: \(refitted: [0-9]+\))?(?: \(interrupted: [0-9]+ left with (?:its|their) PSIS estimates?\))?\r?$`)
+	looComment   = regexp.MustCompile(`^# elpd_loo = \S+, se = \S+, p_loo = \S+, pareto_k above 0\.7: [0-9]+ of ([0-9]+)(?: \(moment matched: ([0-9]+)\))?(?: \(refitted: [0-9]+\))?(?: \(interrupted: [0-9]+ left with (?:its|their) PSIS estimates?\))?(?:, elpd_waic = \S+ \(se = \S+\), p_waic = \S+)?\r?$`)
 	kfoldComment = regexp.MustCompile(`^# elpd_kfold = \S+, se = \S+, p_kfold = \S+, folds = [0-9]+, observations = ([0-9]+)()\r?$`)
 )
 
@@ -740,7 +842,9 @@ func readLOOCSV(path string, src sources) (*looFit, error) {
 			return nil, at(hline, 1, "no column %s: want %s, with the columns %s", name, what, strings.Join(want, ","))
 		}
 	}
-	f := &looFit{path: path, matched: matched, kfold: kfold}
+	f := &looFit{path: path, matched: matched, kfold: kfold, header: hline}
+	waicCol := []int{slices.Index(header, "elpd_waic"), slices.Index(header, "p_waic")}
+	withWAIC := !kfold && waicCol[0] >= 0 && waicCol[1] >= 0
 	for _, line := range bytes.Split(b, []byte("\n")) {
 		if !bytes.HasPrefix(line, []byte("#")) {
 			break
@@ -786,6 +890,20 @@ func readLOOCSV(path string, src sources) (*looFit, error) {
 		f.elpd = append(f.elpd, v[0])
 		f.p = append(f.p, v[1])
 		f.k = append(f.k, v[2])
+		if withWAIC {
+			for j, c := range waicCol {
+				x, err := strconv.ParseFloat(strings.TrimSpace(rec[c]), 64)
+				if err != nil {
+					l, c := r.FieldPos(c)
+					return nil, at(l, c, "%s of %s: %q is not a number", header[waicCol[j]], name, rec[waicCol[j]])
+				}
+				if j == 0 {
+					f.waicElpd = append(f.waicElpd, x)
+				} else {
+					f.waicP = append(f.waicP, x)
+				}
+			}
+		}
 	}
 	if len(f.names) == 0 {
 		return nil, at(hline+1, 1, "no observations after the header")
@@ -822,11 +940,16 @@ func compareLOO(fits []*looFit) ([]looRank, error) {
 		for i := range n {
 			r.elpd += f.elpd[i]
 			r.p += f.p[i]
-			if !(f.k[i] <= 0.7) {
+			switch {
+			case f.waic:
+				if !(f.p[i] <= sgvb.WAICHighP) {
+					r.badK++
+				}
+			case !(f.k[i] <= 0.7):
 				r.badK++
-			}
-			if math.IsNaN(f.k[i]) {
-				r.noK++
+				if math.IsNaN(f.k[i]) {
+					r.noK++
+				}
 			}
 		}
 		ranks[j] = r
@@ -904,9 +1027,10 @@ func modelWeights(ranks []looRank, method string, seed uint64) ([]error, error) 
 	}
 	if le := (*sgvb.LPDError)(nil); errors.As(err, &le) {
 		f := ranks[kept[max(le.Model, 0)]].fit
-		msg := fmt.Sprintf("elpd_loo of %s is %s; the weights need every observation's", f.names[le.Obs], formatNum(le.Value))
+		_, elpdName, _ := comparedEstimate(ranks)
+		msg := fmt.Sprintf("%s of %s is %s; the weights need every observation's", elpdName, f.names[le.Obs], formatNum(le.Value))
 		if le.Model < 0 {
-			msg = fmt.Sprintf("elpd_loo of %s is -inf in every fit; the weights need one that allows it", f.names[le.Obs])
+			msg = fmt.Sprintf("%s of %s is -inf in every fit; the weights need one that allows it", elpdName, f.names[le.Obs])
 		}
 		return warns, &ast.Error{Pos: ast.Pos{File: f.path, Line: f.line[le.Obs], Col: 1}, Msg: msg}
 	}
@@ -985,6 +1109,9 @@ func comparedEstimate(ranks []looRank) (title, elpd, p string) {
 			kfold++
 		}
 	}
+	if len(ranks) > 0 && ranks[0].fit.waic { // --ic waic: every fit's
+		return "WAIC", "elpd_waic", "p_waic"
+	}
 	switch kfold {
 	case 0:
 		return "LOO", "elpd_loo", "p_loo"
@@ -1000,7 +1127,7 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 	withModel := slices.ContainsFunc(ranks, func(r looRank) bool { return r.fit.model != "" })
 	t := &table{right: []bool{false, true, true, true, true, true, true, true}}
 	title, elpdName, pName := comparedEstimate(ranks)
-	head := []string{"fit", elpdName, "se", "elpd_diff", "se_diff", "weight", pName, "k̂ > 0.7"}
+	head := []string{"fit", elpdName, "se", "elpd_diff", "se_diff", "weight", pName, flaggedHead(ranks, "k̂ > 0.7", "p_waic > 0.4")}
 	if withModel {
 		t.right = append([]bool{false}, t.right...)
 		head = slices.Insert(head, 1, "model")
@@ -1039,7 +1166,12 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 	t.print(w)
 	fmt.Fprintf(w, "\nelpd_diff is a fit's %s less the best's, se_diff its standard error from the\n", elpdName)
 	fmt.Fprint(w, "paired per-observation differences; a difference smaller than about 2·se_diff (or\n"+
-		"than 4 nats) is not a clear preference.\n"+weightNote[method])
+		"than 4 nats) is not a clear preference.\n")
+	note := weightNote[method]
+	if title == "WAIC" { // the weights are of the fits' elpd_waic_i
+		note = strings.ReplaceAll(strings.ReplaceAll(note, "elpd_loo", elpdName), "leave-one-out predictions", "predictions (by elpd_waic)")
+	}
+	fmt.Fprint(w, note)
 	if method == weightsStacking && lopsidedWithoutPreference(ranks) {
 		// A meta-analyst read weight 1.000 against 0.000 for four priors
 		// whose elpd_loo differed by 0.0–0.2 ± 0.2–0.4 as a preference.
@@ -1048,6 +1180,9 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 			"their elpd, so read that weight as \"enough alone\", not \"best\".\n")
 	}
 	switch title {
+	case "WAIC":
+		fmt.Fprintf(w, "p_waic > 0.4 counts the observations whose p_waic_i is above 0.4, where the loo\n"+
+			"package finds WAIC unreliable and recommends PSIS-LOO (gpp compare without --ic).\n")
 	case "K-fold":
 		fmt.Fprint(w, "k̂ is that of each held-out observation's estimate (kfold.csv's pareto_k).\n")
 	case "LOO and K-fold":
@@ -1111,7 +1246,7 @@ func writeComparisonCSV(path string, ranks []looRank, method string) error {
 	return writeAtomic(path, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		_, elpdName, pName := comparedEstimate(ranks)
-		cw.Write([]string{"fit", "model", elpdName, "se", "elpd_diff", "se_diff", "weight", pName, "pareto_k_above_0.7", "n", "weight_method"})
+		cw.Write([]string{"fit", "model", elpdName, "se", "elpd_diff", "se_diff", "weight", pName, flaggedHead(ranks, "pareto_k_above_0.7", "p_waic_above_0.4"), "n", "weight_method"})
 		for _, r := range ranks {
 			cw.Write([]string{r.fit.label, r.fit.model, formatNum(r.elpd), formatNum(r.se), formatNum(r.diff),
 				formatNum(r.seDiff), formatNum(r.weight), formatNum(r.p), strconv.Itoa(r.badK), strconv.Itoa(r.nObserve), method})
@@ -1131,7 +1266,7 @@ func writeComparisonCSV(path string, ranks []looRank, method string) error {
 func optimisticNotes(ranks []looRank) []string {
 	var notes []string
 	for _, r := range ranks {
-		if r.fit.nuts || r.fit.kfold || r.badK == 0 || r.fit.model == "" {
+		if r.fit.nuts || r.fit.kfold || r.fit.waic || r.badK == 0 || r.fit.model == "" {
 			continue
 		}
 		for _, s := range ranks {

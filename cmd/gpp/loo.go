@@ -327,6 +327,16 @@ func (w *looWeights) pitDraws(ds *drawSet) *looDraws {
 	return d
 }
 
+// outputWAIC is the WAIC of ds's output draws of the log_lik output v
+// at its elements obs (j of v.elems), each draw weighing the same.
+func outputWAIC(ds *drawSet, v variable, obs []int) *sgvb.WAIC {
+	ll := make([][]float64, len(obs))
+	for i, j := range obs {
+		ll[i] = ds.cols[v.first+j]
+	}
+	return sgvb.ComputeWAIC(ll)
+}
+
 // looObservations returns the j of the elements v.elems[j] of the log_lik
 // output v that are observations: every one, less those at the missing
 // cells of data of v's shape (an imputed value is the fit's, not an
@@ -349,10 +359,11 @@ func looObservations(v variable, m *compile.Model) []int {
 const looCondComment = "# per_observation_params = "
 
 // writeLOOCSV writes loo.csv: a comment line with elpd_loo, its standard
-// error and p_loo (and one naming the per-observation params log_lik
+// error and p_loo, and elpd_waic, its standard error and p_waic, in as
+// many fields as the header has (and one naming the per-observation params log_lik
 // reads, if any: looCondComment), then per observation (the log_lik element) its elpd_loo
-// and p_loo to full precision (gpp compare sums and differences them) and
-// its Pareto k̂.
+// and p_loo to full precision (gpp compare sums and differences them),
+// its Pareto k̂, and its elpd_waic and p_waic (gpp compare --ic waic).
 func writeLOOCSV(w io.Writer, ds *drawSet) error {
 	lo := ds.loo
 	matched := ""
@@ -365,8 +376,12 @@ func writeLOOCSV(w io.Writer, ds *drawSet) error {
 	if n, _ := looInterrupted(ds); n > 0 {
 		matched += fmt.Sprintf(" (interrupted: %d left with %s PSIS estimate%s)", n, map[bool]string{true: "its", false: "their"}[n == 1], plural(n))
 	}
-	fmt.Fprintf(w, "# elpd_loo = %s, se = %s, p_loo = %s, pareto_k above 0.7: %d of %d%s\n",
-		formatNum(lo.ELPD), formatNum(lo.SE), formatNum(lo.P), lo.BadK(), len(lo.Points), matched)
+	waic := "" // two fields more, for the header's two columns more
+	if ds.waic != nil {
+		waic = fmt.Sprintf(", elpd_waic = %s (se = %s), p_waic = %s", formatNum(ds.waic.ELPD), formatNum(ds.waic.SE), formatNum(ds.waic.P))
+	}
+	fmt.Fprintf(w, "# elpd_loo = %s, se = %s, p_loo = %s, pareto_k above 0.7: %d of %d%s%s\n",
+		formatNum(lo.ELPD), formatNum(lo.SE), formatNum(lo.P), lo.BadK(), len(lo.Points), matched, waic)
 	if len(ds.looCond) > 0 {
 		names := make([]string, len(ds.looCond))
 		for i, c := range ds.looCond {
@@ -375,11 +390,20 @@ func writeLOOCSV(w io.Writer, ds *drawSet) error {
 		fmt.Fprintf(w, "%s%s\n", looCondComment, strings.Join(names, ","))
 	}
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"name", "elpd_loo", "p_loo", "pareto_k"})
+	head := []string{"name", "elpd_loo", "p_loo", "pareto_k"}
+	if ds.waic != nil {
+		head = append(head, "elpd_waic", "p_waic") // after LOO's: a reader of those alone skips them
+	}
+	cw.Write(head)
 	if v, ok := ds.looVar(); ok {
 		for i, j := range ds.looObs {
 			p := lo.Points[i]
-			cw.Write([]string{v.elemName(v.elems[j]), formatExact(p.ELPD), formatExact(p.P), formatNum(p.K)})
+			rec := []string{v.elemName(v.elems[j]), formatExact(p.ELPD), formatExact(p.P), formatNum(p.K)}
+			if ds.waic != nil {
+				q := ds.waic.Points[i]
+				rec = append(rec, formatExact(q.ELPD), formatExact(q.P))
+			}
+			cw.Write(rec)
 		}
 	}
 	cw.Flush()

@@ -63,7 +63,7 @@ func TestFitLOO(t *testing.T) {
 	}
 	total, _ := strconv.ParseFloat(strings.TrimPrefix(all[0][0], "# elpd_loo = "), 64)
 	rows := all[1:]
-	if h := strings.Join(rows[0], ","); h != "name,elpd_loo,p_loo,pareto_k" || len(rows) != len(y)+1 {
+	if h := strings.Join(rows[0], ","); h != "name,elpd_loo,p_loo,pareto_k,elpd_waic,p_waic" || len(rows) != len(y)+1 {
 		t.Fatalf("loo.csv: header %q, %d rows", h, len(rows)-1)
 	}
 	sum := 0.0

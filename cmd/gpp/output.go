@@ -802,6 +802,9 @@ type drawSet struct {
 	logpErr error
 	loo     *sgvb.LOO // PSIS-LOO from the log_lik output (nil: none; see wantsLOO)
 	looObs  []int     // the log_lik elements (j of its v.elems) that loo's Points are, in order
+	// waic is the WAIC of the output draws' log_lik at looObs (nil: no
+	// LOO), unweighted: for a fit, q's and not the posterior's.
+	waic *sgvb.WAIC
 	// looCond are the params with an element per observation that log_lik
 	// reads, on which loo is conditional (looConditional; nil: none).
 	looCond []looCondParam
@@ -1148,6 +1151,7 @@ func makeDrawsPaced(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, 
 		lw.keep(ds, n, r.Dim)
 	}
 	if lw != nil {
+		ds.waic = outputWAIC(ds, lw.v, lw.obs) // before the defensive draws join log_lik's columns
 		lw.defensiveDraws(ev, x, n, seed)
 		ds.loo, ds.looObs = lw.loo(), lw.obs
 		ds.pitDraws = lw.pitDraws(ds)

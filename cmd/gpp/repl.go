@@ -584,7 +584,7 @@ func init() {
 // (evalExpr): mean, sd and quantile around a whole input.
 var replQueryHelp = map[string]string{
 	"mean":     "mean(x) around a whole input at the prompt is the posterior mean of each element of x: exact for a param's name (its factor's mean), else over the draws of the last fit; for data and constants, x itself. Inside an expression mean is the language's built-in below; type (mean(x)) to get that at the top level.",
-	"sd":       "sd(x) around a whole input at the prompt is the posterior sd of each element of x: exact for a param's name (its factor's sd), else over the draws of the last fit; for data and constants, 0. It is the REPL's only: a model writes sqrt(variance(x)).",
+	"sd":       "sd(x) around a whole input at the prompt is the posterior sd of each element of x: exact for a param's name (its factor's sd), else over the draws of the last fit; for data and constants, 0. Inside an expression sd is the language's built-in below, the sample sd of all elements; type (sd(x)) to get that at the top level.",
 	"quantile": "quantile(x, p) around a whole input at the prompt is the posterior p-quantile of each element of x over the draws of the last fit (R's type 7, as the 5 %, 50 % and 95 % columns of a query's table, whose draws it uses), for a number p in [0, 1], as quantile(beta, 0.9), or a column for each of a vector of them, as quantile(beta, [0.025, 0.975]); for data and constants, x itself. Inside an expression quantile is the language's built-in below, the sample quantile of a vector at each draw (R's type 7); type (quantile(x, 0.5)) to get that at the top level.",
 }
 
@@ -736,9 +736,9 @@ Any other input that parses as an expression is evaluated:
     only, e.g. sum(y) or K * 2;
   - mean(x) and sd(x) around a whole input are REPL-only: the posterior
     mean or sd of x, element by element (exact for a param name, else over
-    the draws; for data, x itself and 0). Inside an expression mean is the
-    language's built-in, the mean of all elements: type (mean(x)) to get it
-    at the top level. quantile(x, p) around a whole input is the posterior
+    the draws; for data, x itself and 0). Inside an expression mean and sd
+    are the language's built-ins, the mean and sample sd of all elements:
+    type (mean(x)) or (sd(x)) to get them at the top level. quantile(x, p) around a whole input is the posterior
     p-quantile of each element over the draws, e.g. quantile(beta, 0.9),
     with a column per p of a vector: quantile(beta, [0.025, 0.975]).
 A query names elements with the language's 0-based indices, as in W[0, 1]

@@ -65,8 +65,7 @@ func (r *repl) complete(line string, pos int) ([]string, int) {
 // exprNames returns the words an input may use: keywords, built-ins, the
 // REPL's own queries and the model's names.
 func (r *repl) exprNames() []string {
-	pool := append(parser.Keywords(), stdlib.Names()...)
-	pool = append(pool, "sd") // the REPL's own (evalExpr); quantile is a built-in too
+	pool := append(parser.Keywords(), stdlib.Names()...) // mean, sd and quantile, the REPL's queries too (evalExpr), are built-ins
 	return append(pool, r.declaredNames()...)
 }
 

@@ -46,7 +46,7 @@ func psisResample(cfg *fitConfig, r *sgvb.Result, mix *sgvb.Mixture, m *compile.
 	if err != nil {
 		return nil, nil, out, err
 	}
-	rd.loo, rd.looObs, rd.looCond, rd.pitDraws, rd.mm = ds.loo, ds.looObs, ds.looCond, ds.pitDraws, ds.mm
+	rd.loo, rd.looObs, rd.looCond, rd.pitDraws, rd.mm, rd.waic = ds.loo, ds.looObs, ds.looCond, ds.pitDraws, ds.mm, ds.waic
 	rst := make([]stats, rd.ncol)
 	for c := range rd.cols {
 		rst[c] = summarise(rd.cols[c], cfg.hdi, cfg.probs...)

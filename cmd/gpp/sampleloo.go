@@ -13,7 +13,7 @@ import (
 	"github.com/gpplang/gpp/lang/compile"
 )
 
-// sampleLOO sets sd.ds.loo from the draws of the output log_lik, when m has
+// sampleLOO sets sd.ds.loo (and ds.waic) from the draws of the output log_lik, when m has
 // one: every element an observation but those at a missing cell of data
 // (looObservations), each with its relative efficiency from the chains.
 func sampleLOO(sd *sampleDraws, m *compile.Model) {
@@ -34,6 +34,7 @@ func sampleLOO(sd *sampleDraws, m *compile.Model) {
 		reff[i] = relativeEff(sd.byChain(lik))
 	}
 	ds.loo, ds.looObs = sgvb.PSISLOOMCMC(ll, reff), obs
+	ds.waic = sgvb.ComputeWAIC(ll)
 	ds.pitDraws = &looDraws{ll: ll, reff: reff}
 }
 

@@ -195,6 +195,13 @@ func builtinKind(name string) string {
 	return ""
 }
 
+// freeName says whether name is a built-in function's that a model may
+// still declare (stdlib.Func.FreeName).
+func freeName(name string) bool {
+	f := stdlib.LookupFunc(name)
+	return f != nil && f.FreeName
+}
+
 // isConstant says whether name is a built-in constant of no arguments.
 func isConstant(name string) bool {
 	f := stdlib.LookupFunc(name)
@@ -222,7 +229,7 @@ func (c *checker) lookup(name string) *Symbol {
 // (in a for or if body) shadowing. It returns false if the name was not entered.
 func (c *checker) declare(id *ast.Ident, sym *Symbol) bool {
 	c.info.Defs[id] = sym
-	if k := builtinKind(id.Name); k != "" {
+	if k := builtinKind(id.Name); k != "" && !freeName(id.Name) {
 		hint := ""
 		if sym.Kind == Data {
 			// a column's name in the data need not be the model's

@@ -115,6 +115,8 @@ func (c *checker) undeclared(id *ast.Ident) {
 	}
 	c.reported[name] = true
 	switch {
+	case freeName(name):
+		c.errorf(id.NamePos, "undeclared name `%s` (the built-in function is called as %s)", name, stdlib.LookupFunc(name).Signature())
 	case builtinKind(name) == "function":
 		c.errorf(id.NamePos, "`%s` is a built-in function; call it as %s (built-in names are reserved: give a size or a value of your own another name)", name, stdlib.LookupFunc(name).Signature())
 	case builtinKind(name) == "distribution":

@@ -110,7 +110,7 @@ func (c *checker) fnDecl(s *ast.FnDecl) {
 	}
 	seen := map[string]ast.Pos{} // parameters and local lets
 	bind := func(id *ast.Ident, what string) {
-		if k := builtinKind(id.Name); k != "" {
+		if k := builtinKind(id.Name); k != "" && !freeName(id.Name) {
 			c.errorf(id.NamePos, "`%s` is a built-in %s; choose another name", id.Name, k)
 		}
 		if pos, ok := seen[id.Name]; ok {

@@ -95,7 +95,6 @@ func editDistance(a, b string) int {
 // stanSpellings are Stan functions that gpp writes otherwise, with gpp's
 // spelling, for the error at a call of one (a model ported from Stan).
 var stanSpellings = map[string]string{
-	"sd":                                "sqrt(variance(x))",
 	"cumulative_sum":                    "cumsum(x)",
 	"rep_vector":                        "rep(x, n)",
 	"rep_array":                         "rep(x, n) for Stan's rep_array(x, n), and rep_matrix(x, m, n) for rep_array(x, m, n) (a real[m, n] is a matrix)",

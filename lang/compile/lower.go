@@ -1119,8 +1119,9 @@ func (l *lowerer) apply(e *ast.CallExpr, f *stdlib.Func, args []autodiff.ID, pos
 			lo = b.Reshape(lo, autodiff.Matrix(s.Rows, 1), pos)
 		}
 		id = b.RandHMMLatent(lo, args[1], args[2], pos)
-	case "variance":
-		// Σ (x − mean)² / (n − 1), from the deviations: no cancellation
+	case "variance", "sd":
+		// Σ (x − mean)² / (n − 1), from the deviations: no cancellation;
+		// sd its square root, as Stan's
 		n := b.Shape(args[0]).Len()
 		if n < 2 {
 			id = b.Scalar(0, pos) // Stan's value for one element
@@ -1128,6 +1129,9 @@ func (l *lowerer) apply(e *ast.CallExpr, f *stdlib.Func, args []autodiff.ID, pos
 		}
 		d := b.Sub(args[0], b.Mean(args[0], pos), pos)
 		id = b.Div(b.Sum(b.Square(d, pos), pos), b.Scalar(float64(n-1), pos), pos)
+		if f.Name == "sd" {
+			id = b.Sqrt(id, pos)
+		}
 	case "diag":
 		id = b.Diag(args[0], pos)
 	case "chol":

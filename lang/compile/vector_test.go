@@ -202,6 +202,27 @@ target += log(sum(square(s - ms)) / 2) + log(s[0]) + log(s[0] + s[1]) + log(s[0]
 	checkGradient(t, m, 7, 0.8)
 }
 
+// sd against its square root of the variance written out, and of one
+// element 0 (Stan's sd, as variance), with the gradient against finite
+// differences; a param named sd still declares (a call of sd is the
+// built-in's).
+func TestSD(t *testing.T) {
+	const head = `param z: real[4] ~ Normal(0, 1)
+param sd: positive[3] ~ Gamma(2, 1)
+param u: real[1] ~ Normal(0, 1)
+`
+	m := compileSrc(t, "f.gpp", head+`target += sd(z) + log(sd(sd)) + sd(u) + sum(u)
+`, nil)
+	ref := compileSrc(t, "ref.gpp", head+`let m = mean(z)
+let ms = mean(sd)
+target += sqrt(sum(square(z - m)) / 3) + 0.5 * log(sum(square(sd - ms)) / 2) + sum(u)
+`, nil)
+	for _, x := range [][]float64{{0.3, -1.2, 0.5, 2, 0.1, -0.4, 0.9, 1.5}, {-2, 0, 1, 0.25, 1.5, 0.2, -1, -0.3}} {
+		sameLogJoint(t, m, ref, "written out", x, logJointTol, logJointTol)
+	}
+	checkGradient(t, m, 7, 0.8)
+}
+
 // A prior whose scale is computed from the data checks (its support is
 // checked with the values when the model compiles) and is the prior with
 // that number written in.
