@@ -167,8 +167,8 @@ func SkippedNotes(info *check.Info, bound map[string]*Array, skipped map[string]
 		if n > 1 {
 			them = "them"
 		}
-		notes = append(notes, fmt.Sprintf("%s: %d missing %s (%s) %s read by no statement that runs (the ~ on %s is skipped there by an if on data) and %s left out: no latent is fitted for %s",
-			d.Name, n, what, where, are, them, are, them))
+		notes = append(notes, fmt.Sprintf("%s: %d missing %s (%s) %s read by no statement that runs (no ~ that runs observes %s: an if on data skips %s there, or an index leaves %s out) and %s left out: no latent is fitted for %s",
+			d.Name, n, what, where, are, them, them, them, are, them))
 	}
 	return notes
 }

@@ -61,7 +61,7 @@ func (m *Model) SaveFit(path string, r *sgvb.Result, s sgvb.Settings) error {
 	if sgvb.Overflows(r.ELBO, r.ELBOSE) {
 		return errors.New("model: SaveFit: the fit failed (its ELBO overflows): its q approximates no posterior; refit the model")
 	}
-	ff := fitfile.New(m.fitHead(), settingsRecord(s), r, r.StepSize, fitfile.BoundOf(m.l.Info, m.l.Data, m.l.Model.NotLeaves()))
+	ff := fitfile.New(m.fitHead(), settingsRecord(s), r, r.StepSize, fitfile.BoundOf(m.l.Info, m.l.Data, m.l.Model.NotLeaves(), m.l.Model.Skipped()))
 	return m.writeFit("SaveFit", path, ff)
 }
 
@@ -89,7 +89,7 @@ func (m *Model) SaveMixture(path string, mix *sgvb.Mixture, s sgvb.Settings, rs 
 		return errors.New("model: SaveMixture: the fit failed (its ELBO overflows): its q approximates no posterior; refit the model")
 	}
 	r := mix.Components[0]
-	ff := fitfile.New(m.fitHead(), settingsRecord(s), r, r.StepSize, fitfile.BoundOf(m.l.Info, m.l.Data, m.l.Model.NotLeaves()))
+	ff := fitfile.New(m.fitHead(), settingsRecord(s), r, r.StepSize, fitfile.BoundOf(m.l.Info, m.l.Data, m.l.Model.NotLeaves(), m.l.Model.Skipped()))
 	ff.SetMixture(mix, r.StepSize)
 	jitter := rs.Jitter
 	switch {

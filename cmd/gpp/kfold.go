@@ -269,7 +269,7 @@ func setupKfold(l *pipeline.Loaded, kc *kfoldConfig, con *console) (*kfoldSetup,
 		return su, ast.Errorf(out.Pos, "output %s has shape %s: %s needs a vector, one element per observation (a row of the data)", looOutput, fitfile.ShapeText(out.Shape), su.by())
 	}
 	su.n = out.Shape[0]
-	if cells := data.MissingCells(l.Info, l.Data, m.NotLeaves()); len(cells) > 0 {
+	if cells := data.MissingCells(l.Info, data.WithoutMissingCells(l.Data, m.Skipped()), m.NotLeaves()); len(cells) > 0 {
 		return su, ast.Errorf(cells[0].Cells[0], "data %s has a missing value here: %s would hold out rows whose values the fits impute; fill or drop them", cells[0].Data, su.by())
 	}
 	if lo := m.LeftOut(); lo != nil {

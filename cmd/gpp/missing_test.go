@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -535,5 +536,40 @@ output y_missing = mu
 	}
 	if strings.Contains(stderr, "as the output y_missing") {
 		t.Errorf("a note says y's cells are drawn as the model's own y_missing:\n%s", stderr)
+	}
+}
+
+// TestSkippedCellsNotRecorded: a missing cell that no ~ that runs observes
+// (y[idx] ~ ... with idx leaving row 4 out) fits no latent, and fit.json's
+// missing cells are those y_missing holds alone (it recorded both, for a
+// latent of one element); the note says why the cell is unread.
+func TestSkippedCellsNotRecorded(t *testing.T) {
+	d := t.TempDir()
+	model := writeFile(t, d, "m.gpp", "data y: real[N]\ndata idx: int[M]\nparam mu: real ~ Normal(0, 10)\ny[idx] ~ Normal(mu, 1)\n")
+	y := writeFile(t, d, "y.csv", "y\n1.2\n0.5\nNA\n2.0\nNA\n")
+	idx := writeFile(t, d, "idx.csv", "idx\n0\n1\n2\n3\n")
+	out := filepath.Join(d, "o")
+	code, _, stderr := runSafe(t, "fit", model, "y="+y, "idx="+idx, "--seed", "2", "--quiet", "--out", out)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if want := "y: 1 missing value (" + y + " line 6) is read by no statement that runs (no ~ that runs observes it: an if on data skips it there, or an index leaves it out)"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "fit.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ff struct {
+		Missing []struct {
+			Latent string   `json:"latent"`
+			Cells  []string `json:"cells"`
+		} `json:"missing"`
+	}
+	if err := json.Unmarshal(b, &ff); err != nil {
+		t.Fatal(err)
+	}
+	if len(ff.Missing) != 1 || ff.Missing[0].Latent != "y_missing" || len(ff.Missing[0].Cells) != 1 || ff.Missing[0].Cells[0] != y+":4:1" {
+		t.Errorf("fit.json's missing cells %+v, want y_missing at %s:4:1 alone", ff.Missing, y)
 	}
 }

@@ -1864,7 +1864,7 @@ func annealSetting(c *fitConfig) int {
 // sizes bound from numeric ids from the data l bound: what fit.json and
 // coords.csv record for gpp predict, logprob and sensitivity.
 func (h *drawsHeader) recordData(l *pipeline.Loaded) {
-	b := fitfile.BoundOf(l.Info, l.Data, l.Model.NotLeaves())
+	b := fitfile.BoundOf(l.Info, l.Data, l.Model.NotLeaves(), l.Model.Skipped())
 	h.missing, h.levels, h.sizes, h.columns = b.Missing, b.Levels, b.Sizes, b.Columns
 }
 

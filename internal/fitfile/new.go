@@ -21,9 +21,11 @@ type Bound struct {
 }
 
 // BoundOf records the data bound to info's declarations, as gpp fit and
-// model.SaveFit record it; notLeaves is compile.Model.NotLeaves.
-func BoundOf(info *check.Info, bound map[string]*data.Array, notLeaves map[string]bool) Bound {
-	return Bound{Missing: data.MissingCells(info, bound, notLeaves), Levels: data.Coded(info, bound),
+// model.SaveFit record it; notLeaves is compile.Model.NotLeaves, skipped
+// compile.Model.Skipped (missing cells that no statement reads, which no
+// latent holds: they are no fitted cells).
+func BoundOf(info *check.Info, bound map[string]*data.Array, notLeaves map[string]bool, skipped map[string][]int) Bound {
+	return Bound{Missing: data.MissingCells(info, data.WithoutMissingCells(bound, skipped), notLeaves), Levels: data.Coded(info, bound),
 		Sizes: data.CodeSizes(info, bound), Columns: data.MatrixColumns(info, bound)}
 }
 
