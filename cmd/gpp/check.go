@@ -529,7 +529,7 @@ func dataOnlyError(m *compile.Model) error {
 		return nil
 	}
 	_, err := m.LogJoint(sgvb.StartPoint(pipeline.Latents(m), m.Dim), make([]float64, m.Dim))
-	if !autodiff.DataOnly(err) {
+	if !autodiff.NoStartHelps(err) {
 		return nil
 	}
 	return err
@@ -550,14 +550,21 @@ const startNote = "the log density fails at a fit's default start " + defaultSta
 // are all −Inf for any params), where no start helps.
 const dataOnlyNote = "the log density fails for any values of the params, by the data and constants alone: no start (--init) helps"
 
-// startNoteFor is the note after startError's err: dataOnlyNote or
-// startNote.
+// startNoteFor is the note after startError's err: dataOnlyNote,
+// noStartNote or startNote.
 func startNoteFor(err error) string {
-	if autodiff.DataOnly(err) {
+	switch {
+	case autodiff.DataOnly(err):
 		return dataOnlyNote
+	case autodiff.NoStartHelps(err):
+		return noStartNote
 	}
 	return startNote
 }
+
+// noStartNote follows startError's error where no start mends it but the
+// params take part (autodiff.HMMSumNote).
+const noStartNote = "the log density fails for any values of the params: no start (--init) helps"
 
 // boundLine reports the data files bound and the sizes taken from them.
 func boundLine(files []string, info *check.Info, bound map[string]*data.Array) string {

@@ -33,3 +33,62 @@ func TestDataValueOutsideSupportBeforeFit(t *testing.T) {
 		t.Errorf("fit wrote %v", entries)
 	}
 }
+
+// TestHMMDataOnlyRowBeforeFit: a count of −1 makes every state's Poisson
+// log density −Inf in that row of hmm_marginal's log_omega (given as is or
+// transposed), so the likelihood is 0 for any params: gpp check and gpp
+// fit name the row and the data cell, say no start helps and do not fit.
+func TestHMMDataOnlyRowBeforeFit(t *testing.T) {
+	dir := t.TempDir()
+	const head = "data y: int[N]\nconst K = 2\nparam lambda: positive_ordered[K] ~ Gamma(2, 0.2)\nparam A: simplex[K, K] ~ Dirichlet(rep(1, K))\nparam rho: simplex[K] ~ Dirichlet(rep(1, K))\n"
+	d := writeFile(t, dir, "d.csv", "y\n2\n5\n-1\n3\n")
+	for name, body := range map[string]string{
+		"hmm.gpp":  "let lo = logpdf(y, Poisson(lambda'))\ntarget += hmm_marginal(lo, A, rho)\n",
+		"hmmt.gpp": "let lo = logpdf(y', Poisson(lambda))\ntarget += hmm_marginal(lo', A, rho)\n",
+	} {
+		m := writeFile(t, dir, name, head+body)
+		want := name + ":7:11: hmm_marginal: every state's log density in row 2 of log_omega is -Inf"
+		code, _, stderr := runSafe(t, "check", m, d)
+		if code != exitError || !strings.Contains(stderr, want) || !strings.Contains(stderr, "d.csv:4:1") ||
+			!strings.Contains(stderr, dataOnlyNote) || strings.Contains(stderr, startNote) {
+			t.Errorf("%s: check: exit %d; stderr\n%s", name, code, stderr)
+		}
+		out := filepath.Join(dir, "out"+name)
+		code, _, stderr = runSafe(t, "fit", m, d, "--quiet", "--out", out)
+		if code != exitError || !strings.Contains(stderr, want) || !strings.Contains(stderr, dataOnlyNote) ||
+			strings.Contains(stderr, "--init FILE") || strings.Contains(stderr, "stopped at iteration") {
+			t.Errorf("%s: fit: exit %d; stderr\n%s", name, code, stderr)
+		}
+	}
+}
+
+// TestHMMGammaNotStochastic: a Gamma computed from a positive[K, K] param
+// (which gpp check cannot refuse as it refuses the param itself) has rows
+// that do not sum to 1 wherever a fit starts: gpp check and gpp fit say
+// so and that no start helps, not --init, and do not fit. A Gamma of data
+// whose row does not sum to 1 names the data cell.
+func TestHMMGammaNotStochastic(t *testing.T) {
+	dir := t.TempDir()
+	m := writeFile(t, dir, "g.gpp", "data y: real[N]\nparam mu: ordered[2] ~ Normal(0, 3)\nparam B: positive[2, 2] ~ Gamma(2, 2)\n"+
+		"let G = 2 * B\ntarget += hmm_marginal(logpdf(y, Normal(mu', 1)), G, rep(0.5, 2))\n")
+	d := writeFile(t, dir, "d.csv", "y\n0.1\n1.2\n-0.3\n2.2\n")
+	const want = "g.gpp:5:11: hmm_marginal: row 0 of Gamma sums to 4, not 1"
+	code, _, stderr := runSafe(t, "check", m, d)
+	if code != exitError || !strings.Contains(stderr, want) || !strings.Contains(stderr, autodiff.HMMSumNote) ||
+		!strings.Contains(stderr, noStartNote) || strings.Contains(stderr, startNote) {
+		t.Errorf("check: exit %d; stderr\n%s", code, stderr)
+	}
+	code, _, stderr = runSafe(t, "fit", m, d, "--quiet", "--out", filepath.Join(dir, "out"))
+	if code != exitError || !strings.Contains(stderr, want) || !strings.Contains(stderr, noStartNote) ||
+		strings.Contains(stderr, "--init FILE") || strings.Contains(stderr, "stopped at iteration") {
+		t.Errorf("fit: exit %d; stderr\n%s", code, stderr)
+	}
+	md := writeFile(t, dir, "gd.gpp", "data y: real[N]\ndata A: positive[2, 2]\nparam mu: ordered[2] ~ Normal(0, 3)\n"+
+		"target += hmm_marginal(logpdf(y, Normal(mu', 1)), A, rep(0.5, 2))\n")
+	dj := writeFile(t, dir, "d.json", `{"y":[0.1,1.2,-0.3,2.2],"A":[[0.9,0.2],[0.1,0.9]]}`)
+	code, _, stderr = runSafe(t, "check", md, dj)
+	if code != exitError || !strings.Contains(stderr, "gd.gpp:4:11: hmm_marginal: row 0 of Gamma sums to 1.1") ||
+		!strings.Contains(stderr, "Gamma[0, 1] is A's at "+dj+":1:") || strings.Contains(stderr, autodiff.HMMSumNote) {
+		t.Errorf("check data: exit %d; stderr\n%s", code, stderr)
+	}
+}

@@ -834,7 +834,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	}
 	if err := dataOnlyError(l.Model); err != nil {
 		printError(con, err, srcs)
-		con.note("%s", dataOnlyNote)
+		con.note("%s", startNoteFor(err))
 		con.note("the fit failed: no output written")
 		return exitError
 	}
@@ -2039,8 +2039,8 @@ func failedFitNotes(con *console, err error, r *sgvb.Result, l *pipeline.Loaded,
 	}
 	serr := startError(context.Background(), l.Model)
 	switch {
-	case autodiff.DataOnly(serr):
-		con.note("%s", dataOnlyNote)
+	case autodiff.NoStartHelps(serr):
+		con.note("%s", startNoteFor(serr))
 	case serr == nil:
 		if gammaBadSteps(r) {
 			con.note("%s", gammaBadNote)

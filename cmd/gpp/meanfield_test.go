@@ -273,7 +273,8 @@ target += sum(log_mix(w, logpdf(y, Normal(a[0] + b[0] * x, sigma[0])), logpdf(y,
 	free := writeFile(t, dir, "free.gpp", head+"param a: real[2] ~ Normal(0, 3)\n"+body)
 	ordered := writeFile(t, dir, "ordered.gpp", head+"param a: ordered[2] ~ Normal(0, 3)\n"+body)
 	code, _, stderr := runSafe(t, "fit", free, data, "--quiet", "--restarts", "4", "--out", filepath.Join(dir, "f"))
-	if code != 0 || !strings.Contains(stderr, "found a, b of restart 0 with the elements in another order (label switching") {
+	if code != 0 || !strings.Contains(stderr, "found a, b of restart 0 with the elements in another order (label switching") ||
+		!strings.Contains(stderr, "so does its summary of everything else indexed by the component or state") {
 		t.Errorf("free: exit %d, stderr\n%s", code, stderr)
 	}
 	code, _, stderr = runSafe(t, "fit", ordered, data, "--quiet", "--restarts", "4", "--out", filepath.Join(dir, "o"))

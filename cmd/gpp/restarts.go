@@ -599,7 +599,8 @@ func permutedHint(names []string, who []int, matrix bool) string {
 	}
 	return fmt.Sprintf("%s found %s of restart 0 with the elements in another order (label switching: a mixture's components "+
 		"are exchangeable, so the posterior has a mode per order of their labels): the mixture's summary of %s blurs these modes, "+
-		"as its R̂ says; give the components an order, as param mu: ordered[K] (Stan's User's Guide does so), or read only outputs "+
+		"as its R̂ says, and so does its summary of everything else indexed by the component or state that this check does not name "+
+		"(an HMM's transition matrix, rows and columns, and its first state's distribution); give the components an order, as param mu: ordered[K] (Stan's User's Guide does so), or read only outputs "+
 		"that do not depend on the labels (docs/inference.md, Restarts)",
 		restarts, strings.Join(names, ", "), strings.Join(names, ", "))
 }

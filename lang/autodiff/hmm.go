@@ -3,6 +3,7 @@ package autodiff
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/gpplang/gpp/lang/ast"
 )
@@ -344,9 +345,34 @@ func (p *Program) gradHMM(n *node, g float64) {
 
 // hmmError describes a Gamma or rho that is not stochastic (p.fail the
 // entry, rho's past K²).
+// A bad sum of a Gamma or rho of params ends with HMMSumNote, and one of
+// data names the data cell of the row's last entry.
 func (p *Program) hmmError(n *node) error {
 	k := p.arg(n, 0).shape.Cols
-	return ast.Errorf(n.pos, "%s", hmmArgWhy(n.op.String(), p.v(p.arg(n, 1)), p.v(p.arg(n, 2)), k, p.fail))
+	g, r := p.arg(n, 1), p.arg(n, 2)
+	msg := hmmArgWhy(n.op.String(), p.v(g), p.v(r), k, p.fail)
+	arg, e, what := n.args[1], p.fail, fmt.Sprintf("Gamma[%d, %d]", p.fail/k, p.fail%k)
+	if p.fail >= k*k {
+		arg, e, what = n.args[2], p.fail-k*k, fmt.Sprintf("rho[%d]", p.fail-k*k)
+	}
+	if note, ok := p.cellNoteOf(arg, e); ok {
+		msg += "; " + what + " is " + note
+	} else if p.nodes[arg].aoff >= 0 && strings.Contains(msg, "not 1") {
+		msg += "; " + HMMSumNote
+	}
+	return ast.Errorf(n.pos, "%s", msg)
+}
+
+// HMMSumNote ends hmmError's message where a Gamma or rho of params does
+// not sum to 1: its declared support or its making, not the start, is at
+// fault (gpp check refuses a param of another support passed as is).
+const HMMSumNote = "it depends on params, and no start (--init) makes it sum to 1: a param is declared simplex[K, K] (each row a simplex) for Gamma or simplex[K] for rho, and a computed one must sum to 1 by its making"
+
+// NoStartHelps reports whether err is one that no start of a fit mends:
+// of the data and constants alone (DataOnly), or a Gamma or rho of params
+// that does not sum to 1 (HMMSumNote).
+func NoStartHelps(err error) bool {
+	return DataOnly(err) || err != nil && strings.Contains(err.Error(), HMMSumNote)
 }
 
 // hmmArgWhy says why entry i of Gamma (rho's past K², as hmmCheck

@@ -3,6 +3,7 @@ package autodiff
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/gpplang/gpp/lang/ast"
@@ -40,10 +41,15 @@ func (p *Program) zeroRowError(i int32) error {
 	rn := &p.nodes[r]
 	x := p.arg(rn, 0)
 	what, first, last := "every term", 0, x.n-1
-	if rn.op == OpRowLogSumExp {
+	so := "so its log of a sum is -Inf"
+	if rn.op == OpRowLogSumExp || rn.op == OpHMMMarginal {
 		cols := x.shape.Cols
 		what = fmt.Sprintf("every term of row %d", row)
 		first, last = row*cols, row*cols+cols-1
+	}
+	if rn.op == OpHMMMarginal {
+		what = fmt.Sprintf("every state's log density in row %d of log_omega", row)
+		so = "so no path of states gives that observation a density"
 	}
 	for k := first; k <= last; k++ {
 		if v := p.val[x.off+k]; !math.IsInf(v, -1) {
@@ -52,18 +58,18 @@ func (p *Program) zeroRowError(i int32) error {
 	}
 	z, kz := p.termZero(rn.args[0], last, make(map[int32]bool))
 	if z < 0 {
-		return ast.Errorf(rn.pos, "%s: %s is -Inf, so its log of a sum is -Inf", rn.op, what)
+		return ast.Errorf(rn.pos, "%s: %s is -Inf, %s", rn.op, what, so)
 	}
 	zn := &p.nodes[z]
 	if zn.op != OpLogPDF { // a log 0 of the data alone (log(ok), ok a 0/1 mask)
-		return ast.Errorf(rn.pos, "%s: %s is -Inf, so its log of a sum is -Inf; its last term is %s 0 of the data alone at %s (%s); %s",
-			rn.op, what, zn.op, zn.pos, p.nodeElemPart(zn, zn.shape, kz), NoTermNote)
+		return ast.Errorf(rn.pos, "%s: %s is -Inf, %s; its last term is %s 0 of the data alone at %s (%s); %s",
+			rn.op, what, so, zn.op, zn.pos, p.nodeElemPart(zn, zn.shape, kz), NoTermNote)
 	}
 	why := "is -Inf"
 	if err, ok := p.densityErrorAt(zn, kz).(*ast.Error); ok && err != nil {
 		why = "is " + err.Msg
 	}
-	msg := fmt.Sprintf("%s: %s is -Inf, so its log of a sum is -Inf; its last term %s", rn.op, what, why)
+	msg := fmt.Sprintf("%s: %s is -Inf, %s; its last term %s", rn.op, what, so, why)
 	if p.supportOfDataAlone(zn, kz) {
 		msg += "; " + NoTermNote
 	}
@@ -95,6 +101,15 @@ func (p *Program) zeroRow(i int32, seen map[int32]bool) (int32, int) {
 	if n.op == OpRowLogSumExp || n.op == OpLogSumExp {
 		return i, neg
 	}
+	if n.op == OpHMMMarginal { // a row of log_omega whose states are all −Inf
+		o := p.arg(n, 0)
+		ov, k := p.val[o.off:o.off+o.n], o.shape.Cols
+		for t := 0; t < o.shape.Rows; t++ {
+			if !slices.ContainsFunc(ov[t*k:t*k+k], func(v float64) bool { return !math.IsInf(v, -1) }) {
+				return i, t
+			}
+		}
+	}
 	for _, a := range n.args {
 		if r, row := p.zeroRow(a, seen); r >= 0 {
 			return r, row
@@ -124,6 +139,8 @@ func (p *Program) termZero(i int32, k int, seen map[int32]bool) (int32, int) {
 			e = k/gc*n.bc[2*a] + k%gc*n.bc[2*a+1]
 		case an.n == n.n && (n.op.isUnary() || n.op.isBinary()):
 			e = k
+		case n.op == OpTranspose && n.shape.Rank == 2: // element (r, c) is the argument's (c, r)
+			e = k%n.shape.Cols*n.shape.Rows + k/n.shape.Cols
 		}
 		if z, kz := p.termZero(ai, e, seen); z >= 0 {
 			return z, kz

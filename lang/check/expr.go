@@ -1445,6 +1445,33 @@ func (c *checker) hmmShape(e *ast.CallExpr, args []Type) bool {
 		c.errorf(e.Args[2].Pos(), "%s: `%s` is %s but Gamma is %s: rho needs one element per state", e.Fun.Name, exprString(e.Args[2]), sr.String(), sg.String())
 		return false
 	}
+	return c.hmmParamSimplex(e, args)
+}
+
+// hmmParamSimplex refuses a param passed as the HMM's Gamma or rho whose
+// declared support is not simplex: its rows need not sum to 1 (a
+// positive[K, K] starts at all 1s), which no start mends.
+func (c *checker) hmmParamSimplex(e *ast.CallExpr, args []Type) bool {
+	for i, what := range [...]string{1: "Gamma", 2: "rho"} {
+		if i == 0 {
+			continue
+		}
+		id, ok := ast.Unparen(e.Args[i]).(*ast.Ident)
+		if !ok {
+			continue
+		}
+		sym := c.lookup(id.Name)
+		if sym == nil || sym.Kind != Param || args[i].Support == dist.Simplex {
+			continue
+		}
+		sums, want, why := "rows", "simplex[K, K]", "each row a simplex: row i is the distribution of the state after state i"
+		if i == 2 {
+			sums, want, why = "elements", "simplex[K]", "the first state's distribution"
+		}
+		c.errorf(e.Args[i].Pos(), "%s: %s `%s` is a param declared %s%s, whose %s need not sum to 1, so no start (--init) helps: declare it %s (%s)",
+			e.Fun.Name, what, id.Name, args[i].Support, args[i].Shape.String(), sums, want, why)
+		return false
+	}
 	return true
 }
 

@@ -284,6 +284,7 @@ func (c *checker) missingData() {
 			d.NoMissing = o.why + ", and missing values are fitted only under built-in families on real, positive or unit values, truncated by constants if at all"
 		case len(o.narrow) == 0 && outcome[d.Symbol].Symbol != nil:
 			d.NoMissing = targetNoMissing(d, outcome[d.Symbol])
+			d.Remedy = seriesRemedy(d, outcome[d.Symbol])
 		case len(o.narrow) == 0 && o.inValue.IsValid():
 			d.NoMissing = fmt.Sprintf("`%s` is observed only inside the expression on the left of the ~ at %s, which observes it as a whole, not cell by cell, so its missing values cannot be fitted: gpp fits them only where a ~ observes the data itself (%s ~ D(...) or %s[i] ~ D(...))", d.Name, o.inValue, d.Name, d.Name)
 		case len(o.narrow) == 0 && o.readPos.Line != 0:
@@ -465,6 +466,44 @@ func leavesOut(d *stdlib.Dist) bool {
 	return u.ZeroMass || u.Support == dist.Count || u.Support == dist.Binary || u.Support == dist.BoundedCount
 }
 
+// seriesFuncs run along the rows of their argument as time steps:
+// dropping a row joins the steps on either side of it.
+var seriesFuncs = map[string]bool{"hmm_marginal": true, "ar_filter": true, "tv_filter": true, "cumsum": true}
+
+// seriesCall returns the first call of a seriesFuncs function in the
+// statement of r (where a let's value reads d, the let's value too).
+func seriesCall(r TargetRead) *ast.CallExpr {
+	var found *ast.CallExpr
+	look := func(n ast.Node) {
+		ast.Inspect(n, func(n ast.Node) bool {
+			if c, ok := n.(*ast.CallExpr); ok && found == nil && seriesFuncs[c.Fun.Name] {
+				found = c
+			}
+			return found == nil
+		})
+	}
+	if r.Let != nil {
+		look(r.Let)
+	}
+	if found == nil && r.Stmt != nil {
+		look(r.Stmt)
+	}
+	return found
+}
+
+// seriesRemedy is the remedy for missing cells of d read (r) through a
+// function of a series (seriesFuncs), where dropping the rows would be
+// wrong: mask the terms instead; "" for other reads.
+func seriesRemedy(d *DataVar, r TargetRead) string {
+	call := seriesCall(r)
+	if call == nil {
+		return ""
+	}
+	mask := "o_" + d.Name
+	return fmt.Sprintf("do not drop the rows with missing `%s`: %s at %s reads its rows as a series, and dropping one joins the time steps on either side of it; keep the rows and mask the missing cells' terms: add a 0/1 column %s (1 where `%s` is observed, 0 where missing), fill the missing cells of `%s` with any value of its support, declare `data %s: int%s` and weight each term by it (`let lo = %s .* logpdf(%s, ...)`): a row of 0s is a step with no observation (docs/language.md, Missing data)",
+		d.Name, call.Fun.Name, call.Pos(), mask, d.Name, d.Name, mask, d.Dims, mask, d.Name)
+}
+
 // targetNoMissing says why the missing cells of d, observed by no ~ but
 // as the value of a log density in a target += (r), are not fitted: the
 // model gives them no distribution. Stan would refuse them too. A plain
@@ -477,9 +516,11 @@ func targetNoMissing(d *DataVar, r TargetRead) string {
 	}
 	msg := fmt.Sprintf("`%s` is observed through the target += at %s%s, as the value of %s at %s, and by no ~, so its missing values cannot be fitted: no ~ gives them a distribution",
 		d.Name, r.Stmt.Pos(), through, r.Func, r.At)
-	if r.Func == "logpdf" {
+	switch {
+	case r.Func == "logpdf" && seriesCall(r) != nil: // seriesRemedy says what to do
+	case r.Func == "logpdf":
 		msg += fmt.Sprintf("; for a plain likelihood, write it as a ~ (%s ~ D(...)), whose missing values gpp then fits", d.Name)
-	} else {
+	default:
 		msg += fmt.Sprintf(" (the value of a %s is a censoring bound, which a ~ would not model)", r.Func)
 	}
 	if r.InIf {

@@ -77,3 +77,85 @@ output p = hmm_hidden_state_prob(lo, I(1), rep(1, 1))
 		}
 	}
 }
+
+// TestHMMLooLogLik checks the log_lik that docs/language.md (Hidden Markov
+// models) gives for LOO of an HMM, -rowlogsumexp(log(ps) - lo) with ps =
+// hmm_hidden_state_prob(lo, A, rho), against log p(y) − log p(y_−t) by
+// enumerating every path of a T = 4, K = 2 model: since y_t is
+// independent of the rest given z_t, p(y_−t) / p(y) = Σ_k p(z_t = k | y)
+// / p(y_t | z_t = k).
+func TestHMMLooLogLik(t *testing.T) {
+	const src = `data y: real[N]
+data A: simplex[2, 2]
+data rho: simplex[2]
+param mu: real[2] ~ Normal(0, 3)
+param sigma: positive ~ HalfNormal(2)
+let lo = logpdf(y, Normal(mu', sigma))
+target += hmm_marginal(lo, A, rho)
+let ps = hmm_hidden_state_prob(lo, A, rho)
+output log_lik = -rowlogsumexp(log(ps) - lo)
+output mixture = rowlogsumexp(lo + log(ps))
+output lo_out = lo
+`
+	const n, k = 4, 2
+	ys := []float64{-0.7, 1.9, 0.4, 2.6}
+	rows := make([][]float64, n)
+	for i, v := range ys {
+		rows[i] = []float64{v}
+	}
+	gamma, rho := []float64{0.85, 0.15, 0.3, 0.7}, []float64{0.6, 0.4}
+	ar := map[string]*data.Array{"A": {Name: "A", Shape: []int{k, k}, Values: gamma}, "rho": {Name: "rho", Shape: []int{k}, Values: rho}}
+	m := compileSrc(t, "loo.gpp", src, nil, data.Input{File: "y.csv", Table: csvTable(t, "y.csv", "y", rows)}, data.Input{File: "ar.json", JSON: ar})
+	ev, err := m.NewEvaluator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range randomPoints(7, 3, m.Dim) {
+		_, outs, err := ev.Eval(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ll, mix, lo := outs[0], outs[1], outs[2]
+		// logp(skip) is log Σ over paths of p(z, y), leaving out y_skip's term
+		logp := func(skip int) float64 {
+			terms := make([]float64, 0, 1<<n)
+			for path := range 1 << n {
+				z := func(t int) int { return path >> t & 1 }
+				s := math.Log(rho[z(0)])
+				for t := range n {
+					if t > 0 {
+						s += math.Log(gamma[z(t-1)*k+z(t)])
+					}
+					if t != skip {
+						s += lo[t*k+z(t)]
+					}
+				}
+				terms = append(terms, s)
+			}
+			return logSumExpRef(terms)
+		}
+		all := logp(-1)
+		for tt := range n {
+			want := all - logp(tt)
+			if math.Abs(ll[tt]-want) > 1e-12*max(1, math.Abs(want)) {
+				t.Errorf("at %v: log_lik[%d] = %.17g, want log p(y) − log p(y_−t) = %.17g", x, tt, ll[tt], want)
+			}
+			if math.Abs(mix[tt]-want) < 1e-6 { // the mixture form counts y_t twice
+				t.Errorf("at %v: the mixture form rowlogsumexp(lo + log(ps)) gives %.17g = log p(y_t | y_−t)", x, mix[tt])
+			}
+		}
+	}
+}
+
+// logSumExpRef is log Σ exp(x), for the tests' brute-force sums.
+func logSumExpRef(x []float64) float64 {
+	m := math.Inf(-1)
+	for _, v := range x {
+		m = max(m, v)
+	}
+	s := 0.0
+	for _, v := range x {
+		s += math.Exp(v - m)
+	}
+	return m + math.Log(s)
+}
