@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/compile"
 	"gonum.org/v1/gonum/diff/fd"
@@ -29,12 +30,16 @@ const (
 const diagStream = 0x646961676e6f7365
 
 const diagnoseHelpText = `Checks the model's gradient, like Stan's diagnose: at --points random points
-of the coordinate vector (standard normal, seeded), it prints the log joint
-and, for every coordinate, the autodiff derivative, a central finite
-difference and their relative error. Coordinates are the latents as the fit
-sees them: log z for positive latents, logit z for unit ones, log z_k for
-simplexes, z for real ones. Exit 1 when a relative error exceeds --tol (with
-an absolute floor of 1: |ad − fd| / max(|ad|, |fd|, 1)), 0 otherwise.
+of the unconstrained coordinates (standard normal, seeded), it prints the log
+joint and, for every coordinate, the autodiff derivative, a central finite
+difference and their relative error. The coordinates are those gpp sample
+moves on and gpp logprob names: log z for positive params, logit z for unit
+ones, K - 1 stick-breaking coordinates per simplex row, z_0 then the log gaps
+for ordered ones, the transforms' coordinates for matrices and sum-to-zero
+params, z for real ones. The log joint is the model's at the params' values
+there, without the log-Jacobian of the transforms (gpp logprob
+--jacobian=false). Exit 1 when a relative error exceeds --tol (with an
+absolute floor of 1: |ad - fd| / max(|ad|, |fd|, 1)), 0 otherwise.
 `
 
 // cmdDiagnose runs gpp diagnose.
@@ -76,14 +81,22 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) int {
 		errorf(stderr, "%s: the model has no params: no gradient to check", l.Path)
 		return exitError
 	}
+	// the coordinates a fit's and gpp sample's transforms map (a simplex
+	// row's K − 1 stick-breaking ones), not the Target's log z
+	u, err := sgvb.NewUnconstrained(pipeline.Target{M: m}, pipeline.Latents(m))
+	if err != nil {
+		printError(stderr, err, sourcesOf(l))
+		return exitError
+	}
+	dim := u.Dim()
 	fmt.Fprintf(stdout, "%s: %d coordinate%s, %d point%s, central differences with step %g, tolerance %g\n",
-		l.Path, m.Dim, plural(m.Dim), *points, plural(*points), *eps, *tol)
-	coords := coordNames(m, latentNamer(m, l))
+		l.Path, dim, plural(dim), *points, plural(*points), *eps, *tol)
+	coords := coordNames(m, u, latentNamer(m, l))
 	rng := rand.New(rand.NewPCG(*seed, diagStream))
-	x := make([]float64, m.Dim)
-	grad := make([]float64, m.Dim)
+	x := make([]float64, dim)
+	grad := make([]float64, dim)
 	f := func(x []float64) float64 {
-		lp, err := m.LogJointValue(x)
+		lp, err := u.LogJointValue(x)
 		if err != nil {
 			return math.NaN()
 		}
@@ -95,7 +108,7 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) int {
 			x[i] = rng.NormFloat64()
 		}
 		fmt.Fprintln(stdout)
-		lp, err := m.LogJoint(x, grad)
+		lp, err := u.LogJoint(x, grad)
 		if err != nil || math.IsNaN(lp) || math.IsInf(lp, 0) {
 			fmt.Fprintf(stdout, "point %d: the log joint is not finite (%v)\n", pt, lp)
 			if err != nil {
@@ -137,32 +150,46 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) int {
 // coordName names one coordinate of the model's vector.
 type coordName struct {
 	name string // the element's name as gpp's tables print it: W[1, 0], a[Beta] (elemName)
-	kind string // log, logit, atanh, coordinate or value
+	kind string // log, logit, atanh, stick, coordinate or value
 }
 
-// coordNames names every coordinate of a compiled model, its elements
-// named by name (latentNamer).
-func coordNames(m *compile.Model, name func(string, []int, int) string) []coordName {
-	out := make([]coordName, m.Dim)
+// coordNames names every unconstrained coordinate u of a compiled model
+// (gpp logprob's), its elements named by name (latentNamer): a simplex
+// row's K − 1 stick-breaking coordinates "p stick 1" (of a matrix's row r,
+// "p[r] stick 1"), kind stick.
+func coordNames(m *compile.Model, u *sgvb.Unconstrained, name func(string, []int, int) string) []coordName {
+	out := make([]coordName, u.Dim())
 	for i := range out {
-		out[i] = coordName{fmt.Sprintf("x[%d]", i), "value"}
+		out[i] = coordName{fmt.Sprintf("u[%d]", i), "value"}
 	}
-	for _, l := range m.Latents {
+	for i, l := range m.Latents {
+		off, n := u.LatentRange(i)
 		kind := "value"
 		switch l.Support {
-		case dist.Positive, dist.Simplex:
+		case dist.Simplex:
+			k := l.Shape[len(l.Shape)-1]
+			for j := range n {
+				row, c := j/(k-1), j%(k-1)
+				what := l.Name
+				if len(l.Shape) > 1 {
+					what = name(l.Name, l.Shape[:len(l.Shape)-1], row)
+				}
+				out[off+j] = coordName{fmt.Sprintf("%s stick %d", what, c+1), "stick"}
+			}
+			continue
+		case dist.Positive:
 			kind = "log"
 		case dist.Unit:
 			kind = "logit"
 		case dist.SumToZero, dist.SumToZeroMatrix: // the isometric coordinates, not the values
 			kind = "coordinate"
 		}
-		for k := range l.Size {
-			out[l.Offset+k] = coordName{name(l.Name, l.Shape, k), kind}
+		for k := range n {
+			out[off+k] = coordName{name(l.Name, l.Shape, k), kind}
 			if e, scale, ok := transformCoord(l.Name, l.Shape, l.Support, k, name); ok {
-				out[l.Offset+k].name = e
+				out[off+k].name = e
 				if scale != "" {
-					out[l.Offset+k].kind = scale
+					out[off+k].kind = scale
 				}
 			}
 		}

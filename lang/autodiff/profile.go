@@ -119,7 +119,7 @@ func (p *Program) Profile(x []float64, n int) (*Profile, error) {
 func (p *Program) profileForward(x []float64, fwd []time.Duration, runs []int64) error {
 	p.ready = false
 	p.x = x
-	p.outErr = p.dataOutErr
+	p.outErr, p.outNaN = p.dataOutErr, p.dataOutNaN
 	cur := int32(0)
 	t0 := time.Now()
 	defer p.fuse()

@@ -47,6 +47,10 @@ type Program struct {
 	// only kept nodes read (an output): it does not stop the pass.
 	// dataOutErr is that of the data-only ones, evaluated by Finish.
 	outErr, dataOutErr error
+	// outNaN says a node of the last Forward that only kept nodes read
+	// failed or was NaN, not merely ±Inf (OutputNaN); dataOutNaN, a
+	// data-only one.
+	outNaN, dataOutNaN bool
 
 	rng *rand.Rand // the stream of Rand nodes (nil: they give NaN)
 	// rngAlt is the stream of the Rand nodes built under Builder.AltRand.
@@ -217,6 +221,7 @@ func (b *Builder) Finish(root ID, keep ...ID) (*Program, error) {
 			if !n.joint {
 				if !ok || !p.infIsValue(int32(i)) {
 					p.outputFailed(int32(i), ok, &p.dataOutErr)
+					p.dataOutNaN = p.dataOutNaN || !ok || hasNaN(p.val[n.off:n.off+n.n])
 				}
 				continue
 			}
@@ -587,7 +592,7 @@ func (p *Program) Clone() *Program {
 	c := &Program{
 		serial: p.serial, nodes: p.nodes, ctxOf: p.ctxOf, subjects: p.subjects, iters: p.iters, stmts: p.stmts, order: p.order, jorder: p.jorder, inputs: p.inputs,
 		fullOrder: p.fullOrder, fullJorder: p.fullJorder,
-		root: p.root, dim: p.dim, dataOutErr: p.dataOutErr, logZeroTaken: p.logZeroTaken,
+		root: p.root, dim: p.dim, dataOutErr: p.dataOutErr, dataOutNaN: p.dataOutNaN, logZeroTaken: p.logZeroTaken,
 		subConst: p.subConst, subOrder: p.subOrder, subGather: p.subGather,
 		val:    make([]float64, len(p.val)),
 		adj:    make([]float64, len(p.adj)),
@@ -690,7 +695,7 @@ func (p *Program) forward(x []float64, all bool) (float64, error) {
 	}
 	p.ready = false
 	p.x = x
-	p.outErr = p.dataOutErr
+	p.outErr, p.outNaN = p.dataOutErr, p.dataOutNaN
 	var jointErr error
 	defer p.fuse()
 	p.zgen++
@@ -734,6 +739,7 @@ func (p *Program) passFailed(order []int32, k int, ok, all bool, jointErr *error
 	switch n := &p.nodes[i]; {
 	case !n.joint:
 		if !ok || !p.zeroValue(i) {
+			p.outNaN = p.outNaN || !ok || hasNaN(p.val[n.off:n.off+n.n])
 			p.outputFailed(i, ok, &p.outErr)
 			p.zgen++
 		}
@@ -896,6 +902,22 @@ func (p *Program) jointOrder() []int32 {
 // OutputErr returns, after Forward, an *ast.Error at the first node that
 // only kept nodes read and that is not finite, or nil if there is none.
 func (p *Program) OutputErr() error { return p.outErr }
+
+// OutputNaN reports whether, in the last Forward, a node that only kept
+// nodes read failed or was NaN: a value an output may hide (log(mu) < 0
+// at mu < 0 is 0), where a ±Inf alone is one a later node takes in
+// (logsumexp of a log 0).
+func (p *Program) OutputNaN() bool { return p.outNaN }
+
+// hasNaN reports whether v holds a NaN.
+func hasNaN(v []float64) bool {
+	for _, x := range v {
+		if math.IsNaN(x) {
+			return true
+		}
+	}
+	return false
+}
 
 // Backward writes the gradient of the log joint at the point of the last
 // successful Forward into grad (of length Dim). A NaN or infinite adjoint

@@ -169,3 +169,35 @@ output a = f(log(s - 100))
 		t.Errorf("output: got %v\nwant %s", err, wantOut)
 	}
 }
+
+// TestOutputErrAbsorbed: OutputErr explains a non-finite output, not a
+// −Inf an output reads and takes in: log(w · e^mu) at w = 0 is −Inf, and
+// logsumexp of it finite (a trial's HMM log_lik, rowlogsumexp(log(ps) −
+// lo), warned of "an output that is not finite" at a draws.csv all finite).
+func TestOutputErrAbsorbed(t *testing.T) {
+	in := data.Input{File: "w.csv", Table: csvTable(t, "w.csv", "w", [][]float64{{0}, {1}})}
+	for _, c := range []struct {
+		name, outs string
+		bad        bool
+	}{
+		{"absorbed", "output a = logsumexp(log(w * exp(mu)))\n", false},
+		{"written", "output a = logsumexp(log(w * exp(mu)))\noutput b = log(w * exp(mu))\n", true},
+	} {
+		m := compileSrc(t, "o.gpp", "data w: real[N]\nparam mu: real ~ Normal(0, 1)\n"+c.outs, nil, in)
+		ev, err := m.NewEvaluator()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, outs, err := ev.Eval([]float64{0.3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := 0.3; math.Abs(outs[0][0]-want) > 1e-12 {
+			t.Errorf("%s: a = %v, want %v", c.name, outs[0][0], want)
+		}
+		oe := ev.OutputErr()
+		if (oe != nil) != c.bad || c.bad && !strings.Contains(oe.Error(), "log: argument 0 gives -Inf") {
+			t.Errorf("%s: OutputErr %v, want an error: %v", c.name, oe, c.bad)
+		}
+	}
+}
