@@ -135,6 +135,7 @@ func fitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Res
 		ns.warn(restartsWarning(ds, st, mix, explained, joint))
 	}
 	ns.hint(risingHint(cfg, s, r, mix, false))
+	ns.hint(degenerateScaleHint(s, l.Model, r, mix))
 	if ro != nil {
 		ns.warn(resampleWarning(*ro, jointFlag(cfg)))
 	}

@@ -871,7 +871,10 @@ func (c *checker) explain(e ast.Expr, req dist.Support) string {
 		return is + " because " + c.explain(x.X, req)
 	case *ast.VectorLit:
 		for _, el := range x.Elems {
-			if !satisfies(req, c.info.Types[el]) {
+			if et := c.info.Types[el]; !satisfies(req, et) {
+				if et.Const != nil { // what [1, 0] is as a whole (a 0/1 int) is beside the point
+					return fmt.Sprintf("%s has the element `%s`, which is not %s", text, exprString(el), req)
+				}
 				return is + " because its element " + c.explain(el, req)
 			}
 		}

@@ -638,6 +638,9 @@ func (c *checker) call(e *ast.CallExpr) Type {
 			ok = false
 		}
 	}
+	if ok && f.Name == "log_mix" {
+		ok = c.logMixTheta(e.Args[0], args[0])
+	}
 	if !ok {
 		return invalid
 	}

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/compile"
+)
+
+// mixtureFuncs are the calls that sum components out of a log density:
+// a mixture's (or an HMM's) likelihood when what they sum depends on a
+// param.
+var mixtureFuncs = map[string]bool{"log_mix": true, "logsumexp": true, "rowlogsumexp": true, "log_sum_exp": true}
+
+// mixtureCall returns the first call in f's target += statements (or in
+// the lets they read) that sums over components depending on a param
+// (mixtureFuncs), nil where none: a mixture model, whose ELBO has an
+// optimum per way of sharing the data among the components. An output's
+// call (a classifier's probabilities) does not count.
+func mixtureCall(f *ast.File) *ast.CallExpr {
+	if f == nil {
+		return nil
+	}
+	params := map[string]bool{}
+	lets := map[string]ast.Expr{}
+	var targets []ast.Expr
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.ParamDecl:
+			params[n.Name.Name] = true
+		case *ast.LetStmt:
+			if _, seen := lets[n.Name.Name]; !seen {
+				lets[n.Name.Name] = n.Value
+			}
+		case *ast.TargetStmt:
+			targets = append(targets, n.Value)
+		}
+		return true
+	})
+	// reads reports whether e reads a param, through the lets it reads.
+	var reads func(e ast.Expr, seen map[string]bool) bool
+	reads = func(e ast.Expr, seen map[string]bool) bool {
+		found := false
+		ast.Inspect(e, func(n ast.Node) bool {
+			id, ok := n.(*ast.Ident)
+			if found || !ok {
+				return !found
+			}
+			if params[id.Name] {
+				found = true
+			} else if v := lets[id.Name]; v != nil && !seen[id.Name] {
+				seen[id.Name] = true
+				found = reads(v, seen)
+			}
+			return !found
+		})
+		return found
+	}
+	var find func(e ast.Expr, seen map[string]bool) *ast.CallExpr
+	find = func(e ast.Expr, seen map[string]bool) *ast.CallExpr {
+		var call *ast.CallExpr
+		ast.Inspect(e, func(n ast.Node) bool {
+			if call != nil {
+				return false
+			}
+			switch n := n.(type) {
+			case *ast.CallExpr:
+				if mixtureFuncs[n.Fun.Name] && mixtureArgsRead(n, func(a ast.Expr) bool { return reads(a, map[string]bool{}) }) {
+					call = n
+					return false
+				}
+			case *ast.Ident:
+				if v := lets[n.Name]; v != nil && !seen[n.Name] {
+					seen[n.Name] = true
+					call = find(v, seen)
+				}
+			}
+			return call == nil
+		})
+		return call
+	}
+	for _, t := range targets {
+		if c := find(t, map[string]bool{}); c != nil {
+			return c
+		}
+	}
+	return nil
+}
+
+// mixtureArgsRead reports whether call's components depend on params
+// (read): every argument of logsumexp or rowlogsumexp, both of log_mix's
+// lp1 and lp2 or of log_sum_exp(a, b). A zero-inflated count's
+// log_mix(theta, 0, logpdf(y, Poisson(lambda))) has one component that
+// moves, not components that can trade places.
+func mixtureArgsRead(call *ast.CallExpr, read func(ast.Expr) bool) bool {
+	args := call.Args
+	if call.Fun.Name == "log_mix" && len(args) == 3 {
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return false
+	}
+	for _, a := range args {
+		if !read(a) {
+			return false
+		}
+	}
+	return true
+}
+
+// mixtureRestarts is how many restarts mixtureHint suggests.
+const mixtureRestarts = 4
+
+// mixtureHint advises a single fit (mix nil) of a mixture model
+// (mixtureCall) to compare optima with --restarts: such an ELBO has an
+// optimum per way of sharing the data among the components (two merged
+// into one, one split, one left empty), and a fit settles in the one its
+// start leads to, which no form of q (--fullrank) repairs. A trial's DP
+// mixture (4 clusters, 20 sticks) merged two clusters at ELBO −1051.8 to
+// −1055.7 from seeds 1–3, --fullrank all too; --restarts 4 found the four
+// at −1029.4, and optimaHint named the best restart. "" for restarts, a
+// Laplace or Pathfinder fit, or a model that is no mixture.
+func mixtureHint(s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result, mix *sgvb.Mixture) string {
+	if mix != nil || r == nil || r.Interrupted || (s.Method != sgvb.SGVB && s.Method != sgvb.MAP) {
+		return ""
+	}
+	call := mixtureCall(l.File)
+	if call == nil {
+		return ""
+	}
+	return fmt.Sprintf("the model is a mixture (%s at %s): its ELBO has a local optimum for each way of sharing the data among the components "+
+		"(two clusters merged into one, one split in two, one left empty), and one fit ends in the one its start leads to, which a joint q (--fullrank) does not change; "+
+		"gpp fit --restarts %d fits from %d starts and compares their optima, and the hint after them names the best one "+
+		"(docs/inference.md, Mixtures have several optima)", call.Fun.Name, call.Fun.NamePos, mixtureRestarts, mixtureRestarts)
+}
+
+// degenerateRatio is how far below its prior mean a positive param's q
+// mean must be, as a fraction, for degenerateScaleHint: two orders of
+// magnitude. A trial's all-equal data drove a mixture's sigma[1] to
+// 0.00067 against a HalfNormal(2) prior's mean 1.6 (1/2400), a single
+// normal's sigma on 20 equal values to 0.0043 (1/370), both still
+// falling at --iter.
+const degenerateRatio = 1e-2
+
+// degenerateScaleHint names the unbounded likelihood of a fit that did not
+// converge while a positive param's element collapsed toward 0 (q mean
+// below degenerateRatio times its prior's mean) and the ELBO still rose
+// over the last window by at least risingSEs standard errors: a normal's
+// scale on a single value (a mixture component on one point, all-equal
+// data) makes the density at it grow without bound as the scale → 0, the
+// degenerate mode Stan's and PyMC's mixture users meet. It names the
+// element, its prior mean and the remedies. "" otherwise.
+func degenerateScaleHint(s sgvb.Settings, m *compile.Model, r *sgvb.Result, mix *sgvb.Mixture) string {
+	if mix != nil || r == nil || r.Converged || r.Interrupted || (s.Method != sgvb.SGVB && s.Method != sgvb.MAP) {
+		return ""
+	}
+	rise, ok := sgvb.LastRise(r, s)
+	if !ok || !(rise.Gain > 0) || rise.Gain < risingSEs*rise.SE {
+		return ""
+	}
+	for i := range r.Factors {
+		f := &r.Factors[i]
+		if f.Support != dist.Positive || f.Scale != 0 || f.ScaleV != nil {
+			continue
+		}
+		lat := latentNamed(m, f.Name)
+		if lat == nil || len(lat.Init) != f.Size {
+			continue
+		}
+		mean := f.Mean()
+		for k, v := range mean {
+			prior := lat.Init[k]
+			if !(prior > 0) || math.IsInf(prior, 0) || !(v >= 0 && v < degenerateRatio*prior) {
+				continue
+			}
+			name := pipeline.LabelledName(f.Name, f.Shape, nil, k)
+			return fmt.Sprintf("%s's q mean collapsed to %s, %s times below its prior's mean %s, while the ELBO still rose (%s nats from iteration %d to %d): "+
+				"the likelihood is likely unbounded as %s → 0, as a normal's density at a point grows without bound when its scale shrinks to 0 "+
+				"(a mixture component sitting on a single value, or data whose values are all equal: Stan's and PyMC's degenerate mode of mixtures), "+
+				"so the fit has no optimum to converge to and more iterations or another q do not help; check the data (are the values equal, or one repeated?) "+
+				"and give %s a prior that keeps it away from 0, such as Gamma(2, 2 / s) or InvGamma(3, 2 * s), both of mean s, for a scale s the data suggest (docs/inference.md, A scale collapsing to 0)",
+				name, numText(v, "%.3g"), numText(prior/v, "%.0f"), numText(prior, "%.3g"), numText(rise.Gain, "%+.3g"), rise.From, rise.To, name, f.Name)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpplang/gpp/dist"
+	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/lang/compile"
+	"github.com/gpplang/gpp/lang/parser"
+)
+
+// TestMixtureCall: a target that sums components depending on params
+// (directly or through lets) is a mixture; one over data only, an
+// output's, and a zero-inflated log_mix with one constant component are
+// not.
+func TestMixtureCall(t *testing.T) {
+	const head = "data y: real[N]\nparam w: simplex[2] ~ Dirichlet(1)\nparam mu: ordered[2] ~ Normal(0, 5)\nparam th: unit ~ Beta(1, 1)\nparam lam: positive ~ Gamma(2, 1)\n"
+	for _, c := range []struct {
+		body string
+		want string // the call's name, "" for none
+	}{
+		{"let lp = log(w)' + logpdf(y, Normal(mu', 1))\nlet ll = rowlogsumexp(lp)\ntarget += sum(ll)\n", "rowlogsumexp"},
+		{"target += sum(log_mix(th, logpdf(y, Normal(mu[0], 1)), logpdf(y, Normal(mu[1], 1))))\n", "log_mix"},
+		{"target += logsumexp(log(w) + [logpdf(y[0], Normal(mu[0], 1)), logpdf(y[0], Normal(mu[1], 1))]')\n", "logsumexp"},
+		{"target += sum(log_mix(th, 0, logpdf(y, Poisson(lam))))\n", ""},
+		{"target += sum(log_mix(0.3, logpdf(y, Normal(mu[0], 1)), logpdf(y, Normal(mu[1], 1))))\n", "log_mix"},
+		{"let d = rowlogsumexp([y, y]')\ntarget += sum(logpdf(d, Normal(mu[0], 1)))\n", ""},
+		{"y ~ Normal(mu[0], 1)\noutput p = exp(log(w)' - rowlogsumexp(log(w)'))\n", ""},
+	} {
+		f, err := parser.ParseFile("m.gpp", []byte(head+c.body))
+		if err != nil {
+			t.Fatalf("%q: %v", c.body, err)
+		}
+		got := ""
+		if call := mixtureCall(f); call != nil {
+			got = call.Fun.Name
+		}
+		if got != c.want {
+			t.Errorf("%q: mixtureCall = %q, want %q", c.body, got, c.want)
+		}
+	}
+}
+
+// TestMixtureHintCLI: a single fit of a two-component mixture points to
+// --restarts beside the mean-field hint; its fit with restarts and a
+// fit of a single normal do not.
+func TestMixtureHintCLI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits models")
+	}
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("y\n")
+	for i := range 40 {
+		fmt.Fprintf(&b, "%.3f\n", float64(4*(i%2)-2)+0.5*math.Sin(float64(i)))
+	}
+	data := writeFile(t, dir, "y.csv", b.String())
+	mixture := writeFile(t, dir, "mix.gpp", "data y: real[N]\nparam w: simplex[2] ~ Dirichlet(2)\nparam mu: ordered[2] ~ Normal(0, 5)\n"+
+		"param sigma: positive[2] ~ Gamma(2, 2)\nlet lp = log(w)' + logpdf(y, Normal(mu', sigma'))\ntarget += sum(rowlogsumexp(lp))\n")
+	normal := writeFile(t, dir, "n.gpp", "data y: real[N]\nparam mu: real ~ Normal(0, 5)\nparam sigma: positive ~ Gamma(2, 2)\ny ~ Normal(mu, sigma)\n")
+	fit := func(model, out string, flags ...string) string {
+		args := append([]string{"fit", model, data, "--quiet", "--seed", "1", "--out", filepath.Join(dir, out)}, flags...)
+		code, _, stderr := runSafe(t, args...)
+		if code != 0 {
+			t.Fatalf("%s %v: exit %d\n%s", model, flags, code, stderr)
+		}
+		return stderr
+	}
+	const hint = "hint: the model is a mixture (rowlogsumexp at "
+	if stderr := fit(mixture, "one"); !strings.Contains(stderr, hint) || !strings.Contains(stderr, "gpp fit --restarts 4 fits from 4 starts") {
+		t.Errorf("single fit of a mixture: want the hint; stderr\n%s", stderr)
+	}
+	if stderr := fit(mixture, "r2", "--restarts", "2"); strings.Contains(stderr, hint) {
+		t.Errorf("restarts: want no hint; stderr\n%s", stderr)
+	}
+	if stderr := fit(normal, "n"); strings.Contains(stderr, "the model is a mixture") {
+		t.Errorf("a normal: want no hint; stderr\n%s", stderr)
+	}
+}
+
+// TestDegenerateScaleHintCLI: a normal fitted to 20 equal values drives
+// sigma toward 0 without converging, and the hint names the unbounded
+// likelihood after the warning; the same model on spread data does not
+// get it.
+func TestDegenerateScaleHintCLI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits a model")
+	}
+	dir := t.TempDir()
+	model := writeFile(t, dir, "n.gpp", "data y: real[N]\nparam mu: real ~ Normal(0, 5)\nparam sigma: positive ~ HalfNormal(2)\ny ~ Normal(mu, sigma)\n")
+	equal, spread := "y\n", "y\n"
+	for i := range 20 {
+		equal += "2.5\n"
+		spread += fmt.Sprintf("%.3f\n", 2.5+math.Sin(float64(i)))
+	}
+	fit := func(data, out string) string {
+		code, _, stderr := runSafe(t, "fit", model, writeFile(t, dir, out+".csv", data), "--quiet", "--seed", "1", "--out", filepath.Join(dir, out))
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s", out, code, stderr)
+		}
+		return stderr
+	}
+	const hint = "hint: sigma's q mean collapsed to "
+	stderr := fit(equal, "equal")
+	w, h := strings.Index(stderr, "warning: did not converge"), strings.Index(stderr, hint)
+	if w < 0 || h < w || !strings.Contains(stderr, "the likelihood is likely unbounded as sigma → 0") {
+		t.Errorf("equal values: want the hint after the warning; stderr\n%s", stderr)
+	}
+	if stderr := fit(spread, "spread"); strings.Contains(stderr, hint) {
+		t.Errorf("spread values: want no hint; stderr\n%s", stderr)
+	}
+}
+
+// TestDegenerateScaleHint: the hint needs the element far below its
+// prior's mean, the fit unconverged and its ELBO still rising by several
+// standard errors; a flat trace, a converged fit or an element near its
+// prior's mean get none.
+func TestDegenerateScaleHint(t *testing.T) {
+	m := &compile.Model{Latents: []compile.Latent{{Name: "sigma", Support: dist.Positive, Size: 1, Init: []float64{1.6}}}}
+	factor := func(mean float64) []sgvb.Factor { // gamma of shape 100
+		return []sgvb.Factor{{Name: "sigma", Family: sgvb.FamilyGamma, Support: dist.Positive, Size: 1, Params: [][]float64{{100}, {100 / mean}}}}
+	}
+	trace := func(step float64) []sgvb.TracePoint {
+		tr := make([]sgvb.TracePoint, 6)
+		for i := range tr {
+			tr[i] = sgvb.TracePoint{Iter: 100 * (i + 1), ELBO: 500 + step*float64(i), SE: 0.1}
+		}
+		return tr
+	}
+	s := sgvb.Settings{Window: 5}
+	for _, c := range []struct {
+		name string
+		r    *sgvb.Result
+		want bool
+	}{
+		{"collapsing", &sgvb.Result{Dim: 2, Factors: factor(0.001), Trace: trace(2)}, true},
+		{"flat", &sgvb.Result{Dim: 2, Factors: factor(0.001), Trace: trace(0)}, false},
+		{"converged", &sgvb.Result{Dim: 2, Factors: factor(0.001), Trace: trace(2), Converged: true}, false},
+		{"near the prior", &sgvb.Result{Dim: 2, Factors: factor(0.5), Trace: trace(2)}, false},
+	} {
+		got := degenerateScaleHint(s, m, c.r, nil)
+		if (got != "") != c.want || c.want && !strings.Contains(got, "sigma's q mean collapsed to 0.001, 1600 times below its prior's mean 1.6") {
+			t.Errorf("%s: hint %q, want one: %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestMixtureCallExamples: of the bundled examples only mixture.gpp is a
+// mixture (cultivar.gpp's rowlogsumexp is in an output), so the hint
+// leaves the others' fits as they were.
+func TestMixtureCallExamples(t *testing.T) {
+	paths, err := filepath.Glob("../../examples/*.gpp")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no examples: %v", err)
+	}
+	for _, p := range paths {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parser.ParseFile(p, src)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if got, want := mixtureCall(f) != nil, filepath.Base(p) == "mixture.gpp"; got != want {
+			t.Errorf("%s: a mixture: %v, want %v", p, got, want)
+		}
+	}
+}
