@@ -1923,3 +1923,29 @@ func TestReplLeafMissing(t *testing.T) {
 		t.Errorf("2 * y: stderr %q, want %q", errb.String(), want)
 	}
 }
+
+// TestReplMatrixLit: a matrix literal at the prompt prints as a matrix,
+// row by row; its row and element pick as a matrix's do; a let of one is
+// usable and :save writes it back as it was typed; ragged rows are an
+// error at the ragged row.
+func TestReplMatrixLit(t *testing.T) {
+	r, out, errb := newTestRepl()
+	saved := filepath.Join(t.TempDir(), "m.gpp")
+	typeIn(r, "const k = 3", "[[1, 2], [3, k]]", "[[1, 2], [3, k]][1]", "[[1, 2], [3, k]][1, 0] * 2",
+		"let M = [[1, 0.5],\n         [0.5, k]]", "M * [2, 2]", ":save "+saved)
+	if got, want := out.String(), "[[1, 2],\n [3, 3]]\n[3, 3]\n6\n[3, 7]\n"; !strings.HasPrefix(got, want) || errb.Len() > 0 {
+		t.Errorf("output %q, want %q first; errors:\n%s", got, want, errb.String())
+	}
+	src, err := os.ReadFile(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(src), "let M = [[1, 0.5], [0.5, k]]\n") {
+		t.Errorf(":save wrote\n%s", src)
+	}
+	errb.Reset()
+	typeIn(r, "[[1, 2], [3]]")
+	if want := "<input>:1:10: a matrix literal's rows must have equal lengths: row 1 `[3]` has 1 element, row 0 has 2 elements"; !strings.Contains(errb.String(), want) {
+		t.Errorf("errors:\n%s\nwant %q", errb.String(), want)
+	}
+}

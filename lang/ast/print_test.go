@@ -45,6 +45,8 @@ func TestFormatExpr(t *testing.T) {
 		{&IndexExpr{X: &VectorLit{Elems: []Expr{a, b}}, Indices: []Expr{num("0", 0)}}, "[a, b][0]"},
 		{&TransposeExpr{X: &VectorLit{Elems: []Expr{a, b}}}, "[a, b]'"},
 		{neg(&VectorLit{Elems: []Expr{a}}), "-[a]"},
+		{&VectorLit{Elems: []Expr{&VectorLit{Elems: []Expr{a, num("0", 0)}}, &VectorLit{Elems: []Expr{bin(b, Mul, a), c}}}}, "[[a, 0], [b * a, c]]"},
+		{&TransposeExpr{X: &VectorLit{Elems: []Expr{id("x"), &VectorLit{Elems: []Expr{a, b}}}}}, "[x, [a, b]]'"},
 
 		// Hand-built trees that the precedence rules cannot express
 		// get the parentheses they need.

@@ -721,15 +721,15 @@ func oneMinusExpHint(arg ast.Expr, negated bool) string {
 		"write exp(u) - exp(v) as exp(v) .* expm1(u - v), positive when u - v is"
 }
 
-// constLit reports whether e is a vector literal of constants, whose
-// support a hint cannot change.
+// constLit reports whether e is a vector (or matrix) literal of
+// constants, whose support a hint cannot change.
 func (c *checker) constLit(e ast.Expr) bool {
 	v, ok := ast.Unparen(e).(*ast.VectorLit)
 	if !ok {
 		return false
 	}
 	for _, x := range v.Elems {
-		if c.info.Types[x].Const == nil {
+		if c.info.Types[x].Const == nil && !c.constLit(x) {
 			return false
 		}
 	}

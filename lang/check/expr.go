@@ -501,23 +501,34 @@ func FoldBinary(op ast.Op, a, b float64) float64 {
 // vectorLit checks [e1, ..., en]: a vector of the n scalars, int when
 // every element is int, with the narrowest support that holds every
 // element (language.md §6); never a simplex, whatever the elements sum to.
-// It carries no constant value (Type.Const is for scalars); index folds a
-// constant element picked by a constant index.
+// Elements that are all vectors of one length m are the rows of a matrix
+// [n, m] (matrixLit). It carries no constant value (Type.Const is for
+// scalars); index folds a constant element picked by constant indices.
 func (c *checker) vectorLit(e *ast.VectorLit) Type {
-	t := Type{Elem: Int, Shape: Shape{knownDim(len(e.Elems))}, DataOnly: true}
+	ts := make([]Type, len(e.Elems))
 	ok := true
 	for i, x := range e.Elems {
-		xt := c.expr(x)
-		if !xt.Valid() {
+		ts[i] = c.expr(x)
+		ok = ok && ts[i].Valid()
+	}
+	for i, x := range e.Elems {
+		if ts[i].Valid() && ts[i].Shape.Rank() == 2 {
+			c.errorf(x.Pos(), "a literal's elements must be scalars (a vector) or rows (a matrix); `%s` is %s: a literal has at most two axes", exprString(x), ts[i].Shape.describe())
 			ok = false
-			continue
 		}
+	}
+	if !ok {
+		return invalid
+	}
+	if ts[0].Shape.Rank() == 1 {
+		return c.matrixLit(e, ts)
+	}
+	t := Type{Elem: Int, Shape: Shape{knownDim(len(e.Elems))}, DataOnly: true}
+	for i, x := range e.Elems {
+		xt := ts[i]
 		if xt.Shape.Rank() != 0 {
-			hint := ""
-			if _, nested := ast.Unparen(x).(*ast.VectorLit); nested {
-				hint = " (there are no matrix literals)"
-			}
-			c.errorf(x.Pos(), "a vector literal's elements must be scalars; `%s` is %s%s", exprString(x), xt.Shape.describe(), hint)
+			c.errorf(x.Pos(), "a vector literal's elements must be scalars; `%s` is %s, element 0 `%s` a scalar (a matrix literal's elements are all rows, as [[1, 2], [3, 4]])",
+				exprString(x), xt.Shape.describe(), exprString(e.Elems[0]))
 			ok = false
 			continue
 		}
@@ -533,6 +544,51 @@ func (c *checker) vectorLit(e *ast.VectorLit) Type {
 	}
 	if !ok {
 		return invalid
+	}
+	return t
+}
+
+// matrixLit checks [r0, ..., rn-1] whose first element is a vector: each
+// element is a row (a literal or any vector expression) and all have one
+// length m, giving the matrix [n, m] (row-major, as Stan's to_matrix of an
+// array of row vectors). Its support is the narrowest holding every row's,
+// a simplex when every row is one (a transition matrix of simplex params).
+// Lengths known only with the data are compared when the model compiles.
+func (c *checker) matrixLit(e *ast.VectorLit, ts []Type) Type {
+	cols := ts[0].Shape[0]
+	t := Type{Elem: Int, Shape: Shape{knownDim(len(e.Elems)), cols}, DataOnly: true, Support: ts[0].Support}
+	simplex := true
+	ok := true
+	for i, x := range e.Elems {
+		xt := ts[i]
+		if xt.Shape.Rank() != 1 {
+			c.errorf(x.Pos(), "a matrix literal's elements must be rows (vectors); `%s` (row %d) is %s, row 0 `%s` is %s",
+				exprString(x), i, xt.Shape.describe(), exprString(e.Elems[0]), ts[0].Shape.describe())
+			ok = false
+			continue
+		}
+		switch compareDims(xt.Shape[0], cols) {
+		case dimDiffer:
+			c.errorf(x.Pos(), "a matrix literal's rows must have equal lengths: row %d `%s` has %s, row 0 has %s",
+				i, exprString(x), plural1(xt.Shape[0]), plural1(cols))
+			ok = false
+			continue
+		case dimEqual, dimDeferred:
+			cols = moreInformative(cols, xt.Shape[0])
+		}
+		if xt.Elem != Int {
+			t.Elem = Real
+		}
+		t.DataOnly = t.DataOnly && xt.DataOnly
+		simplex = simplex && xt.Support == dist.Simplex
+		t.Support = joinSupport(t.Support, xt.Support)
+	}
+	if !ok {
+		return invalid
+	}
+	t.Shape[1] = cols
+	if simplex {
+		t.Support = dist.Simplex
 	}
 	return t
 }
@@ -1646,10 +1702,15 @@ func (c *checker) index(e *ast.IndexExpr) Type {
 	if x.Support == dist.Simplex && !(lastKept && len(out) > 0) {
 		t.Support = dist.NonNegative
 	}
-	// A constant element of a literal, picked by a constant index, is a
-	// constant: [4, 5][1] may be a const's value or a size.
+	// A constant element of a literal, picked by constant indices, is a
+	// constant: [4, 5][1] and [[1, 2], [4, 5]][1, 0] may be a const's
+	// value or a size.
 	if lit, isLit := ast.Unparen(e.X).(*ast.VectorLit); isLit && len(out) == 0 && idx[0].Const != nil {
-		if v := c.info.Types[lit.Elems[int(*idx[0].Const)]].Const; v != nil {
+		el := lit.Elems[int(*idx[0].Const)]
+		if row, isRow := ast.Unparen(el).(*ast.VectorLit); isRow && len(idx) == 2 && idx[1].Const != nil {
+			el = row.Elems[int(*idx[1].Const)]
+		}
+		if v := c.info.Types[el].Const; v != nil {
 			t.Const, t.Support = v, valueSupport(t.Elem, *v)
 		}
 	}

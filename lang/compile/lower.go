@@ -411,6 +411,9 @@ func (l *lowerer) expr1(e ast.Expr) value {
 func (l *lowerer) vectorLit(e *ast.VectorLit) value {
 	n := len(e.Elems)
 	pos := e.Pos()
+	if t := l.info.Types[e]; len(t.Shape) == 2 {
+		return l.matrixLit(e)
+	}
 	vals := make([]float64, n)
 	consts := true
 	for i, x := range e.Elems {
@@ -468,6 +471,70 @@ func (l *lowerer) vectorLit(e *ast.VectorLit) value {
 		ids[i] = l.node(el, e.Elems[i].Pos())
 	}
 	return value{id: l.b.Stack(ids, pos), node: true}
+}
+
+// matrixLit lowers [r0, ..., rn-1] whose elements are rows: literals of
+// constants give one constant node (an int one also keeps its ints, as
+// int data does), else the rows' nodes are stacked as rows. Rows whose
+// lengths were known only with the data are compared here.
+func (l *lowerer) matrixLit(e *ast.VectorLit) value {
+	pos := e.Pos()
+	var vals []float64
+	consts := true
+	for _, r := range e.Elems {
+		lit, ok := ast.Unparen(r).(*ast.VectorLit)
+		if !ok {
+			consts = false
+			break
+		}
+		for _, x := range lit.Elems {
+			c := l.info.Types[x].Const
+			if c == nil {
+				consts = false
+				break
+			}
+			vals = append(vals, *c)
+		}
+		if !consts {
+			break
+		}
+	}
+	n := len(e.Elems)
+	if consts {
+		m := len(vals) / n
+		id := l.b.Const(vals, autodiff.Matrix(n, m), pos)
+		if l.info.Types[e].Elem != check.Int {
+			return value{id: id, node: true}
+		}
+		ints := make([]int, len(vals))
+		for i, v := range vals {
+			ints[i] = int(v)
+		}
+		at := func(k int) ast.Pos {
+			return ast.Unparen(e.Elems[k/m]).(*ast.VectorLit).Elems[k%m].Pos()
+		}
+		return value{id: id, node: true, ints: ints, shape: []int{n, m}, isInt: true, at: at}
+	}
+	var m autodiff.ID
+	cols := 0
+	for i, r := range e.Elems {
+		row := l.node(l.expr(r), r.Pos())
+		k := l.b.Shape(row).Len()
+		if i == 0 {
+			cols = k
+		} else if k != cols {
+			l.errorf(r.Pos(), "a matrix literal's rows must have equal lengths: row %d `%s` has %d element%s, row 0 `%s` has %d",
+				i, ast.FormatExpr(r), k, plural(k), ast.FormatExpr(e.Elems[0]), cols)
+			return value{}
+		}
+		row = l.b.Reshape(row, autodiff.Matrix(1, k), r.Pos())
+		if i == 0 {
+			m = row
+		} else {
+			m = l.b.Concat(m, row, false, pos)
+		}
+	}
+	return value{id: m, node: true}
 }
 
 // sized lowers the constructors whose length is argument 0 (Shape Sized

@@ -392,10 +392,20 @@ func stanSyntaxHint(toks []lexer.Token, i int) string {
 		return "a function's block holds lets and then one return: fn f(x) { let u = ...; return EXPR }"
 	case tok.Type == tokKeyword && tok.Value == "return" && (i == 0 || toks[i-1].Type == tokTerminator):
 		return "return ends the block of a function, fn NAME(A, B) { let ...; return EXPR }; a model's statements return nothing"
+	case tok.Value == "]" && prev == "[" && !(i >= 2 && endsOperand(toks[i-2])):
+		return "a literal has at least one element: `[]` is no vector, nor an empty row of a matrix literal"
+	case tok.Value == "]" && prev == ",":
+		return "a literal takes no trailing comma"
 	case tok.Value == "T" && i+1 < len(toks) && toks[i+1].Value == "[" && prev == ")":
 		return "T[L, U] truncates the distribution of a ~ statement on data (y ~ Normal(mu, s) T[0, ]); elsewhere subtract the log mass by hand with logcdf or logccdf"
 	}
 	return ""
+}
+
+// endsOperand reports whether a "[" after t indexes (x[, f(x)[, [a][) or
+// gives a type's shape (int[), instead of starting a literal.
+func endsOperand(t lexer.Token) bool {
+	return t.Type == tokIdent || t.Type == tokNumber || t.Type == tokKeyword || t.Value == ")" || t.Value == "]" || t.Value == "'"
 }
 
 // typedLet is the hint at a let written with Stan's type before the name.

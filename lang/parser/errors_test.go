@@ -205,8 +205,8 @@ var syntaxErrorTests = []struct {
 	{"let a = f(a,)", []string{`1:13: expected an expression after ",", found ")"`}},
 	{"let a = x[]", []string{`1:11: expected an index after "[", found "]"`}},
 	// Vector literals: at least one element, no trailing comma (as in calls).
-	{"let a = []", []string{`1:10: expected an expression after "[", found "]"`}},
-	{"let a = [1, 2,]", []string{`1:15: expected an expression after ",", found "]"`}},
+	{"let a = []", []string{"1:10: expected an expression after \"[\", found \"]\"; a literal has at least one element: `[]` is no vector, nor an empty row of a matrix literal"}},
+	{"let a = [1, 2,]", []string{`1:15: expected an expression after ",", found "]"; a literal takes no trailing comma`}},
 	{"let a = [1 2]", []string{`1:12: expected "]" after "1", found "2"`}},
 	{"let a = [1, 2", []string{`1:14: expected "]" after "2", found end of file; the "[" at 1:9 is not closed`}},
 	{"let a = [1,\nlet b = 2", []string{`1:12: expected an expression after ",", found newline`}},

@@ -113,7 +113,13 @@ var exprTests = []struct{ src, want string }{
 	{`[a]^2`, `(binary ^ (vector (ident a)) (int 2))`},
 	{`x[[0, 2]]`, `(index (ident x) (vector (int 0) (int 2)))`},
 	{`x[[0, 2], 1:2]`, `(index (ident x) (vector (int 0) (int 2)) (slice (int 1) (int 2)))`},
-	{`[[1, 2], [3]]`, `(vector (vector (int 1) (int 2)) (vector (int 3)))`}, // the checker rejects it
+	// Matrix literals: a literal of literals (the checker types it
+	// [rows, cols] and rejects ragged rows such as [[1, 2], [3]]).
+	{`[[1, 2], [3]]`, `(vector (vector (int 1) (int 2)) (vector (int 3)))`},
+	{`[[s1, 0], [rho * s1, s2]]`, `(vector (vector (ident s1) (int 0)) (vector (binary * (ident rho) (ident s1)) (ident s2)))`},
+	{"[[1, 0.8],\n [0.8, 1]]", `(vector (vector (int 1) (real 0.8)) (vector (real 0.8) (int 1)))`},
+	{"[\n  [a, b],\n  [c, d]\n][1, 0]", `(index (vector (vector (ident a) (ident b)) (vector (ident c) (ident d))) (int 1) (int 0))`},
+	{`[x, [1, 2]]'`, `(transpose (vector (ident x) (vector (int 1) (int 2))))`},
 	{`f([a, b], c)`, `(call f (vector (ident a) (ident b)) (ident c))`},
 
 	// Calls.

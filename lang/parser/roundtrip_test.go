@@ -140,6 +140,7 @@ func TestRoundTrip(t *testing.T) {
 		"if (a) {}\nelse {}\n",
 		"fn inv_logit2(x) = 1 / (1 + exp(-x))\nfn zero() = 0\nfn f(a, b,\n  c) = a * b + c'\ny ~ Bernoulli(inv_logit2(f(X, beta, a)))\n",
 		"fn g(a, b) {\n  let u = a - b\n  let v = u ^ 2; return sqrt(v) + u\n}\nfn h(x) { return x }\nfn k(x) {\n    return x\n}\n",
+		"let S = [[1, 0.8], [0.8, 1]]\nlet L = [\n  [s1, 0],\n  [rho * s1, s2]]\ny ~ MvNormal(mu, [[1, -0.5], [x, [2, 3][0]]][[1, 0]])\nlet R = [x, -[a, b]', (c)]\n",
 		"y ~ Normal(mu, s) T[0, ]\nn ~ Poisson(l) T[, U[i] + 1]\ny ~ Normal(0, 1) T[\n  a - 1,\n  b]\noutput r ~ Normal(0, 1) T[0, 1]\n",
 	} {
 		f, err := ParseFile("rt.gpp", []byte(src))
