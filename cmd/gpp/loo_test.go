@@ -17,6 +17,9 @@ import (
 // looModel is a normal mean with a known sd: its q is the exact posterior
 // up to the fit, and its leave-one-out predictive densities are exact:
 // Normal(y_i | m_−i, √(1 + v_−i)).
+// looY are the 12 observations looFixture writes.
+var looY = []float64{1.2, 0.4, 2.9, 1.7, -0.3, 1.1, 2.2, 0.8, 1.9, 3.4, 0.1, 1.5}
+
 const looModel = `data y: real[N]
 param mu: real ~ Normal(0, 10)
 y ~ Normal(mu, 1)
@@ -31,14 +34,8 @@ output log_lik = logpdf(y, Normal(mu, 1))
 // removes the stale one.
 func TestFitLOO(t *testing.T) {
 	dir := t.TempDir()
-	y := []float64{1.2, 0.4, 2.9, 1.7, -0.3, 1.1, 2.2, 0.8, 1.9, 3.4, 0.1, 1.5}
-	var data strings.Builder
-	data.WriteString("y\n")
-	for _, v := range y {
-		data.WriteString(strconv.FormatFloat(v, 'g', -1, 64) + "\n")
-	}
-	csvPath := writeFile(t, dir, "y.csv", data.String())
-	model := writeFile(t, dir, "loo.gpp", looModel)
+	model, csvPath := looFixture(t, dir)
+	y := looY
 	out := filepath.Join(dir, "out")
 	code, stdout, stderr := runSafe(t, "fit", model, csvPath, "--out", out, "--output-draws", "4000")
 	if code != 0 {

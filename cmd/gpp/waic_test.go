@@ -20,14 +20,8 @@ import (
 // counted, in the table and in --csv.
 func TestWAICLOOCSV(t *testing.T) {
 	dir := t.TempDir()
-	y := []float64{1.2, 0.4, 2.9, 1.7, -0.3, 1.1, 2.2, 0.8, 1.9, 3.4, 0.1, 1.5}
-	var data strings.Builder
-	data.WriteString("y\n")
-	for _, v := range y {
-		data.WriteString(strconv.FormatFloat(v, 'g', -1, 64) + "\n")
-	}
-	csvPath := writeFile(t, dir, "y.csv", data.String())
-	model := writeFile(t, dir, "loo.gpp", looModel)
+	model, csvPath := looFixture(t, dir)
+	y := looY
 	fit, smp := filepath.Join(dir, "fit"), filepath.Join(dir, "smp")
 	if code, _, stderr := runSafe(t, "fit", model, csvPath, "--out", fit, "--output-draws", "200"); code != 0 {
 		t.Fatalf("fit: exit %d: %s", code, stderr)
