@@ -33,6 +33,7 @@ import (
 //	                  a REPL's ">>> :fit" line is checked as gpp fit
 //	```text, ```csv, ```json   output, data or syntax: not run
 //	```python         PyMC code beside its gpp form: not run
+//	```r              R (rethinking) code beside its gpp form: not run
 //	```text output    output that TestDocOutput compares with the real
 //	```console output one (docrun_test.go)
 //
@@ -50,7 +51,7 @@ import (
 
 // docFiles are the docs whose blocks are tested, relative to the
 // repository's root.
-var docFiles = []string{"README.md", "docs/tutorial.md", "docs/language.md", "docs/inference.md", "docs/pymc.md", "examples/README.md"}
+var docFiles = []string{"README.md", "docs/tutorial.md", "docs/language.md", "docs/inference.md", "docs/pymc.md", "docs/rethinking.md", "examples/README.md"}
 
 // repoRoot is the repository's root seen from cmd/gpp, where the test runs.
 const repoRoot = "../.."
@@ -120,6 +121,7 @@ var knownKinds = map[string]bool{
 	"text output": true, "console output": true, // docrun_test.go
 	"go":     true, // a Go program: docgo_test.go
 	"python": true, // PyMC code shown for comparison (docs/pymc.md): not run
+	"r":      true, // rethinking's R code shown for comparison (docs/rethinking.md): not run
 }
 
 func TestDocBlocks(t *testing.T) {
