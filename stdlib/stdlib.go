@@ -100,7 +100,7 @@ const (
 	ColsDot                             // [n, m], [n, m] → [1, m]: the dot product of each column; [n], [n] → [1, 1]
 	HMM                                 // [N, K], [K, K], [K] → scalar: hmm_marginal
 	HMMStates                           // [N, K], [K, K], [K] → [N, K]: hmm_hidden_state_prob
-	HMMPath                             // [N, K], [K, K], [K] → int [N]: hmm_latent_rng
+	HMMPath                             // [N, K], [K, K], [K] → int [N]: hmm_latent_rng, hmm_viterbi
 	ODE                                 // f, y0 [D], t0, ts [T], ... → [T, D]: ode_rk45 (variadic; the checker types it)
 	Algebra                             // f, y_guess [D], ... → [D]: solve_newton (variadic; the checker types it)
 	ScaleSolve                          // scalar t, [n, n], [n] → [n]; t, [n, n], [n, m] → [n, m]

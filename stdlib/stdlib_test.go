@@ -58,7 +58,7 @@ func TestTable(t *testing.T) {
 		tgamma trigamma lmultiply binary_log_loss log_inv_logit_diff log_falling_factorial gamma_p gamma_q inc_beta inv_inc_beta log_modified_bessel_first_kind modified_bessel_first_kind
 		bessel_first_kind bessel_second_kind modified_bessel_second_kind lambert_w0 lambert_wm1 owens_t log_rising_factorial rising_factorial falling_factorial prod floor ceil round trunc to_int
 		rows_dot_product columns_dot_product inverse inverse_spd determinant log_determinant mdivide_left_tri_low
-		linspaced_vector one_hot_vector hmm_marginal hmm_hidden_state_prob hmm_latent_rng ode_rk45 ode_rk45_tol ode_bdf ode_bdf_tol solve_newton solve_newton_tol solve_powell solve_powell_tol integrate_1d
+		linspaced_vector one_hot_vector hmm_marginal hmm_hidden_state_prob hmm_latent_rng hmm_viterbi ode_rk45 ode_rk45_tol ode_bdf ode_bdf_tol solve_newton solve_newton_tol solve_powell solve_powell_tol integrate_1d
 		mdivide_right_tri_low matrix_exp matrix_exp_multiply scale_matrix_exp_multiply matrix_power eigenvalues_sym
 		eigenvectors_sym singular_values sort_asc sort_desc reverse sort_indices_asc sort_indices_desc rank to_matrix
 		csr_matrix_times_vector csr_to_dense_matrix csr_extract_w csr_extract_v csr_extract_u group_sum

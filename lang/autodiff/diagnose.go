@@ -677,7 +677,7 @@ func (p *Program) forwardError(i int32, ok bool) error {
 			return p.mvCholError(n)
 		case OpWishart:
 			return p.wishartError(n)
-		case OpHMMMarginal, OpHMMStateProb:
+		case OpHMMMarginal, OpHMMStateProb, OpHMMViterbi:
 			return p.hmmError(n)
 		case OpODE:
 			return p.odes[n.i1].failure(n)
@@ -1491,7 +1491,8 @@ func (p *Program) rowScatterBad(n *node) (int, float64) {
 // through nodes that keep a −Inf a value: + (either side), − (the left),
 // sum, rowsum, colsum, slices, gathers, appends and transposes. The
 // functions are logsumexp, rowlogsumexp, log_sum_exp(a, b), exp,
-// log_mix's lp1 and lp2, and hmm_marginal's (or hmm_hidden_state_prob's)
+// log_mix's lp1 and lp2, and hmm_marginal's (or hmm_hidden_state_prob's,
+// hmm_viterbi's)
 // log_omega: Stan's log(indicator) masks so (a joint latent's impossible
 // states, an emission of probability 0). A path to the log joint by sums
 // alone, or through any other node (b * log(dose)), is not marked.
@@ -1516,7 +1517,7 @@ func (p *Program) logZeroTakenIn() []bool {
 		for _, j := range users[i] {
 			m := &p.nodes[j]
 			switch {
-			case (m.op == OpHMMMarginal || m.op == OpHMMStateProb) && m.args[0] == i && m.args[1] != i && m.args[2] != i,
+			case (m.op == OpHMMMarginal || m.op == OpHMMStateProb || m.op == OpHMMViterbi) && m.args[0] == i && m.args[1] != i && m.args[2] != i,
 				m.op == OpLogSumExp, m.op == OpRowLogSumExp, m.op == OpLogAddExp, m.op == OpExp,
 				m.op == OpLogPDF && m.dist != nil && m.dist.Name == dist.LogMixFn.Name && m.args[0] != i:
 				continue

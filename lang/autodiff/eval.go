@@ -116,6 +116,8 @@ func (p *Program) eval(n *node) bool {
 		return p.evalHMM(n)
 	case op == OpHMMStateProb:
 		return p.evalHMMStateProb(n)
+	case op == OpHMMViterbi:
+		return p.evalHMMViterbi(n)
 	case op == OpODE:
 		return p.evalODE(n)
 	case op == OpAlgebraSolve:

@@ -317,7 +317,7 @@ func (p *Program) grad(n *node) {
 	case op == OpOrdered:
 		x := p.arg(n, 0)
 		gradOrdered(p.a(x), p.v(x), g, n.i0 == 1)
-	case op == OpHMMStateProb, op == OpSortIndex, op == OpQuantile, op == OpGatherAt:
+	case op == OpHMMStateProb, op == OpHMMViterbi, op == OpSortIndex, op == OpQuantile, op == OpGatherAt:
 		// No derivative: the checker lets it into the log joint only on
 		// data, whose nodes have no adjoint.
 	case op.isStep():

@@ -60,12 +60,14 @@ func (b *Builder) hmm(op Op, logOmega, gamma, rho ID, pos ast.Pos) ID {
 	if why := hmmShapeError(op.String(), so, b.shapeOf(args[1]), b.shapeOf(args[2])); why != "" {
 		return b.fail(pos, "%s", why)
 	}
-	shape := Scalar()
-	if op == OpHMMStateProb {
-		shape = so
-	}
 	n, k := so.Rows, so.Cols
-	return b.push(node{op: op, args: args, shape: shape, pos: pos, nscr: 2*n*k + 2*n + 2*k})
+	switch op {
+	case OpHMMStateProb:
+		return b.push(node{op: op, args: args, shape: so, pos: pos, nscr: 2*n*k + 2*n + 2*k})
+	case OpHMMViterbi:
+		return b.push(node{op: op, args: args, shape: Vector(n), pos: pos, nscr: n*k + k*k + 2*k}) // viterbiScratch's layout
+	}
+	return b.push(node{op: op, args: args, shape: Scalar(), pos: pos, nscr: 2*n*k + 2*n + 2*k})
 }
 
 // hmmShapeError says what is wrong with the shapes of the arguments
@@ -146,7 +148,7 @@ func hmmCheck(gamma, rho []float64, k, known int) int {
 func (p *Program) checkHMMData() error {
 	for i := range p.nodes {
 		n := &p.nodes[i]
-		if n.op != OpHMMMarginal && n.op != OpHMMStateProb || !n.live || !n.dyn {
+		if n.op != OpHMMMarginal && n.op != OpHMMStateProb && n.op != OpHMMViterbi || !n.live || !n.dyn {
 			continue
 		}
 		g, r := p.arg(n, 1), p.arg(n, 2)

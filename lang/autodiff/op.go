@@ -122,6 +122,10 @@ const (
 	// the posterior probabilities of the states, [N, K], for the same
 	// arguments (Stan's hmm_hidden_state_prob); no derivative: outputs only
 	OpHMMStateProb
+	// the most likely state path, [N] (ints 0..K−1 as reals), for the same
+	// arguments (hmmlearn's decode, depmixS4's viterbi); no derivative:
+	// outputs only
+	OpHMMViterbi
 	// the solution of an ODE y' = f(t, y, args) at given times, [T, D],
 	// from y0 and the args (Stan's ode_rk45 and ode_bdf; ode.go,
 	// odestiff.go)
@@ -285,7 +289,7 @@ var opNames = [numOps]string{
 	OpTrigamma: "trigamma", OpTgamma: "tgamma", OpFloor: "floor", OpCeil: "ceil", OpRound: "round", OpTrunc: "trunc",
 	OpLambertW0: "lambert_w0", OpLambertWm1: "lambert_wm1",
 	OpSum: "sum", OpProd: "prod", OpMean: "mean", OpLogSumExp: "logsumexp", OpMax: "max", OpMin: "min", OpRowLogSumExp: "rowlogsumexp",
-	OpRowSum: "rowsum", OpColSum: "colsum", OpCumSum: "cumsum", OpRowMax: "rowmax", OpRowMin: "rowmin", OpRowProd: "rowprod", OpARFilter: "ar_filter", OpTVFilter: "tv_filter", OpHMMMarginal: "hmm_marginal", OpHMMStateProb: "hmm_hidden_state_prob", OpODE: "ode_rk45", OpAlgebraSolve: "solve_newton", OpIntegrate: "integrate_1d",
+	OpRowSum: "rowsum", OpColSum: "colsum", OpCumSum: "cumsum", OpRowMax: "rowmax", OpRowMin: "rowmin", OpRowProd: "rowprod", OpARFilter: "ar_filter", OpTVFilter: "tv_filter", OpHMMMarginal: "hmm_marginal", OpHMMStateProb: "hmm_hidden_state_prob", OpHMMViterbi: "hmm_viterbi", OpODE: "ode_rk45", OpAlgebraSolve: "solve_newton", OpIntegrate: "integrate_1d",
 	OpMatMul: "matmul", OpTranspose: "transpose", OpOuter: "outer", OpRowScatter: "outer", OpDiagMatrix: "diag",
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
 	OpCholSolve: "solve", OpTriSolve: "mdivide_left_tri_low", OpInverse: "inverse", OpDeterminant: "determinant", OpLogAbsDet: "log_determinant", OpMatrixExp: "matrix_exp", OpSort: "sort", OpSortIndex: "sort_indices", OpQuantile: "quantile", OpEigvalsSym: "eigenvalues_sym", OpEigvecsSym: "eigenvectors_sym", OpSingularVal: "singular_values", OpCSRMatVec: "csr_matrix_times_vector", OpQR: "qr_thin_Q", OpSVDVec: "svd_U", OpChol2Inv: "chol2inv", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",

@@ -626,6 +626,29 @@ func TestLogLikWarnings(t *testing.T) {
 	}
 }
 
+// TestHMMLogLikWarning: a log_lik of hmm_marginal's log p(y), directly or
+// through lets, is pointed to the HMM's pointwise log_lik (an HMM cannot
+// write logpdf(y, D(...))); that pointwise form is not warned about.
+func TestHMMLogLikWarning(t *testing.T) {
+	const head = "data y: real[N]\nparam mu: ordered[2] ~ Normal(0, 3)\nparam A: simplex[2, 2] ~ Dirichlet(rep(1, 2))\n" +
+		"let lo = logpdf(y, Normal(mu', 1))\ntarget += hmm_marginal(lo, A, [0.5, 0.5])\n"
+	for _, tc := range []struct{ out, want string }{
+		{"output log_lik = hmm_marginal(lo, A, [0.5, 0.5])", "m.gpp:6:8 output `log_lik` is hmm_marginal's log p(y), a scalar, but PSIS-LOO takes each element of log_lik as one observation's log likelihood, so it would leave out one observation of one (the whole series); an HMM's term per time step is log p(y_t | y_-t), from the smoothed state probabilities: let ps = hmm_hidden_state_prob(lo, A, rho), output log_lik = -rowlogsumexp(log(ps) - lo) (language.md, Hidden Markov models: LOO of an HMM)"},
+		{"let ll = hmm_marginal(lo, A, [0.5, 0.5])\nlet l2 = 2 * ll\noutput log_lik = l2", "m.gpp:8:8 output `log_lik` is hmm_marginal's log p(y)"},
+		{"output log_lik = sum(lo)", "m.gpp:6:8 output `log_lik` is a scalar, but PSIS-LOO"},
+		{"output log_lik = -rowlogsumexp(log(hmm_hidden_state_prob(lo, A, [0.5, 0.5])) - lo)", ""},
+	} {
+		_, info := checkSource(t, "m.gpp", head+tc.out+"\n", nil)
+		got := warningLines(info)
+		switch {
+		case tc.want == "" && len(got) > 0:
+			t.Errorf("%s: warnings %q", tc.out, got)
+		case tc.want != "" && (len(got) != 1 || !strings.HasPrefix(got[0], tc.want)):
+			t.Errorf("%s: warnings %q, want one starting %q", tc.out, got, tc.want)
+		}
+	}
+}
+
 // TestTinyScaleWarnings: a prior of Normal, LogNormal, StudentT or Cauchy
 // whose scale is a constant of at most 0.001 (BUGS's precision in
 // dnorm(0, 0.001), read by gpp as an sd) is warned about with its sd

@@ -1470,8 +1470,8 @@ func filterPhiTooLong(p, t Dim) bool {
 	return compareDims(p, t) == dimEqual
 }
 
-// hmmShape checks the shapes of hmm_marginal, hmm_hidden_state_prob and
-// hmm_latent_rng:
+// hmmShape checks the shapes of hmm_marginal, hmm_hidden_state_prob,
+// hmm_latent_rng and hmm_viterbi:
 // log_omega [N, K] (a row per observation, the transpose of Stan's),
 // Gamma [K, K] and rho [K]. A vector [N] is the log_omega [N, 1] of one
 // state: logpdf(y, Normal(mu', sigma)) of a mu [1] is one (§5, rule 4).

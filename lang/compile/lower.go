@@ -1170,14 +1170,17 @@ func (l *lowerer) apply(e *ast.CallExpr, f *stdlib.Func, args []autodiff.ID, pos
 		id = b.ARFilter(args[0], args[1], pos)
 	case "tv_filter":
 		id = b.TVFilter(args[0], args[1], pos)
-	case "hmm_marginal", "hmm_hidden_state_prob":
+	case "hmm_marginal", "hmm_hidden_state_prob", "hmm_viterbi":
 		lo := args[0]
 		if s := b.Shape(lo); s.Rank == 1 { // one state's column (check.hmmShape)
 			lo = b.Reshape(lo, autodiff.Matrix(s.Rows, 1), pos)
 		}
-		if f.Name == "hmm_marginal" {
+		switch f.Name {
+		case "hmm_marginal":
 			id = b.HMMMarginal(lo, args[1], args[2], pos)
-		} else {
+		case "hmm_viterbi":
+			id = b.HMMViterbi(lo, args[1], args[2], pos)
+		default:
 			id = b.HMMStateProb(lo, args[1], args[2], pos)
 		}
 	case "hmm_latent_rng":
