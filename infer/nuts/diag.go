@@ -84,7 +84,7 @@ func Diagnose(chains [][]float64) Diagnostics {
 // rank-normalised draws) and the tail R̂ (of the rank-normalised |x − median|).
 // It is +Inf for chains each holding one value, not all the same
 // (heldRhat), and NaN for too short, non-finite or constant draws (to
-// rounding: RoundingConstant).
+// rounding: roundingConstant).
 func Rhat(chains [][]float64) float64 {
 	x := goodSplit(chains)
 	if x == nil {
@@ -252,7 +252,7 @@ func split(chains [][]float64) [][]float64 {
 }
 
 // goodSplit is split of the chains, nil also when they have a non-finite
-// draw or are constant (badDraws), to rounding (RoundingConstant), or each
+// draw or are constant (badDraws), to rounding (roundingConstant), or each
 // chain is constant (EachConstant): the chains every diagnostic but
 // heldRhat's needs.
 func goodSplit(chains [][]float64) [][]float64 {
@@ -264,17 +264,17 @@ func goodSplit(chains [][]float64) [][]float64 {
 }
 
 // RoundingTol is the sd, relative to max(1, |mean|), at or below which
-// draws are constant to rounding (RoundingConstant).
-const RoundingTol = 1e-12
+// draws are constant to rounding (roundingConstant): the noise of a
+// correlation matrix's diagonal is about 1e-16, a sum-to-zero vector's sum
+// some 1e-14, and 1e-13 leaves a param on a scale of 1e-12 (whose floor
+// max(1, |mean|) is 1) its ESS and R̂.
+const RoundingTol = 1e-13
 
-// RoundingConstant reports whether the draws x, all finite, vary by
-// rounding alone: their sd at most RoundingTol·max(1, |mean|), as a
-// correlation matrix's diagonal L·L' (1 within 1e-16) or the sum of a
+// roundingConstant reports whether the draws of the chains x, all finite,
+// vary by rounding alone: their sd at most RoundingTol·max(1, |mean|), as
+// a correlation matrix's diagonal L·L' (1 within 1e-16) or the sum of a
 // sum-to-zero vector. Their ESS, R̂ and Monte Carlo errors are NaN, as a
 // constant's are: ranks of rounding noise would read as mixing.
-func RoundingConstant(x []float64) bool { return roundingConstant([][]float64{x}) }
-
-// roundingConstant is RoundingConstant of the draws of the chains x.
 func roundingConstant(x [][]float64) bool {
 	n, m := 0, 0.0
 	for _, ch := range x {

@@ -302,11 +302,11 @@ func TestDiagnoseEachConstant(t *testing.T) {
 }
 
 // TestDiagnoseRoundingConstant: draws constant to rounding (sd at most
-// 1e-12·max(1, |mean|)) have NaN ESS, R̂ and Monte Carlo errors, as a
+// 1e-13·max(1, |mean|)) have NaN ESS, R̂ and Monte Carlo errors, as a
 // constant's: a 2×2 correlation matrix's Rho[1,1] = L·L' read 1 with sd
 // 1.21e-16 and ESS 3912 in a trial's cafés model where Rho[0,0], exactly
 // 1, read NaN. Draws a little wider (steps of 1e-9 at mean 1, 1e-11 at
-// 0) are diagnosed.
+// 0), and a param on a scale of 1e-12, are diagnosed.
 func TestDiagnoseRoundingConstant(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	draws := func(m, scale float64) [][]float64 {
@@ -330,6 +330,7 @@ func TestDiagnoseRoundingConstant(t *testing.T) {
 		{"1e6 ± 1e-10", draws(1e6, 1e-10), true},
 		{"1 ± 1e-9", draws(1, 1e-9), false},
 		{"0 ± 1e-11", draws(0, 1e-11), false},
+		{"1e-12 ± 3e-14 (a tiny scale)", draws(1e-12, 3e-14), false},
 	} {
 		d := Diagnose(c.chains)
 		one := map[string]float64{"Rhat": Rhat(c.chains), "ESSBulk": ESSBulk(c.chains), "ESSTail": ESSTail(c.chains),
@@ -344,8 +345,8 @@ func TestDiagnoseRoundingConstant(t *testing.T) {
 		if math.IsNaN(d.MAD) {
 			t.Errorf("%s: MAD NaN", c.name)
 		}
-		if RoundingConstant(flatten(c.chains)) != c.constant {
-			t.Errorf("%s: RoundingConstant %v", c.name, !c.constant)
+		if roundingConstant(c.chains) != c.constant {
+			t.Errorf("%s: roundingConstant %v", c.name, !c.constant)
 		}
 	}
 }

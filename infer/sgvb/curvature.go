@@ -315,20 +315,6 @@ func leftOut(L *mat.SymDense) ([]bool, int) {
 	return left, wrong
 }
 
-// coordSDs returns q's sd of every coordinate x of a mean-field fit of
-// the families coordModes takes (Curvature.Scale); NaN for others.
-func (r *Result) coordSDs() []float64 {
-	r.prepare()
-	sd := make([]float64, r.Dim)
-	for bi := range r.blocks {
-		b := &r.blocks[bi]
-		for i := range b.n {
-			_, sd[b.off+i] = b.coordMoments(r.cache.val, i)
-		}
-	}
-	return sd
-}
-
 // curvatureOf returns the Curvature of the precision Λ = −H, or
 // ErrNotDefinite where Λ or its inverse has no Cholesky factor.
 func curvatureOf(H *mat.SymDense) (*Curvature, error) {
@@ -402,9 +388,9 @@ func (r *Result) coordModes(ud *Unconstrained) (u, sd []float64, err error) {
 			copy(sd[s.uoff:s.uoff+s.n], sdx[s.xoff:s.xoff+s.n])
 			continue
 		}
+		tail := make([]float64, s.k+1) // tail[j] = Σ_{i≥j} α_i of a row
 		for row := range s.n / (s.k - 1) {
 			a := alpha[s.xoff+row*s.k : s.xoff+(row+1)*s.k]
-			tail := make([]float64, s.k+1) // tail[j] = Σ_{i≥j} α_i
 			for j := s.k - 1; j >= 0; j-- {
 				tail[j] = tail[j+1] + a[j]
 			}

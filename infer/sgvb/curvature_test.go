@@ -213,8 +213,12 @@ func TestSpreadOneSided(t *testing.T) {
 		if !(c.Spread[0] > 0.5 && c.Spread[0] < 2) {
 			t.Errorf("tol %g: spread %.3g, want within 2× of 1 (q settled)", tol, c.Spread[0])
 		}
-		t.Logf("tol %g: scale %.3g, spread %.3g, sd %.3g", tol, c.Scale[0], c.Spread[0], r.coordSDs()[0])
-		sds = append(sds, r.coordSDs()[0])
+		_, sd, err := r.coordModes(ud)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("tol %g: scale %.3g, spread %.3g, sd %.3g", tol, c.Scale[0], c.Spread[0], sd[0])
+		sds = append(sds, sd[0])
 	}
 	if math.Abs(sds[1]/sds[0]-1) > 0.1 {
 		t.Errorf("sd %.3g at tol 1e-4, %.3g at 1e-6: want the fit settled", sds[0], sds[1])
@@ -310,5 +314,46 @@ func TestMeanFieldCurvatureDirichlet(t *testing.T) {
 	}
 	if math.Abs(c.Ratio[k-1]-1) > curvTol || math.Abs(c.Scale[k-1]-sd[k-1]) > curvTol {
 		t.Errorf("a: ratio %.9g, scale %.9g; want 1, its sd %.9g", c.Ratio[k-1], c.Scale[k-1], sd[k-1])
+	}
+}
+
+// TestMeanFieldCurvatureSimplexMatrix: a matrix of simplex rows (a
+// transition matrix) has K − 1 stick-breaking coordinates a row, each row's
+// α read at its own offset: q's mode is every row's α/Σα and, on the
+// Dirichlet posterior of independent rows, every ratio is 1.
+func TestMeanFieldCurvatureSimplexMatrix(t *testing.T) {
+	g := dirichletReal{alpha: []float64{2, 3, 4, 5, 1.5, 2.5}}
+	lats := []Latent{{Name: "w", Offset: 0, Size: 6, Shape: []int{2, 3}, Support: dist.Simplex}, {Name: "a", Offset: 6, Size: 1, Support: dist.Real}}
+	r, err := Fit(context.Background(), g, lats, Settings{Seed: 1, PSISDraws: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ud, err := NewUnconstrained(g, lats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _, err := r.coordModes(ud)
+	if err != nil || len(u) != 5 {
+		t.Fatalf("%d coordinates, %v; want 5", len(u), err)
+	}
+	x := make([]float64, 7)
+	ud.Coords(u, x)
+	aq := r.Factors[0].Params[0]
+	for row := range 2 {
+		a := aq[3*row : 3*row+3]
+		for j := range 3 {
+			if want := math.Log(a[j] / (a[0] + a[1] + a[2])); math.Abs(x[3*row+j]-want) > curvTol {
+				t.Errorf("q's mode: log w[%d, %d] = %.9g, want log(α/Σα) = %.9g", row, j, x[3*row+j], want)
+			}
+		}
+	}
+	c, err := r.MeanFieldCurvature(context.Background(), ud)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range c.Ratio {
+		if math.Abs(v-1) > curvTol {
+			t.Errorf("coordinate %d: ratio %.9g, want 1", i, v)
+		}
 	}
 }

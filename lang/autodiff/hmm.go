@@ -346,20 +346,19 @@ func (p *Program) gradHMM(n *node, g float64) {
 }
 
 // hmmError describes a Gamma or rho that is not stochastic (p.fail the
-// entry, rho's past K²).
-// A bad sum of a Gamma or rho of params ends with HMMSumNote, and one of
+// entry, rho's past K²). A bad sum of a Gamma or rho of params ends with HMMSumNote, and one of
 // data names the data cell of the row's last entry.
 func (p *Program) hmmError(n *node) error {
 	k := p.arg(n, 0).shape.Cols
 	g, r := p.arg(n, 1), p.arg(n, 2)
-	msg := hmmArgWhy(n.op.String(), p.v(g), p.v(r), k, p.fail)
+	msg, badSum := hmmArgWhy(n.op.String(), p.v(g), p.v(r), k, p.fail)
 	arg, e, what := n.args[1], p.fail, fmt.Sprintf("Gamma[%d, %d]", p.fail/k, p.fail%k)
 	if p.fail >= k*k {
 		arg, e, what = n.args[2], p.fail-k*k, fmt.Sprintf("rho[%d]", p.fail-k*k)
 	}
 	if note, ok := p.cellNoteOf(arg, e); ok {
 		msg += "; " + what + " is " + note
-	} else if p.nodes[arg].aoff >= 0 && strings.Contains(msg, "not 1") {
+	} else if p.nodes[arg].aoff >= 0 && badSum {
 		msg += "; " + HMMSumNote
 	}
 	return ast.Errorf(n.pos, "%s", msg)
@@ -378,8 +377,9 @@ func NoStartHelps(err error) bool {
 }
 
 // hmmArgWhy says why entry i of Gamma (rho's past K², as hmmCheck
-// returns them) makes it or rho not stochastic, for the function name.
-func hmmArgWhy(name string, gv, rv []float64, k, i int) string {
+// returns them) makes it or rho not stochastic, for the function name,
+// and whether the entry's row sums to other than 1 (the entry is >= 0).
+func hmmArgWhy(name string, gv, rv []float64, k, i int) (why string, badSum bool) {
 	what, row, el := "Gamma", gv, fmt.Sprintf("[%d, %d]", i/k, i%k)
 	if i >= k*k {
 		what, row, el = "rho", rv, fmt.Sprintf("[%d]", i-k*k)
@@ -388,14 +388,14 @@ func hmmArgWhy(name string, gv, rv []float64, k, i int) string {
 		row = gv[i/k*k : i/k*k+k]
 	}
 	if v := row[i%k]; !(v >= 0) {
-		return fmt.Sprintf("%s: %s%s is %s; the probabilities must be >= 0", name, what, el, short(v, 0))
+		return fmt.Sprintf("%s: %s%s is %s; the probabilities must be >= 0", name, what, el, short(v, 0)), false
 	}
 	s := 0.0
 	for _, v := range row {
 		s += v
 	}
 	if what == "rho" {
-		return fmt.Sprintf("%s: rho sums to %.17g, not 1: it is the first state's distribution, a simplex", name, s)
+		return fmt.Sprintf("%s: rho sums to %.17g, not 1: it is the first state's distribution, a simplex", name, s), true
 	}
-	return fmt.Sprintf("%s: row %d of Gamma sums to %.17g, not 1: row i is the distribution of the state after state i, a simplex (a matrix whose columns sum to 1 is the transpose of Stan's and gpp's Gamma)", name, i/k, s)
+	return fmt.Sprintf("%s: row %d of Gamma sums to %.17g, not 1: row i is the distribution of the state after state i, a simplex (a matrix whose columns sum to 1 is the transpose of Stan's and gpp's Gamma)", name, i/k, s), true
 }

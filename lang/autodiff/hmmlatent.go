@@ -78,7 +78,8 @@ func (p *Program) hmmLatentError(n *node, name, el string) error {
 	o, g, r := p.arg(n, 0), p.arg(n, 1), p.arg(n, 2)
 	k := o.shape.Cols
 	if j := hmmCheck(p.v(g), p.v(r), k, 0); j >= 0 {
-		return ast.Errorf(n.pos, "%s", msg(hmmArgWhy(name, p.v(g), p.v(r), k, j), el))
+		why, _ := hmmArgWhy(name, p.v(g), p.v(r), k, j)
+		return ast.Errorf(n.pos, "%s", msg(why, el))
 	}
 	return ast.Errorf(n.pos, "%s", msg(name+": the observations have probability 0 (or a NaN log density) under every state path", el))
 }

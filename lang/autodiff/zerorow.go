@@ -78,7 +78,8 @@ func (p *Program) zeroRowError(i int32) error {
 
 // zeroRow returns, among node i and the nodes it reads whose values hold
 // −Inf and no NaN, the first rowlogsumexp or logsumexp with a −Inf
-// element, and that element's row; −1 where there is none.
+// element, and that element's row, or hmm_marginal with a row of log_omega
+// all −Inf, and that row; −1 where there is none.
 func (p *Program) zeroRow(i int32, seen map[int32]bool) (int32, int) {
 	if seen[i] {
 		return -1, 0
