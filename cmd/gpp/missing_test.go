@@ -573,3 +573,20 @@ func TestSkippedCellsNotRecorded(t *testing.T) {
 		t.Errorf("fit.json's missing cells %+v, want y_missing at %s:4:1 alone", ff.Missing, y)
 	}
 }
+
+// TestPriorLeafDrawn: gpp fit --prior draws a leaf's missing cells too
+// (y_missing from its ~ at each prior draw), where they were NaN in every
+// draw (the prior's evaluator had no stream for them).
+func TestPriorLeafDrawn(t *testing.T) {
+	d := t.TempDir()
+	model := writeFile(t, d, "m.gpp", "data y: real[N]\nparam mu: real ~ Normal(0, 10)\ny ~ Normal(mu, 1)\n")
+	csv := writeFile(t, d, "y.csv", "y\n1.2\n0.5\nNA\n2.0\n")
+	out := filepath.Join(d, "o")
+	if code, _, stderr := runSafe(t, "fit", model, csv, "--prior", "--seed", "2", "--out", out); code != exitOK || strings.Contains(stderr, "NaN") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	m, ok := summaryMeans(t, out)["y_missing[0]"]
+	if !ok || math.IsNaN(m) || math.Abs(m) > 2 { // mu's prior mean 0, sd ≈ 10/√1000 over the draws
+		t.Errorf("--prior's y_missing[0] mean %v (present %v), want a finite value near 0", m, ok)
+	}
+}
