@@ -512,8 +512,9 @@ func autoNamesParam(cfg *fitConfig, m *compile.Model) {
 func fullRankAllSize(m *compile.Model) int {
 	n := 0
 	for _, lat := range m.Latents {
+		// an ordered one joins by its coordinates (checkFullRank)
 		if !lat.Support.IsOrdered() && sgvb.CheckFullRank(lat.Support, 1) != nil {
-			continue // an ordered one joins by its coordinates (checkFullRank)
+			continue
 		}
 		n += fullRankElems(&lat)
 	}

@@ -521,9 +521,10 @@ func startError(ctx context.Context, m *compile.Model) error {
 	return first
 }
 
-// dataOnlyError is the log density's error at the default start where it
-// is of the data and constants alone (autodiff.DataOnly): gpp fit reports
-// it before fitting, as no start or step could mend it; nil otherwise.
+// dataOnlyError is the log density's error at the default start where no
+// start mends it (autodiff.NoStartHelps: of the data and constants alone,
+// or an HMM's Gamma or rho of params that cannot sum to 1): gpp fit
+// reports it before fitting, as no start or step could; nil otherwise.
 func dataOnlyError(m *compile.Model) error {
 	if m.Dim == 0 {
 		return nil

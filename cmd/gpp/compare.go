@@ -843,8 +843,12 @@ func readLOOCSV(path string, src sources) (*looFit, error) {
 		}
 	}
 	f := &looFit{path: path, matched: matched, kfold: kfold, header: hline}
-	waicCol := []int{slices.Index(header, "elpd_waic"), slices.Index(header, "p_waic")}
-	withWAIC := !kfold && waicCol[0] >= 0 && waicCol[1] >= 0
+	// the numeric columns read: elpd, p and k̂, then a loo.csv's elpd_waic
+	// and p_waic where it has them (one written before gpp wrote WAIC has not)
+	num, numName := col[1:], want[1:]
+	if e, p := slices.Index(header, "elpd_waic"), slices.Index(header, "p_waic"); !kfold && e >= 0 && p >= 0 {
+		num, numName = append(slices.Clip(num), e, p), append(slices.Clip(numName), "elpd_waic", "p_waic")
+	}
 	for _, line := range bytes.Split(b, []byte("\n")) {
 		if !bytes.HasPrefix(line, []byte("#")) {
 			break
@@ -875,13 +879,13 @@ func readLOOCSV(path string, src sources) (*looFit, error) {
 			return nil, at(line, c, "observation %s appears twice (first on line %d)", name, l)
 		}
 		seen[name] = line
-		var v [3]float64
-		for j := range v {
-			cell := rec[col[j+1]]
+		var v [5]float64
+		for j, c := range num {
+			cell := rec[c]
 			x, err := strconv.ParseFloat(strings.TrimSpace(cell), 64)
 			if err != nil {
-				l, c := r.FieldPos(col[j+1])
-				return nil, at(l, c, "%s of %s: %q is not a number", want[j+1], name, cell)
+				l, c := r.FieldPos(c)
+				return nil, at(l, c, "%s of %s: %q is not a number", numName[j], name, cell)
 			}
 			v[j] = x
 		}
@@ -890,19 +894,9 @@ func readLOOCSV(path string, src sources) (*looFit, error) {
 		f.elpd = append(f.elpd, v[0])
 		f.p = append(f.p, v[1])
 		f.k = append(f.k, v[2])
-		if withWAIC {
-			for j, c := range waicCol {
-				x, err := strconv.ParseFloat(strings.TrimSpace(rec[c]), 64)
-				if err != nil {
-					l, c := r.FieldPos(c)
-					return nil, at(l, c, "%s of %s: %q is not a number", header[waicCol[j]], name, rec[waicCol[j]])
-				}
-				if j == 0 {
-					f.waicElpd = append(f.waicElpd, x)
-				} else {
-					f.waicP = append(f.waicP, x)
-				}
-			}
+		if len(num) == len(v) {
+			f.waicElpd = append(f.waicElpd, v[3])
+			f.waicP = append(f.waicP, v[4])
 		}
 	}
 	if len(f.names) == 0 {

@@ -286,6 +286,7 @@ func TestCompareGarbled(t *testing.T) {
 		{"no column", "name,elpd,p_loo,pareto_k\nlog_lik[0],1,1,1\n", "loo.csv:1:1: no column elpd_loo: want a loo.csv written by gpp fit"},
 		{"no kfold column", "name,elpd_kfold,p_kfold\nlog_lik[0],1,1\n", "loo.csv:1:1: no column pareto_k: want a kfold.csv written by gpp kfold, with the columns name,elpd_kfold,p_kfold,pareto_k"},
 		{"bad number", "name,elpd_loo,p_loo,pareto_k\nlog_lik[0],1,1,x\n", `loo.csv:2:16: pareto_k of log_lik[0]: "x" is not a number`},
+		{"bad WAIC number", "name,elpd_loo,p_loo,pareto_k,elpd_waic,p_waic\nlog_lik[0],1,1,1,1,y\n", `loo.csv:2:20: p_waic of log_lik[0]: "y" is not a number`},
 		{"bad quote", "name,elpd_loo,p_loo,pareto_k\nlog\"_lik[1],1,1,1\n", "loo.csv:2:4: bare \" in non-quoted-field"},
 		{"binary", "name\x00,elpd_loo\n", "loo.csv:1:1: not a text file"},
 		{"twice", "name,elpd_loo,p_loo,pareto_k\na,1,1,1\na,1,1,1\n", "loo.csv:3:1: observation a appears twice (first on line 2)"},

@@ -1117,7 +1117,7 @@ func (ns *notices) fitHints(s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result,
 	far := farStartHint(s, r, mix)
 	ns.hint(smallShapeHint(r, mix), softplusHint(s, l.Model, r, mix), far)
 	ns.hint(found...)
-	ns.hint(mixtureHint(s, l, r, mix))
+	ns.hint(mixtureHint(s, l, r, mix, k, ess))
 	ns.hint(parameterisationHints(s, l, far, k, ess, curv, autoLost, warmInit, flatWarned(r))...)
 	if curv == nil && mix == nil && far == "" && !sgvb.Overflows(r.ELBO, r.ELBOSE) { // a failed fit: no sds to check
 		ns.hint(curvSkippedHint(curvSkipped, k, ess))

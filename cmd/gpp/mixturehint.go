@@ -123,9 +123,16 @@ const mixtureRestarts = 4
 // mixture (4 clusters, 20 sticks) merged two clusters at ELBO −1051.8 to
 // −1055.7 from seeds 1–3, --fullrank all too; --restarts 4 found the four
 // at −1029.4, and optimaHint named the best restart. "" for restarts, a
-// Laplace or Pathfinder fit, or a model that is no mixture.
-func mixtureHint(s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result, mix *sgvb.Mixture) string {
+// Laplace or Pathfinder fit, a model that is no mixture, or a fit whose
+// Pareto k̂ (k, relative ESS ess) raises no alarm: both trial fits that
+// had merged components did, and the hint on every fit of a mixture (a
+// zero-inflated count's log_sum_exp, a changepoint's logsumexp) was noise
+// (the CLI re-read's note). MAP has no k̂ and keeps the hint.
+func mixtureHint(s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result, mix *sgvb.Mixture, k, ess float64) string {
 	if mix != nil || r == nil || r.Interrupted || (s.Method != sgvb.SGVB && s.Method != sgvb.MAP) {
+		return ""
+	}
+	if s.Method == sgvb.SGVB && !sgvb.ParetoAlarm(k, ess) {
 		return ""
 	}
 	call := mixtureCall(l.File)

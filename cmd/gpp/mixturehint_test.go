@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/compile"
 	"github.com/gpplang/gpp/lang/parser"
 )
@@ -80,6 +81,22 @@ func TestMixtureHintCLI(t *testing.T) {
 	}
 	if stderr := fit(normal, "n"); strings.Contains(stderr, "the model is a mixture") {
 		t.Errorf("a normal: want no hint; stderr\n%s", stderr)
+	}
+	// A fit whose Pareto k̂ raises no alarm is not told (a converged
+	// zero-inflated count's log_sum_exp was, at every fit); MAP, with no
+	// k̂, is.
+	l, err := pipeline.Load(mixture, []string{data}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		method sgvb.Method
+		k, ess float64
+		want   bool
+	}{{sgvb.SGVB, 0.3, 0.9, false}, {sgvb.SGVB, 0.95, 0.05, true}, {sgvb.MAP, math.NaN(), math.NaN(), true}} {
+		if got := mixtureHint(sgvb.Settings{Method: c.method}, l, &sgvb.Result{}, nil, c.k, c.ess) != ""; got != c.want {
+			t.Errorf("%v, k̂ %v: hint %v, want %v", c.method, c.k, got, c.want)
+		}
 	}
 }
 

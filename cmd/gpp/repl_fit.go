@@ -887,29 +887,25 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 	}
 	var res *sgvb.Result    // the fit's q, or nil for the sample's draws
 	n, seed := 0, uint64(0) // draws, and the seed of an output's draws
-	fitted := latentsResult(nil, 0)
-	if smp := r.sample; smp != nil {
-		fitted = latentsResult(smp.lats, smp.dim)
-	} else {
-		fitted = r.fit.res
-	}
+	fitted := r.fittedParams()
 	if err := leafReadError(x, info, m, fitted); err != nil {
 		r.printError(err, srcs)
 		return
 	}
+	if r.staleParams(latentChange(m.Latents, m.Dim, true, fitted)) {
+		return
+	}
 	if smp := r.sample; smp != nil {
-		if r.staleParams(latentChange(m.Latents, m.Dim, true, latentsResult(smp.lats, smp.dim))) {
-			return
-		}
 		n, seed = len(smp.run.sd.ds.logp), smp.seed
 	} else {
 		res, n, seed = r.fit.res, r.fit.draws, r.fit.seed
-		if r.staleParams(latentChange(m.Latents, m.Dim, true, res)) {
-			return
-		}
 	}
 	r.noteStale()
 	oi := outputIndex(m, want)
+	if oi < 0 { // a NAME_missing the model does not draw (leafQuery's guess)
+		r.printError(ast.Errorf(x.Pos(), "undeclared name `%s`", want), srcs)
+		return
+	}
 	shape := m.Outputs[oi].Shape
 	if id, ok := x.(*ast.Ident); ok && res != nil && (mode == modeMean || mode == modeSD) {
 		if fac := res.Factor(id.Name); fac != nil && !fac.Support.IsCoords() { // exact moments of q (a factor's are of its coordinates)
@@ -1647,18 +1643,22 @@ func leafReadError(x ast.Expr, info *check.Info, m *compile.Model, res *sgvb.Res
 
 // outputIndex returns the index of m's output named name (the REPL's
 // query, replExprName, is not always the last: a leaf's NAME_missing
-// draws come after the model's statements).
+// draws come after the model's statements); -1 where there is none.
 func outputIndex(m *compile.Model, name string) int {
-	for i, o := range m.Outputs {
-		if o.Name == name {
-			return i
-		}
+	return slices.IndexFunc(m.Outputs, func(o compile.Output) bool { return o.Name == name })
+}
+
+// fittedParams returns the params of the session's last sample, or else
+// of its last fit, as a Result's factors (of a sample: latentsResult).
+func (r *repl) fittedParams() *sgvb.Result {
+	if smp := r.sample; smp != nil {
+		return latentsResult(smp.lats, smp.dim)
 	}
-	return len(m.Outputs) - 1
+	return r.fit.res
 }
 
 // leafQuery returns NAME_missing where x is that name alone and NAME is
-// data of f with missing cells that the fit summed out as leaves (drawn
+// data of f with missing cells that the fit or sample summed out as leaves (drawn
 // at each draw as that output), which is no name of the model; else "".
 func (r *repl) leafQuery(f *ast.File, x ast.Expr) string {
 	id, ok := x.(*ast.Ident)
@@ -1666,7 +1666,7 @@ func (r *repl) leafQuery(f *ast.File, x ast.Expr) string {
 		return ""
 	}
 	base, isMissing := strings.CutSuffix(id.Name, compile.MissingSuffix)
-	if !isMissing || r.fit != nil && r.fit.res.Factor(id.Name) != nil {
+	if !isMissing || r.fittedParams().Factor(id.Name) != nil { // fitted as a latent, not summed out
 		return ""
 	}
 	data := false

@@ -1949,3 +1949,23 @@ func TestReplMatrixLit(t *testing.T) {
 		t.Errorf("errors:\n%s\nwant %q", errb.String(), want)
 	}
 }
+
+// TestReplSampleLatentMissing: after a :sample whose missing cells are a
+// latent (y_missing, read beyond y's ~), y_missing is no leaf's draws:
+// the query is refused as an undeclared name, not answered with the
+// zeros of an output that does not exist.
+func TestReplSampleLatentMissing(t *testing.T) {
+	csv := writeFile(t, t.TempDir(), "y.csv", "y\n1.2\n0.5\nNA\n2.0\n1.1\n")
+	r, out, errb := newTestRepl()
+	typeIn(r, "data y: real[N]", "param mu: real ~ Normal(0, 10)", "y ~ Normal(mu, 1)", "param b: real ~ Normal(y[2], 1)", "target += logpdf(b, Normal(0, 1))",
+		":data "+csv, ":sample --quiet --seed 2 --chains 1 --draws 100 --warmup 100")
+	if r.sample == nil {
+		t.Fatalf("no sample: %s", errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	typeIn(r, "mean(y_missing)")
+	if want := "undeclared name `y_missing`"; out.Len() > 0 || !strings.Contains(errb.String(), want) {
+		t.Errorf("mean(y_missing) printed %q, errors %q; want only %q", out.String(), errb.String(), want)
+	}
+}
