@@ -124,10 +124,11 @@ func LeftOutNotes(info *check.Info, bound map[string]*Array, notLeaves, undrawn 
 		n, what, where, are := missingCells(d.Name, a, a.Missing)
 		why := "int data observed only by ~"
 		switch {
-		case d.Missing != nil && undrawn[d.Name]:
-			why = "summed out, observed by one ~ and read nowhere else: each term integrates to 1"
 		case d.Missing != nil:
-			why = fmt.Sprintf("summed out, observed by one ~ and read nowhere else: each term integrates to 1; drawn from that ~ at each draw as the output %s_missing", d.Name)
+			why = "summed out, observed by one ~ and read nowhere else: each term integrates to 1"
+			if !undrawn[d.Name] {
+				why += fmt.Sprintf("; drawn from that ~ at each draw as the output %s_missing", d.Name)
+			}
 		case d.ZeroMass != "":
 			why = fmt.Sprintf("not fitted: %s's value is exactly 0 with probability 1 − psi, which a fitted continuous value could never be, so it would count every missing cell as a value above 0", d.ZeroMass)
 		}

@@ -31,6 +31,17 @@ func fitRatios(t *testing.T, dir string) map[string]float64 {
 	return out
 }
 
+// curvFit runs gpp fit with args, quietly, into out and returns fit.json's
+// ratios (fitRatios) and the fit's stderr; a failed fit fails the test.
+func curvFit(t *testing.T, out string, args ...string) (map[string]float64, string) {
+	t.Helper()
+	code, _, stderr := runSafe(t, append(append([]string{"fit"}, args...), "--quiet", "--out", out)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	return fitRatios(t, out), stderr
+}
+
 // TestFitCurvatureNormal: a correlated normal written as a model, a ~
 // N(0, 1) and b | a ~ N(ρa, √(1 − ρ²)), so correlation ρ: the check puts
 // 1/√(1 − ρ²) in fit.json for both and hints --fullrank all, which by the
@@ -46,12 +57,8 @@ func TestFitCurvatureNormal(t *testing.T) {
 	const rho = 0.8
 	model := writeFile(t, dir, "n.gpp", fmt.Sprintf("param a: real ~ Normal(0, 1)\nparam b: real ~ Normal(%g * a, %g)\n", rho, math.Sqrt(1-rho*rho)))
 	out := filepath.Join(dir, "mf")
-	code, _, stderr := runSafe(t, "fit", model, "--quiet", "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
+	r, stderr := curvFit(t, out, model)
 	want := 1 / math.Sqrt(1-rho*rho)
-	r := fitRatios(t, out)
 	for _, name := range []string{"a", "b"} {
 		if v, ok := r[name]; !ok || math.Abs(v-want) > curvRatioTol*want {
 			t.Errorf("meanfield_sd_ratio of %s = %v (%v), want 1/√(1 − ρ²) = %.9g", name, v, ok, want)
@@ -121,11 +128,7 @@ func TestFitCurvaturePumps(t *testing.T) {
 	data := writeFile(t, dir, "pumps.csv", pumpsData(rand.New(rand.NewPCG(11, 12)), 0.7, 1))
 	model := writeFile(t, dir, "pumps.gpp", pumpsModel)
 	out := filepath.Join(dir, "mf")
-	code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
-	r := fitRatios(t, out)
+	r, stderr := curvFit(t, out, model, data)
 	if !(r["alpha"] >= curvRatio && r["beta"] >= curvRatio && r["theta"] < curvRatio) {
 		t.Errorf("ratios %v: want alpha's and beta's at least %g, theta's below", r, curvRatio)
 	}
@@ -144,11 +147,7 @@ func TestFitCurvatureIndependent(t *testing.T) {
 	dir := t.TempDir()
 	model := writeFile(t, dir, "i.gpp", "param a: real ~ Normal(1, 2)\nparam s: positive ~ Gamma(3, 2)\nparam u: unit ~ Beta(2, 5)\n")
 	out := filepath.Join(dir, "mf")
-	code, _, stderr := runSafe(t, "fit", model, "--quiet", "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
-	r := fitRatios(t, out)
+	r, stderr := curvFit(t, out, model)
 	for _, name := range []string{"a", "s", "u"} {
 		if v, ok := r[name]; !ok || math.Abs(v-1) > curvRatioTol {
 			t.Errorf("meanfield_sd_ratio of %s = %v (%v), want 1", name, v, ok)
@@ -203,11 +202,7 @@ func TestFitCurvatureNotDefinite(t *testing.T) {
 		t.Skip("fits a model")
 	}
 	out := filepath.Join(t.TempDir(), "seeds")
-	code, _, stderr := runSafe(t, "fit", "../../examples/seeds.gpp", "../../examples/seeds.csv", "--quiet", "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
-	r := fitRatios(t, out)
+	r, stderr := curvFit(t, out, "../../examples/seeds.gpp", "../../examples/seeds.csv")
 	m := regexp.MustCompile(`--fullrank (\S*sigma\S*) \(`).FindStringSubmatch(stderr)
 	if !(r["alpha0"] >= curvRatio) || r["sigma"] != 0 || !strings.Contains(stderr, "bends the wrong way along sigma, so the check left it out") || m == nil {
 		t.Fatalf("ratios %v, stderr\n%s", r, stderr)
@@ -215,7 +210,7 @@ func TestFitCurvatureNotDefinite(t *testing.T) {
 	// --fullrank auto, of the same fit, does not choose by the partial
 	// check, and says so with the hint's group, not that no check ran (a
 	// trial's non-centred chimpanzees, 2026-12-02)
-	code, _, stderr = runSafe(t, "fit", "../../examples/seeds.gpp", "../../examples/seeds.csv", "--quiet", "--fullrank", "auto", "--out", out+"auto")
+	code, _, stderr := runSafe(t, "fit", "../../examples/seeds.gpp", "../../examples/seeds.csv", "--quiet", "--fullrank", "auto", "--out", out+"auto")
 	if code != 0 || strings.Contains(stderr, "did not run") ||
 		!strings.Contains(stderr, "note: --fullrank auto: the curvature check was partial: the log density at q's mode bends the wrong way along sigma (likely a funnel's neck), which it left out, "+
 			"so the others' ratios are only lower bounds and its sd goes unchecked, no ground to keep the mean-field fit or to choose a group by (the mean-field fit's hint, --fullrank "+m[1]+", is from those ratios)") {
@@ -238,11 +233,7 @@ func TestFitCurvatureSimplex(t *testing.T) {
 	dir := t.TempDir()
 	model := writeFile(t, dir, "s.gpp", "param w: simplex[3] ~ Dirichlet(2)\nparam a: real ~ Normal(0, 1)\nparam b: real ~ Normal(0.8 * a, 0.6)\nparam c: real ~ Normal(3 * w[0], 0.3)\n")
 	out := filepath.Join(dir, "mf")
-	code, _, stderr := runSafe(t, "fit", model, "--quiet", "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
-	r := fitRatios(t, out)
+	r, stderr := curvFit(t, out, model)
 	want := 1 / math.Sqrt(1-0.8*0.8)
 	for _, name := range []string{"a", "b"} {
 		if v, ok := r[name]; !ok || math.Abs(v-want) > curvRatioTol*want {
@@ -272,15 +263,12 @@ func TestFitCurvatureNoGroup(t *testing.T) {
 	dir := t.TempDir()
 	data, model := levelModel(t, dir)
 	out := filepath.Join(dir, "mf")
-	code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
+	r, stderr := curvFit(t, out, model, data)
 	// Λ_aa = 1/sa² + n/s², Λ_zz = 1 + 1/s², Λ_az = 1/s²: Σ_aa by the
 	// Schur complement of the z block.
 	laa, lzz, laz := 1/(sa*sa)+n/(s*s), 1+1/(s*s), 1/(s*s)
 	want := math.Sqrt(laa / (laa - n*laz*laz/lzz))
-	if got := fitRatios(t, out)["a"]; math.Abs(got-want) > curvRatioTol*want {
+	if got := r["a"]; math.Abs(got-want) > curvRatioTol*want {
 		t.Errorf("meanfield_sd_ratio of a = %.9g, want %.9g", got, want)
 	}
 	if !(want >= 99.5) {

@@ -624,7 +624,7 @@ func looWarning(lo *sgvb.LOO, fitK, fitESS float64, listed, joint bool, more, jo
 		if joint {
 			cure = "although it has joint factors: correlations outside them, or a shape a normal does not have): gpp sample's NUTS draws give a reliable elpd_loo, and flag the observations that are influential"
 		}
-		return what + fmt.Sprintf(": the draws' own weights have k̂ %s (q's on the fit's final draws %s), above %g, and each observation's weights are those over p(y_i | θ), so they start from that tail: %s of the observations flagged is q's tail, not a few influential observations (q misses the posterior a little, %s; more --output-draws does not fix a q that misses the posterior",
+		return what + fmt.Sprintf(": the draws' own weights have k̂ %s (q's on the fit's final draws %s), above %g, and each observation's weights are those over p(y_i | θ), so they start from that tail: the flags on %s of the observations are q's tail, not a few influential observations (q misses the posterior a little, %s; more --output-draws does not fix a q that misses the posterior",
 			num3(lo.QK), num3(fitK), qTailK, shareText(lo.BadK()-lo.NoK(), len(lo.Points))+"%", cure)
 	}
 	if qAlarm && joint {

@@ -367,7 +367,7 @@ func TestLOOWarningQTail(t *testing.T) {
 	}
 	chimp := &sgvb.LOO{QK: 0.682, Points: points(504, 88, 0.905, 0.673)}
 	joint := looWarning(chimp, 0.458, 0.224, true, true, "--output-draws", "--fullrank all")
-	for _, want := range []string{"88 of 504 observations", "own weights have k̂ 0.682 (q's on the fit's final draws 0.458), above 0.5", "17% of the observations flagged is q's tail, not a few influential observations", "although it has joint factors", "gpp sample's NUTS draws give a reliable elpd_loo"} {
+	for _, want := range []string{"88 of 504 observations", "own weights have k̂ 0.682 (q's on the fit's final draws 0.458), above 0.5", "the flags on 17% of the observations are q's tail, not a few influential observations", "although it has joint factors", "gpp sample's NUTS draws give a reliable elpd_loo"} {
 		if !strings.Contains(joint, want) {
 			t.Errorf("chimpanzees, --fullrank all: %q\nwant it to contain %q", joint, want)
 		}

@@ -381,9 +381,10 @@ func meanFieldElems(s sgvb.Settings, m *compile.Model) (n, normal, stick int) {
 			continue
 		}
 		if sgvb.CheckFullRank(lat.Support, 1) == nil {
-			n += fullRankElems(&lat)
+			e := fullRankElems(&lat)
+			n += e
 			if lat.Support == dist.Simplex { // a Dirichlet factor, not a normal one
-				stick += fullRankElems(&lat)
+				stick += e
 				continue
 			}
 			if lat.Support != dist.Positive || s.Family == sgvb.FamilyLognormal || s.Families[lat.Name] == sgvb.FamilyLognormal {

@@ -227,20 +227,29 @@ func psisLOO(logRatio []float64, logLik [][]float64, reff []float64, workers int
 // Total sets l's ELPD, SE and P from its Points, in their order (after a
 // point is replaced, as moment matching does).
 func (l *LOO) Total() {
-	l.ELPD, l.P, l.SE = 0, 0, 0
-	for _, p := range l.Points {
-		l.ELPD += p.ELPD
-		l.P += p.P
+	l.ELPD, l.P, l.SE = pointTotals(l.Points, func(p LOOPoint) (float64, float64) { return p.ELPD, p.P })
+}
+
+// pointTotals returns Σ_i elpd_i and Σ_i p_i of the points (of gives a
+// point's two), in their order, and the standard error of the first,
+// √n·sd(elpd_i): 0 for fewer than two points.
+func pointTotals[P any](points []P, of func(P) (elpd, p float64)) (elpd, p, se float64) {
+	for _, pt := range points {
+		e, q := of(pt)
+		elpd += e
+		p += q
 	}
-	n := float64(len(l.Points))
+	n := float64(len(points))
 	if n > 1 {
-		mean := l.ELPD / n
+		mean := elpd / n
 		v := 0.0
-		for _, p := range l.Points {
-			v += (p.ELPD - mean) * (p.ELPD - mean)
+		for _, pt := range points {
+			e, _ := of(pt)
+			v += (e - mean) * (e - mean)
 		}
-		l.SE = math.Sqrt(n * v / (n - 1))
+		se = math.Sqrt(n * v / (n - 1))
 	}
+	return elpd, p, se
 }
 
 // looScratch holds one goroutine's buffers for PSISLOO's observations.

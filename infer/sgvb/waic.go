@@ -47,19 +47,9 @@ func ComputeWAIC(logLik [][]float64) *WAIC {
 		}
 		w.Points[i] = WAICPoint{ELPD: lppd - p, P: p}
 	}
-	n := float64(len(w.Points))
-	for _, p := range w.Points {
-		w.ELPD += p.ELPD
-		w.P += p.P
-	}
-	w.SE = math.NaN()
-	if n > 1 {
-		mean := w.ELPD / n
-		v := 0.0
-		for _, p := range w.Points {
-			v += (p.ELPD - mean) * (p.ELPD - mean)
-		}
-		w.SE = math.Sqrt(n * v / (n - 1))
+	w.ELPD, w.P, w.SE = pointTotals(w.Points, func(p WAICPoint) (float64, float64) { return p.ELPD, p.P })
+	if len(w.Points) < 2 {
+		w.SE = math.NaN()
 	}
 	return w
 }

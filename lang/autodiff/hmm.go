@@ -346,8 +346,8 @@ func (p *Program) gradHMM(n *node, g float64) {
 }
 
 // hmmError describes a Gamma or rho that is not stochastic (p.fail the
-// entry, rho's past K²). A bad sum of a Gamma or rho of params ends with HMMSumNote, and one of
-// data names the data cell of the row's last entry.
+// entry, rho's past K²). A bad sum of a Gamma or rho of params ends with
+// HMMSumNote, and one of data names the data cell of the row's last entry.
 func (p *Program) hmmError(n *node) error {
 	k := p.arg(n, 0).shape.Cols
 	g, r := p.arg(n, 1), p.arg(n, 2)

@@ -200,29 +200,5 @@ func TestHMMViterbiInvalid(t *testing.T) {
 // TestHMMViterbiZeroAllocs checks that hmm_viterbi as an output allocates
 // nothing per evaluation and gives the same path again.
 func TestHMMViterbiZeroAllocs(t *testing.T) {
-	const n, k = 50, 3
-	b := NewBuilder()
-	g, r := hmmSoftmax(b, b.Input("u", Matrix(k, k), testPos), b.Input("v", Vector(k), testPos))
-	out := b.HMMViterbi(b.Input("lo", Matrix(n, k), testPos), g, r, testPos)
-	p, err := b.Finish(b.Sum(b.Scalar(0, testPos), testPos), out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(5, 6))
-	x := make([]float64, p.Dim())
-	for i := range x {
-		x[i] = -2 + 4*rng.Float64()
-	}
-	if _, err := p.ForwardAll(x); err != nil {
-		t.Fatal(err)
-	}
-	first := slices.Clone(p.Value(out))
-	if a := testing.AllocsPerRun(20, func() { p.ForwardAll(x) }); a != 0 {
-		t.Errorf("%v allocations per ForwardAll, want 0", a)
-	}
-	for i, v := range p.Value(out) {
-		if v != first[i] || !(v == 0 || v == 1 || v == 2) {
-			t.Fatalf("state %v at %d after repeated evaluations, %v at the first", v, i, first[i])
-		}
-	}
+	hmmOutputZeroAllocs(t, (*Builder).HMMViterbi, func(v float64) bool { return v == 0 || v == 1 || v == 2 })
 }

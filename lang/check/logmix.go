@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/ast"
@@ -65,5 +64,5 @@ func inUnitInterval(t Type) bool {
 		return true
 	}
 	r := t.Range
-	return r.Known && r.Lo >= 0 && r.Hi <= 1 && !math.IsNaN(r.Lo)
+	return r.Known && r.Lo >= 0 && r.Hi <= 1 // false for a NaN end
 }

@@ -483,11 +483,6 @@ func (m *Model) buildSel(mode buildMode, sel Selection, priorTildes ...*ast.Tild
 		m.dataNodes = l.dataNodes
 		m.Drawn, m.Notes = l.drawnNotes, append(m.Notes, l.undrawnNotes...)
 		m.Notes = append(m.Notes, l.notes...)
-	}
-	if mode == buildJoint || mode == buildOutputs {
-		m.suffAt = l.suffAt
-	}
-	if first {
 		m.noLeaf = l.noLeaf
 		for d := range l.undrawnAt {
 			if m.leftOut[d.Name] != nil && d.Missing != nil {
@@ -497,6 +492,9 @@ func (m *Model) buildSel(mode buildMode, sel Selection, priorTildes ...*ast.Tild
 				m.leafUndrawn[d.Name] = true
 			}
 		}
+	}
+	if mode == buildJoint || mode == buildOutputs {
+		m.suffAt = l.suffAt
 	}
 	for sym, read := range l.missRead {
 		if m.missRead == nil {
