@@ -109,11 +109,6 @@ func onlyAdded(fitted, src string) bool {
 	return true
 }
 
-// replStream seeds the random stream of the draws of REPL expressions
-// (with the fit's --seed), so that an expression gives the same numbers
-// every time it is typed.
-const replStream = 0x7265706c64726177
-
 // replMaxElems is how many elements of a value the REPL prints.
 const replMaxElems = 20
 
@@ -939,9 +934,13 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 	for j := range cols {
 		cols[j] = make([]float64, n)
 	}
-	rng := rand.New(rand.NewPCG(seed, replStream))
-	ev.SetRand(rand.New(rand.NewPCG(seed, replStream+1)))
-	ev.SetDrawRand(rand.New(rand.NewPCG(seed, replStream+2))) // a leaf's missing cells (NAME_missing): NaN without it
+	// q's draws, and those of the outputs' ~ and of a leaf's missing cells
+	// (NAME_missing: NaN without a stream), from the streams of the fit's
+	// table (makeDrawsPaced): quantile(x, 0.95) of a column of the table
+	// is its 95% entry, of the same draws
+	rng := rand.New(rand.NewPCG(seed, sgvb.DrawStream))
+	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream)))
+	ev.SetDrawRand(rand.New(rand.NewPCG(seed, predictDataStream)))
 	coords := make([]float64, m.Dim)
 	var nan, inf nonFiniteDraws
 	for d := range n {

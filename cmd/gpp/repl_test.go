@@ -1646,11 +1646,28 @@ func TestReplQuantile(t *testing.T) {
 	if r.fit == nil {
 		t.Fatalf("no fit: %s", errb.String())
 	}
+	var fitRows [][]string // the :fit table's rows of lambda and twice: name, family, mean, sd, 5%, 50%, 95%
+	for _, line := range strings.Split(out.String(), "\n") {
+		if f := strings.Fields(line); len(f) == 7 && (f[0] == "lambda" || f[0] == "twice") {
+			fitRows = append(fitRows, f)
+		}
+	}
 	out.Reset()
 	typeIn(r, "[lambda, twice]")
 	table := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if len(table) != 3 {
 		t.Fatalf("table:\n%s", out.String())
+	}
+	// The prompt's draws are the :fit table's (a user trial read sigma's
+	// 95% as 0.844 in the table and 0.841 at the prompt): lambda, q's
+	// factor, and twice, an output, have the table's mean, sd and quantiles.
+	if len(fitRows) != 2 {
+		t.Fatalf(":fit table has no rows of lambda and twice: %q", fitRows)
+	}
+	for i, row := range fitRows {
+		if got, want := strings.Fields(table[i+1])[1:], row[2:]; !slices.Equal(got, want) {
+			t.Errorf("%s at the prompt: mean, sd, 5%%, 50%%, 95%% %v, want the :fit table's %v", row[0], got, want)
+		}
 	}
 	for _, p := range []struct {
 		p   string
