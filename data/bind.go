@@ -1261,7 +1261,7 @@ func (b *binder) check(d *check.DataVar, a *Array) {
 	}
 	if d.Elem == check.Int && !a.Int { // 2.0 is accepted as the int 2
 		for i, v := range a.Values {
-			if v != math.Trunc(v) {
+			if v != math.Trunc(v) && !(math.IsNaN(v) && a.isMissing(i)) { // a missing cell is no value (pandas writes 3.0 for the int 3 in a column with NaN)
 				b.errs.Add(a.Locate(i), "%s: %s is not an integer, but %s", a.Name, strconv.FormatFloat(v, 'g', -1, 64), decl)
 				return
 			}

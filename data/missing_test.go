@@ -47,6 +47,39 @@ func TestMissingBound(t *testing.T) {
 	}
 }
 
+// A count column as pandas writes one with a missing value (3.0 for the
+// int 3, beside NaN or an empty cell; JSON's 2.0 beside null) binds as
+// ints with the missing cell left out, as an all-integer column does: a
+// user trial read "y: NaN is not an integer" at the missing cell. A
+// missing index written so is still the index's error, and 2.5 is no int.
+func TestMissingIntWrittenAsFloat(t *testing.T) {
+	const model = "data y: int<lower=0>[N]\nparam l: positive\ny ~ Poisson(l)\n"
+	info := checked(t, model)
+	for _, in := range []Input{
+		csvInput(t, "", "d.csv", "y\n2\nNA\n3.0\n"),
+		csvInput(t, "", "d.csv", "y\n2\n\n3e0\n1\n"),
+		jsonInput(t, "d.json", `{"y": [2.0, null, 3]}`),
+	} {
+		bound, err := Bind(info, []Input{in}, nil)
+		if err != nil {
+			t.Errorf("%s: %v", in.File, err)
+			continue
+		}
+		if y := bound["y"]; !slices.Equal(y.Missing, []int{1}) || y.Values[0] != 2 || y.Values[2] != 3 {
+			t.Errorf("%s: y values %v, missing %v; want 2, missing, 3", in.File, y.Values, y.Missing)
+		}
+	}
+	_, err := Bind(info, []Input{csvInput(t, "", "d.csv", "y\n2.5\nNA\n")}, nil)
+	if err == nil || !strings.Contains(err.Error(), "d.csv:2:1: y: 2.5 is not an integer") {
+		t.Errorf("2.5 beside NA: error %v, want 2.5 is not an integer", err)
+	}
+	idx := checked(t, "data g: int[N]\ndata y: real[N]\nparam mu: real[3] ~ Normal(0, 1)\ny ~ Normal(mu[g], 1)\n")
+	_, err = Bind(idx, []Input{csvInput(t, "", "d.csv", "g,y\n1.0,1\nNA,2\n")}, nil)
+	if err == nil || !strings.Contains(err.Error(), "d.csv:3:1: column \"g\": \"NA\" is read as a missing value: `g` is int data read only as an index") {
+		t.Errorf("a missing index beside 1.0: error %v", err)
+	}
+}
+
 // A missing cell of data whose missing values are not fitted is an error
 // at the cell, saying why and what to do.
 func TestMissingErrors(t *testing.T) {
