@@ -1115,7 +1115,11 @@ func notStarted(r *sgvb.Result, mix *sgvb.Mixture) bool {
 // cfg.autoLost, warmInit cfg.warmInit, curvSkipped cfg.curvSkipped).
 func (ns *notices) fitHints(s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result, mix *sgvb.Mixture, found []string, k, ess float64, curv *curvCheck, autoLost, warmInit, curvSkipped string) {
 	far := farStartHint(s, r, mix)
-	ns.hint(smallShapeHint(r, mix), softplusHint(s, l.Model, r, mix), far)
+	shownFar := far
+	if len(l.Constant) > 0 { // the data's lack of spread, not the start, kept the fit from converging
+		shownFar = ""
+	}
+	ns.hint(smallShapeHint(r, mix), softplusHint(s, l.Model, r, mix), shownFar)
 	ns.hint(found...)
 	ns.hint(mixtureHint(s, l, r, mix, k, ess))
 	ns.hint(parameterisationHints(s, l, far, k, ess, curv, autoLost, warmInit, flatWarned(r))...)

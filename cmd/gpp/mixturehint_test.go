@@ -149,6 +149,11 @@ func TestDegenerateScaleHint(t *testing.T) {
 		}
 		return tr
 	}
+	// 0.3 nats a window (3 SEs) but 3 over the run's second half
+	slowRise := make([]sgvb.TracePoint, 21)
+	for i := range slowRise {
+		slowRise[i] = sgvb.TracePoint{Iter: 100 * (i + 1), ELBO: 500 + 0.06*float64(i), SE: 0.1}
+	}
 	s := sgvb.Settings{Window: 5}
 	for _, c := range []struct {
 		name string
@@ -159,11 +164,46 @@ func TestDegenerateScaleHint(t *testing.T) {
 		{"flat", &sgvb.Result{Dim: 2, Factors: factor(0.001), Trace: trace(0)}, false},
 		{"converged", &sgvb.Result{Dim: 2, Factors: factor(0.001), Trace: trace(2), Converged: true}, false},
 		{"near the prior", &sgvb.Result{Dim: 2, Factors: factor(0.5), Trace: trace(2)}, false},
+		{"rising over the run", &sgvb.Result{Dim: 2, Factors: factor(0.001), Trace: slowRise}, true},
 	} {
-		got := degenerateScaleHint(s, m, c.r, nil)
+		got := degenerateScaleHint(s, m, c.r, nil, nil)
 		if (got != "") != c.want || c.want && !strings.Contains(got, "sigma's q mean collapsed to 0.001, 1600 times below its prior's mean 1.6") {
 			t.Errorf("%s: hint %q, want one: %v", c.name, got, c.want)
 		}
+	}
+}
+
+// TestDegenerateScaleHintScales: of two collapsed scales the hint names the
+// observed data's sigma (observedScales), not the group scale before it.
+func TestDegenerateScaleHintScales(t *testing.T) {
+	l, err := pipeline.ParseSource("m.gpp", []byte("data g: int[N]\ndata y: real[N]\nparam s_g: positive ~ HalfNormal(1)\nparam s_e: positive[2] ~ HalfNormal(1)\nparam z: real[2] ~ Normal(0, 1)\ny ~ Normal(s_g * z[g], s_e[g])\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scales := observedScales(l.File, l.Info)
+	if !scales["s_e"] || scales["s_g"] || scales["z"] || len(scales) != 1 {
+		t.Fatalf("observedScales = %v, want s_e alone", scales)
+	}
+	m := &compile.Model{Latents: []compile.Latent{{Name: "s_g", Support: dist.Positive, Size: 1, Init: []float64{0.8}}, {Name: "s_e", Support: dist.Positive, Size: 2, Init: []float64{0.8, 0.8}}}}
+	gamma := func(name string, means ...float64) sgvb.Factor {
+		f := sgvb.Factor{Name: name, Family: sgvb.FamilyGamma, Support: dist.Positive, Size: len(means), Shape: []int{len(means)}, Params: [][]float64{{}, {}}}
+		for _, mean := range means {
+			f.Params[0], f.Params[1] = append(f.Params[0], 100), append(f.Params[1], 100/mean)
+		}
+		return f
+	}
+	tr := make([]sgvb.TracePoint, 6)
+	for i := range tr {
+		tr[i] = sgvb.TracePoint{Iter: 100 * (i + 1), ELBO: 500 + 2*float64(i), SE: 0.1}
+	}
+	s := sgvb.Settings{Window: 5}
+	r := &sgvb.Result{Dim: 3, Factors: []sgvb.Factor{gamma("s_g", 0.001), gamma("s_e", 0.2, 0.005)}, Trace: tr}
+	if got := degenerateScaleHint(s, m, r, nil, scales); !strings.HasPrefix(got, "s_e[1]'s q mean collapsed") {
+		t.Errorf("hint %q, want one of s_e[1]", got)
+	}
+	r.Factors[1] = gamma("s_e", 0.2, 0.5)
+	if got := degenerateScaleHint(s, m, r, nil, scales); got != "" {
+		t.Errorf("hint %q with no observed scale collapsed, want none", got)
 	}
 }
 

@@ -135,7 +135,7 @@ func fitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Res
 		ns.warn(restartsWarning(ds, st, mix, explained, joint))
 	}
 	ns.hint(risingHint(cfg, s, r, mix, false))
-	ns.hint(degenerateScaleHint(s, l.Model, r, mix))
+	ns.hint(degenerateScaleHint(s, l.Model, r, mix, observedScales(l.File, l.Info)))
 	if ro != nil {
 		ns.warn(resampleWarning(*ro, jointFlag(cfg)))
 	}

@@ -1826,7 +1826,7 @@ func replFitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, res *sg
 	ns.hint(slow)
 	ns.warn(res.Warnings...)
 	ns.hint(risingHint(cfg, s, res, nil, true))
-	ns.hint(degenerateScaleHint(s, l.Model, res, nil))
+	ns.hint(degenerateScaleHint(s, l.Model, res, nil, observedScales(l.File, l.Info)))
 	ns.evidence(ev)
 	ns.fitHints(s, l, res, nil, structureHints(l, res, nil, ds), res.ParetoK, res.ParetoRelESS, curv, cfg.autoLost, cfg.warmInit, cfg.curvSkipped)
 	ns.warn(badDrawsWarning(ds, "draws had a non-finite log joint or output"))

@@ -44,6 +44,9 @@ type Loaded struct {
 	// Notes say which missing data values are fitted as latents
 	// (data.MissingNotes).
 	Notes []string
+	// Constant are the warnings of observed data with no spread
+	// (data.ConstantObserved), also in Warnings.
+	Constant []string
 }
 
 // Parse reads, parses and checks a model file.
@@ -326,6 +329,8 @@ func (l *Loaded) bindCoded(inputs []data.Input, sets map[string]string, levels m
 	}
 	l.Notes = append(l.Notes, m.Notes...)
 	l.Warnings = append(l.Warnings, data.GraphWarnings(l.File, l.Info, bound)...)
+	l.Constant = data.ConstantObserved(l.File, l.Info, bound)
+	l.Warnings = append(l.Warnings, l.Constant...)
 	l.Model = m
 	return nil
 }

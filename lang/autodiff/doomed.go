@@ -34,7 +34,7 @@ func (p *Program) withDataValueNote(i int32, err error) error {
 // node of the data alone that is −Inf; a logpdf's value, data, outside a
 // support whose ends no param moves (a Bernoulli 2); and what these make
 // −Inf whatever else is: a + with one such operand, a − with it on the
-// left, a sum, rowsum or colsum over one, log_mix, log_sum_exp(a, b),
+// left, a cumsum's running sums from one on, a sum, rowsum or colsum over one, log_mix, log_sum_exp(a, b),
 // logsumexp and rowlogsumexp where every term is one. nil where no
 // element is known to be (any other node: conservative).
 func (p *Program) doomed(i int32, memo map[int32][]bool) []bool {
@@ -99,6 +99,23 @@ func (p *Program) doomed(i int32, memo map[int32][]bool) []bool {
 		for k := range v {
 			if at(0, k) && at(1, k) {
 				set(k)
+			}
+		}
+	case n.op == OpCumSum: // z_i is −Inf once a doomed x_j, j ≤ i, of its row is summed in
+		d := p.doomed(n.args[0], memo)
+		if d == nil || len(d) != n.n {
+			return nil
+		}
+		c := n.shape.Len()
+		if n.shape.Rank == 2 {
+			c = n.shape.Cols
+		}
+		for r := 0; r+c <= n.n; r += c {
+			for j, in := r, false; j < r+c; j++ {
+				in = in || d[j]
+				if in {
+					set(j)
+				}
 			}
 		}
 	case n.op == OpSum, n.op == OpLogSumExp, n.op == OpRowSum, n.op == OpColSum, n.op == OpRowLogSumExp:

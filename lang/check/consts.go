@@ -3,6 +3,7 @@ package check
 import (
 	"errors"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,6 +16,7 @@ import (
 func (c *checker) constDecl(s *ast.ConstDecl) {
 	name := s.Name.Name
 	elem := Invalid
+	var lower, upper *float64
 	if s.Type != nil {
 		switch s.Type.Kind {
 		case ast.Int:
@@ -24,13 +26,8 @@ func (c *checker) constDecl(s *ast.ConstDecl) {
 		default:
 			c.errorf(s.Type.KindPos, "const `%s` must be int or real; found %s", name, s.Type.Kind)
 		}
-		if s.Type.Lower != nil || s.Type.Upper != nil {
-			b := s.Type.Lower
-			if b == nil {
-				b = s.Type.Upper
-			}
-			c.errorf(b.Pos(), "bounds are allowed only on data, not on const `%s`", name)
-		}
+		lower = c.constBound(name, s.Type.Lower, "lower")
+		upper = c.constBound(name, s.Type.Upper, "upper")
 		if len(s.Type.Dims) > 0 {
 			c.errorf(s.Type.Dims[0].Pos(), "const `%s` must be a scalar", name)
 		}
@@ -81,6 +78,9 @@ func (c *checker) constDecl(s *ast.ConstDecl) {
 			ok = true
 		}
 	}
+	if ok && !c.constInBounds(s, k, lower, upper) {
+		ok = false
+	}
 	sym := &Symbol{Name: name, Kind: Const, Decl: s, Pos: s.Name.NamePos}
 	if ok {
 		v := k.Value
@@ -90,6 +90,73 @@ func (c *checker) constDecl(s *ast.ConstDecl) {
 	if c.declare(s.Name, sym) {
 		c.info.Consts = append(c.info.Consts, k)
 	}
+}
+
+// constBound evaluates a const's declared lower or upper bound (which
+// says e), a constant scalar such as an earlier const; nil if none or
+// invalid.
+func (c *checker) constBound(name string, e ast.Expr, which string) *float64 {
+	if e == nil {
+		return nil
+	}
+	t := c.expr(e)
+	switch {
+	case !t.Valid():
+		return nil
+	case t.Shape.Rank() != 0:
+		c.errorf(e.Pos(), "the %s bound of const `%s` must be a scalar; `%s` is %s", which, name, exprString(e), t.Shape.describe())
+		return nil
+	case t.Const == nil:
+		c.errorf(e.Pos(), "the %s bound of const `%s` must be a constant expression; %s", which, name, c.nonConstCulprit(e))
+		return nil
+	}
+	return t.Const
+}
+
+// constInBounds reports whether const k's value lies within its declared
+// bounds, as a data value must within its declaration's, and reports the
+// error where not: at the --set that gave the value, or at the default,
+// naming the value, the bound and any --set of a const the bound reads
+// (--set LSL=12.5 above the default USL = 12 of `real<lower=LSL>`).
+func (c *checker) constInBounds(s *ast.ConstDecl, k *Constant, lower, upper *float64) bool {
+	var e ast.Expr
+	var want string
+	switch {
+	case lower != nil && k.Value < *lower:
+		e, want = s.Type.Lower, ">= "+formatValue(Real, *lower)
+	case upper != nil && k.Value > *upper:
+		e, want = s.Type.Upper, "<= "+formatValue(Real, *upper)
+	default:
+		return true
+	}
+	pos, given := s.Value.Pos(), ""
+	if k.Overridden {
+		pos, given = s.Name.NamePos, "--set "+k.Name+"="+k.Override+": "
+	}
+	bound := "`" + exprString(e) + "`"
+	if _, lit := ast.Unparen(e).(*ast.NumberLit); lit {
+		bound = ""
+	}
+	var sets []string
+	ast.Inspect(e, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok {
+			for _, o := range c.info.Consts {
+				if o.Name == id.Name && o.Overridden && !slices.Contains(sets, "--set "+o.Name+"="+o.Override) {
+					sets = append(sets, "--set "+o.Name+"="+o.Override)
+				}
+			}
+		}
+		return true
+	})
+	if bound != "" {
+		want += " (" + bound
+		if len(sets) > 0 {
+			want += ", by " + strings.Join(sets, " and ")
+		}
+		want += ")"
+	}
+	c.errorf(pos, "%sconst `%s` is %s, not %s, as its declaration `%s` needs", given, k.Name, k.ValueString(), want, boundedKind(s.Type.Kind, s.Type.Lower, s.Type.Upper))
+	return false
 }
 
 // MaxInt is the largest magnitude of an int (a constant, a --set value, int

@@ -511,19 +511,25 @@ type DataUse struct {
 
 // TypeString formats the declared type, e.g. "int<lower=0>[N, 2]".
 func (d *DataVar) TypeString() string {
-	s := d.Kind.String()
-	if d.LowerExpr != nil || d.UpperExpr != nil {
-		var b []string
-		if d.LowerExpr != nil {
-			b = append(b, "lower="+exprString(d.LowerExpr))
-		}
-		if d.UpperExpr != nil {
-			b = append(b, "upper="+exprString(d.UpperExpr))
-		}
-		s += "<" + strings.Join(b, ", ") + ">"
-	}
+	s := boundedKind(d.Kind, d.LowerExpr, d.UpperExpr)
 	if len(d.Dims) > 0 {
 		s += d.Dims.String()
+	}
+	return s
+}
+
+// boundedKind is kind with its bounds, as written: real<lower=LSL>.
+func boundedKind(kind ast.ElemKind, lower, upper ast.Expr) string {
+	s := kind.String()
+	if lower != nil || upper != nil {
+		var b []string
+		if lower != nil {
+			b = append(b, "lower="+exprString(lower))
+		}
+		if upper != nil {
+			b = append(b, "upper="+exprString(upper))
+		}
+		s += "<" + strings.Join(b, ", ") + ">"
 	}
 	return s
 }
