@@ -154,7 +154,7 @@ func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r 
 		con.info("--fullrank auto: %s's sd is about %s× too small by the curvature, and no group of at most %d elements of gamma factors repairs it; refitting with %s--fullrank all (%d elements)",
 			cc.names[bad[0]], ratioText(cc.c.Ratio[bad[0]]), curvMaxGamma, first, cc.all)
 	default:
-		con.info("--fullrank auto: %s's sd is about %s× too small by the curvature; refitting with %s--fullrank %s (%d elements, leaving no sd more than %.1f× too small by it)%s",
+		con.info("--fullrank auto: %s's sd is about %s× too small by the curvature; refitting with %s--fullrank %s (%d elements; by the curvature at q's mode, a local normal view that sees no skew or heavy tail, it leaves no sd more than %.1f× too small)%s",
 			cc.names[bad[0]], ratioText(cc.c.Ratio[bad[0]]), first, cands[0], n, left, map[bool]string{true: ", then with --fullrank all", false: ""}[len(cands) > 1])
 	}
 	if walk != "" {

@@ -49,6 +49,12 @@ func TestFitFullRankAuto(t *testing.T) {
 	if want := ": the fit with --fullrank alpha+beta is kept"; code != 0 || !strings.Contains(stderr, want) {
 		t.Fatalf("exit %d, want a note %q; stderr\n%s", code, want, stderr)
 	}
+	// the group's promise is the curvature's, a local normal view: the
+	// progress line (not under --quiet) says so
+	_, out, errs := runSafe(t, "fit", pumps, data, "--fullrank", "auto", "--out", filepath.Join(dir, "loud"))
+	if want := "by the curvature at q's mode, a local normal view that sees no skew or heavy tail, it leaves no sd more than"; !strings.Contains(out+errs, want) {
+		t.Errorf("want the refit's line to say %q; output\n%s%s", want, out, errs)
+	}
 	if strings.Contains(stderr, "hint: ") {
 		t.Errorf("the kept full-rank fit gets a hint:\n%s", stderr)
 	}

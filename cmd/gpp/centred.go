@@ -640,15 +640,15 @@ func centredHintsOf(ps []centredParam, paretoK, relESS float64) []string {
 	}
 	return []string{fmt.Sprintf("%s have priors whose scales depend on params (centred hierarchies): "+
 		"where the data say little about each element of one, its posterior is a funnel in its scale that a normal q cannot follow, and q's scales and those params may be far off; "+
-		"the non-centred forms are the usual cure (%s), but where the data pin each element down the centred form fits better: "+
-		"compare the two fits' ELBOs and keep the form with the higher one, param by param (docs/inference.md, Centred hierarchies)",
+		"the non-centred forms (%s) have no funnel but a curved ridge where the data pin each element down, and which fits better (with few groups either can) this fit cannot tell: "+
+		"fit them too and keep the form with the higher ELBO, param by param (docs/inference.md, Centred hierarchies)",
 		joinAnd(names), strings.Join(forms, "; "))}
 }
 
 // centredHint is the hint of centredHints on one param p.
 func centredHint(p centredParam) string {
 	return fmt.Sprintf("%s that a normal q cannot follow, and q's %s and %s may be far off; "+
-		"the non-centred form, %s, is the usual cure, but where the data pin each element down the centred form fits better: compare the two fits' ELBOs and keep the form with the higher one (docs/inference.md, Centred hierarchies)",
+		"the non-centred form, %s, has no funnel but a curved ridge where the data pin each element down, and which of the two fits better (with few groups either can) this fit cannot tell: fit the non-centred form too and keep the one with the higher ELBO (docs/inference.md, Centred hierarchies)",
 		p.funnel(), ast.FormatExpr(p.neckExpr()), p.lat.Name, p.nonCentred())
 }
 

@@ -71,16 +71,16 @@ y ~ Normal(theta + a + b + c + d + e + f + g + h + l, 1)
 	file, info := checkedSrc(t, src)
 	got := centredHints(file, info, 0.9, math.NaN())
 	wantHints(t, got, []string{"theta, a, b, g and h have priors whose scales depend on params (centred hierarchies): where the data say little about each element of one, its posterior is a funnel in its scale that a normal q cannot follow, and q's scales and those params may be far off; " +
-		"the non-centred forms are the usual cure (theta: param theta_z: real[J] ~ Normal(0, 1) with let theta = mu + tau * theta_z; a: param a_z: real[J] ~ Normal(0, 1) with let a = sig .* a_z; " +
-		"b: param b_z: real[J] ~ Normal(0, 1) with let b = mu + (tau + s0) * b_z; g: param g_z: real[J] ~ Normal(0, 1) with let g = exp(mu + tau * g_z); h: param h_z: real[J] ~ Normal(0, 1) with let h = exp(tau * h_z)), " +
-		"but where the data pin each element down the centred form fits better: compare the two fits' ELBOs and keep the form with the higher one, param by param (docs/inference.md, Centred hierarchies)"})
+		"the non-centred forms (theta: param theta_z: real[J] ~ Normal(0, 1) with let theta = mu + tau * theta_z; a: param a_z: real[J] ~ Normal(0, 1) with let a = sig .* a_z; " +
+		"b: param b_z: real[J] ~ Normal(0, 1) with let b = mu + (tau + s0) * b_z; g: param g_z: real[J] ~ Normal(0, 1) with let g = exp(mu + tau * g_z); h: param h_z: real[J] ~ Normal(0, 1) with let h = exp(tau * h_z)) have no funnel but a curved ridge where the data pin each element down, and which fits better (with few groups either can) this fit cannot tell: " +
+		"fit them too and keep the form with the higher ELBO, param by param (docs/inference.md, Centred hierarchies)"})
 	// each param's own hint, as a model of that one alone gets it
 	var one []string
 	for _, p := range centredParams(file, info) {
 		one = append(one, centredHint(p))
 	}
 	want := []string{
-		"theta's prior Normal(mu, tau) has a scale that depends on params (a centred hierarchy): where the data say little about each element of theta, the posterior is a funnel in tau that a normal q cannot follow, and q's tau and theta may be far off; the non-centred form, param theta_z: real[J] ~ Normal(0, 1) with let theta = mu + tau * theta_z, is the usual cure, but where the data pin each element down the centred form fits better: compare the two fits' ELBOs and keep the form with the higher one (docs/inference.md, Centred hierarchies)",
+		"theta's prior Normal(mu, tau) has a scale that depends on params (a centred hierarchy): where the data say little about each element of theta, the posterior is a funnel in tau that a normal q cannot follow, and q's tau and theta may be far off; the non-centred form, param theta_z: real[J] ~ Normal(0, 1) with let theta = mu + tau * theta_z, has no funnel but a curved ridge where the data pin each element down, and which of the two fits better (with few groups either can) this fit cannot tell: fit the non-centred form too and keep the one with the higher ELBO (docs/inference.md, Centred hierarchies)",
 		"param a_z: real[J] ~ Normal(0, 1) with let a = sig .* a_z,",
 		"param b_z: real[J] ~ Normal(0, 1) with let b = mu + (tau + s0) * b_z,",
 		"g's prior LogNormal(mu, tau) has a scale that depends on params (a centred hierarchy): where the data say little about each element of g, the posterior is a funnel in tau that a normal q cannot follow, and q's tau and g may be far off; the non-centred form, param g_z: real[J] ~ Normal(0, 1) with let g = exp(mu + tau * g_z),",
@@ -199,20 +199,20 @@ func TestCentredStmtHints(t *testing.T) {
 	got := centredHints(file, info, 0.9, math.NaN())
 	wantHints(t, got, []string{"theta, a, b, c and v have priors whose scales depend on params (centred hierarchies): " +
 		"where the data say little about each element of one, its posterior is a funnel in its scale that a normal q cannot follow, and q's scales and those params may be far off; " +
-		"the non-centred forms are the usual cure (theta: param theta_z: real[J] ~ Normal(0, 1) with let theta = mu + tau * theta_z in place of the statement at 11:1; " +
+		"the non-centred forms (theta: param theta_z: real[J] ~ Normal(0, 1) with let theta = mu + tau * theta_z in place of the statement at 11:1; " +
 		"a: param a_z: real[J] ~ Normal(0, 1) with let a = tau * a_z in place of the statement at 14:3 (and of the for loop at 13:1, left empty); " +
 		"b: param b_z: real[J] ~ Normal(0, 1) with let b = m[g] + s[g] .* b_z in place of the statement at 19:3; c: param c_z: real[J] ~ Normal(0, 1) with let c = mu + (tau * s[g] .* w) .* c_z in place of the statement at 20:3; " +
-		"v: param v_z: real[3] ~ Normal(0, 1) with let v = mu + tau * v_z in place of the statement at 25:3 (and of the for loop at 24:1, left empty)), but where"})
+		"v: param v_z: real[3] ~ Normal(0, 1) with let v = mu + tau * v_z in place of the statement at 25:3 (and of the for loop at 24:1, left empty)) have no funnel"})
 	var one []string
 	for _, p := range centredParams(file, info) {
 		one = append(one, centredHint(p))
 	}
 	want := []string{
-		"theta's prior, the statement theta ~ Normal(mu, tau) at 11:1, has a scale that depends on params (a centred hierarchy): where the data say little about each element of theta, the posterior is a funnel in tau that a normal q cannot follow, and q's tau and theta may be far off; the non-centred form, param theta_z: real[J] ~ Normal(0, 1) with let theta = mu + tau * theta_z in place of the statement at 11:1, is the usual cure, but where the data pin each element down the centred form fits better: compare the two fits' ELBOs and keep the form with the higher one (docs/inference.md, Centred hierarchies)",
-		"a's prior, the statement a[j] ~ Normal(0, tau) at 14:3 in a for loop over its elements, has a scale that depends on params (a centred hierarchy): where the data say little about each element of a, the posterior is a funnel in tau that a normal q cannot follow, and q's tau and a may be far off; the non-centred form, param a_z: real[J] ~ Normal(0, 1) with let a = tau * a_z in place of the statement at 14:3 (and of the for loop at 13:1, left empty), is the usual cure,",
-		"b's prior, the statement b[j] ~ Normal(m[g[j]], s[g[j]]) at 19:3 in a for loop over its elements, has a scale that depends on params (a centred hierarchy): where the data say little about each element of b, the posterior is a funnel in s[g[j]] that a normal q cannot follow, and q's s[g[j]] and b may be far off; the non-centred form, param b_z: real[J] ~ Normal(0, 1) with let b = m[g] + s[g] .* b_z in place of the statement at 19:3, is the usual cure,",
-		"the non-centred form, param c_z: real[J] ~ Normal(0, 1) with let c = mu + (tau * s[g] .* w) .* c_z in place of the statement at 20:3, is",
-		"v's prior, the statement v[j] ~ Normal(mu, tau) at 25:3 in a for loop over its elements, has a scale that depends on params (a centred hierarchy): where the data say little about each element of v, the posterior is a funnel in tau that a normal q cannot follow, and q's tau and v may be far off; the non-centred form, param v_z: real[3] ~ Normal(0, 1) with let v = mu + tau * v_z in place of the statement at 25:3 (and of the for loop at 24:1, left empty), is",
+		"theta's prior, the statement theta ~ Normal(mu, tau) at 11:1, has a scale that depends on params (a centred hierarchy): where the data say little about each element of theta, the posterior is a funnel in tau that a normal q cannot follow, and q's tau and theta may be far off; the non-centred form, param theta_z: real[J] ~ Normal(0, 1) with let theta = mu + tau * theta_z in place of the statement at 11:1, has no funnel but a curved ridge where the data pin each element down, and which of the two fits better (with few groups either can) this fit cannot tell: fit the non-centred form too and keep the one with the higher ELBO (docs/inference.md, Centred hierarchies)",
+		"a's prior, the statement a[j] ~ Normal(0, tau) at 14:3 in a for loop over its elements, has a scale that depends on params (a centred hierarchy): where the data say little about each element of a, the posterior is a funnel in tau that a normal q cannot follow, and q's tau and a may be far off; the non-centred form, param a_z: real[J] ~ Normal(0, 1) with let a = tau * a_z in place of the statement at 14:3 (and of the for loop at 13:1, left empty), has no funnel",
+		"b's prior, the statement b[j] ~ Normal(m[g[j]], s[g[j]]) at 19:3 in a for loop over its elements, has a scale that depends on params (a centred hierarchy): where the data say little about each element of b, the posterior is a funnel in s[g[j]] that a normal q cannot follow, and q's s[g[j]] and b may be far off; the non-centred form, param b_z: real[J] ~ Normal(0, 1) with let b = m[g] + s[g] .* b_z in place of the statement at 19:3, has no funnel",
+		"the non-centred form, param c_z: real[J] ~ Normal(0, 1) with let c = mu + (tau * s[g] .* w) .* c_z in place of the statement at 20:3, has",
+		"v's prior, the statement v[j] ~ Normal(mu, tau) at 25:3 in a for loop over its elements, has a scale that depends on params (a centred hierarchy): where the data say little about each element of v, the posterior is a funnel in tau that a normal q cannot follow, and q's tau and v may be far off; the non-centred form, param v_z: real[3] ~ Normal(0, 1) with let v = mu + tau * v_z in place of the statement at 25:3 (and of the for loop at 24:1, left empty), has",
 	}
 	wantHints(t, one, want)
 
@@ -269,7 +269,7 @@ func TestFitCentredHint(t *testing.T) {
 	code, _, stderr = runSafe(t, "fit", stmt, data, "--quiet", "--seed", "2", "--out", filepath.Join(dir, "s"))
 	if code != 0 || !strings.Contains(stderr, "Pareto k̂") ||
 		!strings.Contains(stderr, "hint: theta's prior, the statement theta ~ Normal(mu, tau) at 7:1, has a scale that depends on params") ||
-		!strings.Contains(stderr, "let theta = mu + tau * theta_z in place of the statement at 7:1, is the usual cure") {
+		!strings.Contains(stderr, "let theta = mu + tau * theta_z in place of the statement at 7:1, has no funnel") {
 		t.Errorf("statement: exit %d, stderr\n%s", code, stderr)
 	}
 	code, _, stderr = runSafe(t, "fit", noncentred, data, "--quiet", "--seed", "2", "--out", filepath.Join(dir, "n"))

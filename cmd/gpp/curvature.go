@@ -497,7 +497,7 @@ func curvatureHint(cc *curvCheck) string {
 		without = fmt.Sprintf("; by that curvature %s need not join it", cc.r.Factors[cc.lats[p]].Name)
 	}
 	return head + fmt.Sprintf("%s (%d elements%s) gives the params that move together one joint factor%s; by that curvature it leaves no sd more than %.1f× too small, "+
-		"but a mode's curvature sees only a normal posterior, and a skewed or heavy-tailed one can leave sds smaller: "+
+		"but the curvature at q's mode is a local normal (Laplace) view, no guarantee: it sees no skew or heavy tail, and a scale over few groups can stay several times too narrow: "+
 		"--fullrank auto keeps the fit with the higher ELBO, --fullrank all joins every param, and gpp sample --against checks the sds (docs/inference.md, The mean-field hint)", flag, n, without, warmText(flag, cc.warmInit), left)
 }
 

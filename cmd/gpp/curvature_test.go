@@ -67,7 +67,7 @@ func TestFitCurvatureNormal(t *testing.T) {
 	if !strings.Contains(stderr, "hint: a's and b's sds are about 1.7× and 1.7× too small") ||
 		!strings.Contains(stderr, "a moves with b (correlation 0.80)") ||
 		!strings.Contains(stderr, "--fullrank all (2 elements) gives the params that move together one joint factor, best started where this fit ended (--fullrank all --init "+out+": from the default start a joint factor can stop far below it); by that curvature it leaves no sd more than 1.0× too small, "+
-			"but a mode's curvature sees only a normal posterior, and a skewed or heavy-tailed one can leave sds smaller: "+
+			"but the curvature at q's mode is a local normal (Laplace) view, no guarantee: it sees no skew or heavy tail, and a scale over few groups can stay several times too narrow: "+
 			"--fullrank auto keeps the fit with the higher ELBO, --fullrank all joins every param, and gpp sample --against checks the sds") {
 		t.Errorf("stderr\n%s", stderr)
 	}

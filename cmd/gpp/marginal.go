@@ -48,7 +48,10 @@ func normalMarginals(file *ast.File, info *check.Info) []normalMarginal {
 		if constIs(info, loc, 0) && constIs(info, scale, 1) {
 			// z ~ Normal(0, 1): the non-centred form, theta its let
 			i := slices.IndexFunc(ncs, func(p nonCentredParam) bool { return p.lat == lat })
-			if i < 0 || ncs[i].walk || ncs[i].let == nil {
+			if i < 0 || ncs[i].walk || ncs[i].let == nil || ncs[i].elem != nil {
+				continue
+			}
+			if _, typed := info.Types[ncs[i].scale]; !typed { // a chain's scale (z .* a .* b), built anew
 				continue
 			}
 			p := ncs[i]

@@ -115,7 +115,7 @@ func TestFitMvCentredCurvature(t *testing.T) {
 	out := filepath.Join(dir, "c")
 	code, stdout, stderr := runSafe(t, "fit", centred, students, schools, "--seed", "1", "--out", out)
 	if code != 0 || !strings.Contains(stderr, "hint: r's prior MvNormalCholesky([0, 0], diag_pre_multiply(sd_school, L)) has a Cholesky factor that depends on params") ||
-		!strings.Contains(stderr, "let r = (diag_pre_multiply(sd_school, L) * r_z')', is the usual cure") ||
+		!strings.Contains(stderr, "let r = (diag_pre_multiply(sd_school, L) * r_z')', has no funnel") ||
 		!strings.Contains(stderr, "the check left it out") {
 		t.Errorf("centred: exit %d, stderr\n%s", code, stderr)
 	}

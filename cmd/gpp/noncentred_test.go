@@ -66,6 +66,19 @@ y ~ Normal(x, 0.2)
 		{"centred", "param a: real[J] ~ Normal(mu, tau)\ny ~ Normal(a, 1)\n", "", "", ""},
 		// a sign-identified output (an ideal-point model's), no part of the density
 		{"output", "param z: real[J] ~ Normal(0, 1)\ny ~ Normal(mu + z, 1)\noutput w = tau * z\n", "", "", ""},
+		// gauge R&R's s_op * zb[op]: an element of z by a scalar scale
+		{"element of z", "data g: int[J]\nparam z: real[J] ~ Normal(0, 1)\ny ~ Normal(mu + tau * z[g], 1)\n",
+			"tau", "param z_c: real[J] ~ Normal(0, tau) in place of param z, and z_c[g] in place of tau * z[g]", "tau * z[g]"},
+		{"element of z by a vector", "data g: int[J]\nparam z: real[J] ~ Normal(0, 1)\ny ~ Normal(mu + s .* z[g], 1)\n", "", "", ""},
+		// a chain of scalings is one: its scale all factors but z
+		{"chain", "param z: real[J] ~ Normal(0, 1)\nlet a = mu * z * tau\ny ~ Normal(a, 1)\n",
+			"mu * tau", "param a: real[J] ~ Normal(0, mu * tau) in place", "mu * z * tau"},
+		// R2-D2's z .* sigma .* sqrt(phi * tau2): phi a local scale per element
+		{"R2-D2", "param phi: simplex[J] ~ Dirichlet(0.5)\nparam z: real[J] ~ Normal(0, 1)\nlet a = z .* tau .* sqrt(phi * 2)\ny ~ Normal(a, 1)\n",
+			"tau .* sqrt(phi * 2)", "param a: real[J] ~ Normal(0, tau .* sqrt(phi * 2)) in place", "z .* tau .* sqrt(phi * 2)"},
+		// a horseshoe's tau * lambda .* z, through a let
+		{"horseshoe", "param z: real[J] ~ Normal(0, 1)\nlet lt = sqrt(s)\nlet a = tau * lt .* z\ny ~ Normal(a, 1)\n",
+			"tau * lt", "param a: real[J] ~ Normal(0, tau * lt) in place", "tau * lt .* z"},
 		{"scale of z itself", "param z: real[J] ~ Normal(0, 1)\nlet nz = sqrt(mean(z .* z))\ny ~ Normal(mu + nz * z, 1)\n", "", "", ""},
 	} {
 		src := ncHead + c.src
@@ -88,20 +101,28 @@ y ~ Normal(x, 0.2)
 		if p.lat.Name != "z" || ast.FormatExpr(p.scale) != c.scale || ast.FormatExpr(p.use) != c.at || !strings.Contains(p.centred, c.centred) {
 			t.Errorf("%s: %s scaled by %s in %s, centred form\n%s\nwant z by %s in %s, containing\n%s", c.name, p.lat.Name, ast.FormatExpr(p.scale), ast.FormatExpr(p.use), p.centred, c.scale, c.at, c.centred)
 		}
+		local := ""
+		if p.local != nil {
+			local = p.local.Name
+		}
+		if want := map[string]string{"vector scale": "s", "R2-D2": "phi", "horseshoe": "s"}[c.name]; local != want {
+			t.Errorf("%s: local scale %q, want %q", c.name, local, want)
+		}
 	}
 }
 
 // TestNonCentredHints: the hint for a mean-field SGVB fit whose k̂ raises
 // the alarm names z, its scale and the centred form and advises
-// comparing; none for a k̂ of 0.7 or less, a full-rank or banded q, MAP,
-// or a model without such a param.
+// fitting both forms; none for a k̂ of 0.7 or less, a full-rank or banded
+// q, MAP, a model without such a param or one whose scale is local to
+// each element.
 func TestNonCentredHints(t *testing.T) {
 	file, info := checkedSrc(t, ncHead+"param z: real[J] ~ Normal(0, 1)\nlet a = mu + tau * z\ny ~ Normal(a, 1)\n")
 	wantHints(t, nonCentredHints(sgvb.Settings{}, file, info, 1.1, math.NaN()), []string{
 		"z's prior Normal(0, 1) and tau * z in the let a at 9:1, which scales z by tau, a scale that depends on params, make a non-centred hierarchy: " +
 			"where the data pin each element of a down, the posterior of z and tau is a narrow curved ridge that a mean-field q cannot follow, and q's tau and z may be far off; " +
-			"the centred form, param a: real[J] ~ Normal(mu, tau) in place of param z and of the let at 9:1 (a's uses unchanged), fits better there, " +
-			"while where the data say little about each element the non-centred form does: compare the two fits' ELBOs and keep the form with the higher one (docs/inference.md, Centred hierarchies)",
+			"the centred form, param a: real[J] ~ Normal(mu, tau) in place of param z and of the let at 9:1 (a's uses unchanged), has no such ridge but a funnel where the data say little about each element, " +
+			"and which of the two fits better (with few groups either can) this fit cannot tell: fit the centred form too and keep the one with the higher ELBO (docs/inference.md, Centred hierarchies)",
 	})
 	for _, c := range []struct {
 		name string
@@ -121,6 +142,11 @@ func TestNonCentredHints(t *testing.T) {
 	file, info = checkedSrc(t, ncHead+"param a: real[J] ~ Normal(mu, tau)\ny ~ Normal(a, 1)\n")
 	if h := nonCentredHints(sgvb.Settings{}, file, info, 1.1, math.NaN()); h != nil {
 		t.Errorf("centred: hints %q, want none", h)
+	}
+	// a horseshoe's local scale per element (s): no hierarchy to centre
+	file, info = checkedSrc(t, ncHead+"param z: real[J] ~ Normal(0, 1)\nlet a = tau * s .* z\ny ~ Normal(a, 1)\n")
+	if h := nonCentredHints(sgvb.Settings{}, file, info, 1.1, math.NaN()); h != nil {
+		t.Errorf("local scale: hints %q, want none", h)
 	}
 }
 
@@ -142,9 +168,9 @@ y ~ Normal(u_a + u_b, 1)
 	wantHints(t, got, []string{
 		"z_a and z_b, each with the prior Normal(0, 1) and scaled by a scale that depends on params, make non-centred hierarchies: " +
 			"where the data pin each element of u_a or u_b down, the posterior of its param and scale is a narrow curved ridge that a mean-field q cannot follow, and q's scales and params may be far off; " +
-			"the centred forms fit better there (u_a: param u_a: real[J] ~ Normal(0, tau) in place of param z_a and of the let at 11:1; " +
-			"u_b: param u_b: real[J] ~ Normal(mu, sd_b) in place of param z_b and of the let at 12:1; each let's uses unchanged), " +
-			"while where the data say little about each element the non-centred forms do: compare the two fits' ELBOs and keep the form with the higher one, param by param (docs/inference.md, Centred hierarchies)",
+			"the centred forms (u_a: param u_a: real[J] ~ Normal(0, tau) in place of param z_a and of the let at 11:1; " +
+			"u_b: param u_b: real[J] ~ Normal(mu, sd_b) in place of param z_b and of the let at 12:1; each let's uses unchanged) have no such ridge but a funnel where the data say little about each element, " +
+			"and which fits better (with few groups either can) this fit cannot tell: fit them too and keep the form with the higher ELBO, param by param (docs/inference.md, Centred hierarchies)",
 	})
 	if n := strings.Count(got[0], "narrow curved ridge"); n != 1 {
 		t.Errorf("the explanation %d times, want once", n)
