@@ -126,6 +126,10 @@ func TestOptimaHint(t *testing.T) {
 	if want := "the restarts ended at different optima: restarts 1, 2 at ELBO -805.5 to -805.4, restarts 0, 3 at -878.4 to -867.5, 62 nats or more below"; !strings.HasPrefix(got, want) {
 		t.Errorf("hint %q, want it to start %q", got, want)
 	}
+	// the best restart's draws, by the column draws.csv has
+	if want := "read the best restart's draws alone (restart 2's: draws.csv's rows with restart__ = 2;"; !strings.Contains(got, want) {
+		t.Errorf("hint %q, want it to contain %q", got, want)
+	}
 	// the gap is floored: 10.6 nats is "10 or more", not "11 or more"
 	if got, want := optimaHint(mix(-800, -810.6)), "restart 1 at -810.6, 10 nats or more below"; !strings.Contains(got, want) {
 		t.Errorf("hint %q, want it to contain %q", got, want)

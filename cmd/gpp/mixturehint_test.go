@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -227,5 +228,75 @@ func TestMixtureCallExamples(t *testing.T) {
 		if got, want := mixtureCall(f) != nil, filepath.Base(p) == "mixture.gpp"; got != want {
 			t.Errorf("%s: a mixture: %v, want %v", p, got, want)
 		}
+	}
+}
+
+// TestMixesData: a mixture whose components read data, directly or
+// through lets, mixes the likelihood; one whose components read params
+// alone is a mixture prior (a spike-and-slab's).
+func TestMixesData(t *testing.T) {
+	const head = "data y: real[N]\ndata X: real[N, P]\nparam w: unit ~ Beta(1, 9)\nparam beta: real[P]\nparam mu: ordered[2] ~ Normal(0, 5)\n"
+	for _, c := range []struct {
+		body string
+		want bool
+	}{
+		{"target += sum(log_mix(w, logpdf(y, Normal(mu[0], 1)), logpdf(y, Normal(mu[1], 1))))\n", true},
+		{"let m = X * beta\ntarget += sum(log_mix(w, logpdf(m, Normal(mu[0], 1)), logpdf(m, Normal(mu[1], 1))))\n", true},
+		{"target += sum(log_mix(w, logpdf(beta, Normal(0, 2)), logpdf(beta, Normal(0, 0.02))))\ny ~ Normal(X * beta, 1)\n", false},
+		{"let ls = logpdf(beta, Normal(0, 2))\nlet lp = logpdf(beta, Normal(0, 0.02))\ntarget += sum(log_mix(w, ls, lp))\ny ~ Normal(X * beta, 1)\n", false},
+		{"target += log_sum_exp(log(w) + logpdf(mu[0], Normal(0, 1)), log1m(w) + logpdf(mu[0], Normal(3, 1)))\n", false},
+	} {
+		f, err := parser.ParseFile("m.gpp", []byte(head+c.body))
+		if err != nil {
+			t.Fatalf("%q: %v", c.body, err)
+		}
+		call := mixtureCall(f)
+		if call == nil {
+			t.Fatalf("%q: no mixture call", c.body)
+		}
+		if got := mixesData(f, call); got != c.want {
+			t.Errorf("%q: mixesData = %v, want %v", c.body, got, c.want)
+		}
+	}
+}
+
+// TestMixturePriorHintCLI: a single fit of a spike-and-slab regression
+// (log_mix over the coefficients' densities) is told that mean-field
+// VI is poor at such a prior, and pointed at NUTS rather than at
+// --restarts or at clusters sharing the data.
+func TestMixturePriorHintCLI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits models")
+	}
+	dir := t.TempDir()
+	var b strings.Builder
+	const P = 40
+	b.WriteString("y")
+	for j := range P {
+		fmt.Fprintf(&b, ",X.%d", j+1)
+	}
+	b.WriteString("\n")
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 4 { // 42 coordinates, 10 per observed value: the restarts hint of p ≫ n is not given to a mixture
+		x := make([]float64, P)
+		for j := range x {
+			x[j] = rng.NormFloat64()
+		}
+		fmt.Fprintf(&b, "%.4f", 3*x[0]-2*x[1]+rng.NormFloat64())
+		for _, v := range x {
+			fmt.Fprintf(&b, ",%.4f", v)
+		}
+		b.WriteString("\n")
+	}
+	data := writeFile(t, dir, "ss.csv", b.String())
+	model := writeFile(t, dir, "ss.gpp", "data y: real[N]\ndata X: real[N, P]\nparam sigma: positive ~ HalfNormal(2)\nparam w: unit ~ Beta(1, 9)\nparam beta: real[P]\n"+
+		"target += sum(log_mix(w, logpdf(beta, Normal(0, 2)), logpdf(beta, Normal(0, 0.02))))\ny ~ Normal(X * beta, sigma)\n")
+	code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--seed", "1", "--out", filepath.Join(dir, "o"))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "hint: log_mix at ") || !strings.Contains(stderr, "mixes densities of params alone, not of data") ||
+		!strings.Contains(stderr, "gpp sample (NUTS)") || strings.Contains(stderr, "sharing the data") || strings.Contains(stderr, "observed values") {
+		t.Errorf("spike-and-slab: want the prior-mixture hint; stderr\n%s", stderr)
 	}
 }
