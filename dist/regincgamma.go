@@ -168,11 +168,23 @@ func InvIncBetaGrad(a, b, p float64) (da, db, dp float64) {
 }
 
 func invIncBeta(a, b, p float64, grad bool) (x, da, db, dp float64) {
+	return invIncBetaY(a, b, p, grad, nil)
+}
+
+// invIncBetaY is invIncBeta that also stores y = 1 − x, with its own
+// relative digits where x rounds to 1, in *pair when pair is not nil.
+func invIncBetaY(a, b, p float64, grad bool, pair *float64) (x, da, db, dp float64) {
+	if pair != nil {
+		*pair = math.NaN()
+	}
 	switch {
 	case !(a > 0 && b > 0 && p >= 0 && p <= 1) || math.IsInf(a, 1) || math.IsInf(b, 1):
 		return math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	case p == 0, p == 1:
 		x = p
+		if pair != nil {
+			*pair = 1 - p
+		}
 		if grad {
 			da, db, dp = invIncBetaEndGrad(a, b, p)
 		}
@@ -204,6 +216,9 @@ func invIncBeta(a, b, p float64, grad bool) (x, da, db, dp float64) {
 	x, y := s0, 1-s0
 	if inY {
 		x, y = y, s0
+	}
+	if pair != nil {
+		*pair = y
 	}
 	if grad && x > 0 && y > 0 {
 		_, la, lb, _ := logIncBetaD(a, b, x, y)

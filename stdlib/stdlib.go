@@ -126,6 +126,7 @@ const (
 	GroupSum                            // x [N], int g [N], int K → [K]; x [N, m], g, K → [K, m]
 	TVFilter                            // a [T] or [T, K], e [T] (or [T, K]) → e's shape: tv_filter
 	Diff                                // x [n] → [n − 1]; x [n], int d → [n − d]: diff
+	ICDF                                // icdf(p, D(args)): p and args broadcast as logpdf's value and args
 )
 
 var shapeText = [...]string{
@@ -191,6 +192,7 @@ var shapeText = [...]string{
 	GroupSum:       "x [N], int g [N], int K → [K]; x [N, m], g [N], K → [K, m]",
 	TVFilter:       "a [T], e [T] → [T]; a [T] (shared by the columns) or [T, K], e [T, K] → [T, K] (each column filtered alone)",
 	Diff:           "[n] → [n − 1]; [n], int d → [n − d]",
+	ICDF:           "p and the distribution's arguments broadcast; a column p against row arguments gives [n, k]",
 }
 
 // FilterPhiTooLong is the error at phi of ar_filter(phi, e) when phi [p]

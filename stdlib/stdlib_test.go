@@ -48,7 +48,7 @@ func TestDocs(t *testing.T) {
 
 func TestTable(t *testing.T) {
 	want := strings.Fields(`exp log log1p expm1 log1mexp lgamma digamma softplus sqrt square abs
-		inv_logit logit pow sum mean max min logsumexp rowlogsumexp rowsum colsum cumsum diff ar_filter tv_filter variance sd I rep rep_matrix diag diag_pre_multiply diag_post_multiply chol logdet solve trace outer logpdf logcdf logccdf
+		inv_logit logit pow sum mean max min logsumexp rowlogsumexp rowsum colsum cumsum diff ar_filter tv_filter variance sd I rep rep_matrix diag diag_pre_multiply diag_post_multiply chol logdet solve trace outer logpdf logcdf logccdf icdf
 		softmax log_softmax dot_product dot_self crossprod tcrossprod quad_form quad_form_diag head tail segment to_vector append_row append_col
 		log1m log_inv_logit log1m_inv_logit inv_cloglog Phi Phi_approx inv_Phi lbeta lchoose tanh sin cos atan
 		inv inv_sqrt inv_square fmin fmax log_mix
@@ -155,6 +155,12 @@ func TestTable(t *testing.T) {
 	for _, name := range dist.LogCDFNames() {
 		if !strings.Contains(LookupFunc("logcdf").Doc, name) || LookupDist(name) == nil {
 			t.Errorf("logcdf's doc does not list %s, or it is not a distribution", name)
+		}
+	}
+	// icdf's doc names the families it knows.
+	for _, name := range dist.QuantileNames() {
+		if !strings.Contains(LookupFunc("icdf").Doc, name) || LookupDist(name) == nil {
+			t.Errorf("icdf's doc does not list %s, or it is not a distribution", name)
 		}
 	}
 	if LookupFunc("Normal") != nil || LookupDist("exp") != nil || LookupFunc("nope") != nil {

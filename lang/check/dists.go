@@ -905,6 +905,9 @@ func (c *checker) explain(e ast.Expr, req dist.Support) string {
 		if f == nil {
 			return is
 		}
+		if f.Shape == stdlib.ICDF && len(x.Args) == 2 {
+			return is + " (icdf's values are those of its distribution's draws: `" + exprString(x.Args[1]) + "`)"
+		}
 		if f.Support.Kind == stdlib.Fixed {
 			return is + " (" + f.Name + " gives " + f.Support.Default.String() + " values)"
 		}

@@ -624,6 +624,9 @@ func (c *checker) call(e *ast.CallExpr) Type {
 	if f != nil && f.Shape == stdlib.LogPDF {
 		return c.logpdf(e, f)
 	}
+	if f != nil && f.Shape == stdlib.ICDF {
+		return c.icdf(e, f)
+	}
 	args := make([]Type, len(e.Args))
 	for i, a := range e.Args {
 		args[i] = c.expr(a)
@@ -1006,6 +1009,73 @@ func (c *checker) logpdf(e *ast.CallExpr, f *stdlib.Func) Type {
 	}
 	t := Type{Elem: Real, Support: dist.Real, Shape: val.Shape, DataOnly: val.DataOnly}
 	return c.broadcastArgs(d, call, args, t, "%s")
+}
+
+// icdf checks icdf(p, D(args)): D an elementwise family with a quantile
+// function (dist.Quantile), p real with a constant in [0, 1], p and the
+// arguments broadcast as logcdf's value and arguments do. The result has
+// the support of D's draws where that is positive or non-negative, else
+// real (Uniform's bounds are not tracked).
+func (c *checker) icdf(e *ast.CallExpr, f *stdlib.Func) Type {
+	c.info.Calls[e] = f
+	var call *ast.CallExpr
+	if len(e.Args) > 1 {
+		call, _ = ast.Unparen(e.Args[1]).(*ast.CallExpr)
+	}
+	if len(e.Args) > 0 {
+		if d0, ok := ast.Unparen(e.Args[0]).(*ast.CallExpr); ok && stdlib.LookupDist(d0.Fun.Name) != nil && (call == nil || stdlib.LookupDist(call.Fun.Name) == nil) {
+			c.expr(e.Args[min(1, len(e.Args)-1)])
+			c.errorf(e.Args[0].Pos(), "icdf takes the probability first: icdf(p, %s(...))", d0.Fun.Name)
+			return invalid
+		}
+	}
+	for i, a := range e.Args {
+		if i != 1 || call == nil {
+			c.expr(a)
+		}
+	}
+	if !c.arity(e, f.Name, f.Signature(), 2) {
+		return invalid
+	}
+	p := c.info.Types[e.Args[0]]
+	var d *stdlib.Dist
+	if call != nil {
+		d = stdlib.LookupDist(call.Fun.Name)
+	}
+	if d == nil {
+		hint := " such as Normal(mu, sigma)"
+		if call != nil {
+			hint = "; `" + call.Fun.Name + "` is not one" + suggest(call.Fun.Name, distNames())
+		}
+		c.errorf(e.Args[1].Pos(), "icdf's second argument must be a distribution%s", hint)
+		return invalid
+	}
+	_, args, ok := c.distArgs(call)
+	_, okQ := dist.Quantile(d.Name)
+	if d.Shape != stdlib.DistElementwise || !okQ {
+		c.errorf(call.Fun.NamePos, "icdf knows %s; not %s", strings.Join(dist.QuantileNames(), ", "), d.Name)
+		return invalid
+	}
+	if !ok || !p.Valid() {
+		return invalid
+	}
+	if v := p.Const; v != nil && !(*v >= 0 && *v <= 1) {
+		hint := ""
+		if *v > 1 && *v <= 100 { // a percentage
+			hint = fmt.Sprintf(" (a probability: the %g%% point is icdf(%.12g, ...))", *v, *v/100)
+		}
+		c.errorf(e.Args[0].Pos(), "icdf's p must be in [0, 1]; `%s` is %g%s", exprString(e.Args[0]), *v, hint)
+		return invalid
+	}
+	sup := dist.Real // the support of D's draws (0 at p = 0 is a fit-time error where it matters, as a draw of 0 is)
+	if orig, ok := dist.LookupUnivariate(d.Name); ok && (orig.Support == dist.Positive || orig.Support == dist.NonNegative) {
+		sup = orig.Support
+		if v := p.Const; v != nil && *v > 0 {
+			sup = dist.Positive // above the lower end
+		}
+	}
+	t := Type{Elem: Real, Support: sup, Shape: p.Shape, DataOnly: p.DataOnly}
+	return c.broadcastArgs(d, call, args, t, "`"+exprString(e.Args[0])+"` %s")
 }
 
 // perObservationFamily reports whether logpdf takes d, not elementwise,

@@ -269,6 +269,32 @@ func (l *lowerer) logpdfOf(e *ast.CallExpr, pos ast.Pos, arg func(ast.Expr) auto
 	return value{id: l.b.LogPDF(*u, val, args, pos), node: true}
 }
 
+// icdf lowers icdf(p, D(args)) to a node of D's quantile per element
+// (dist.Quantile), laid out as logcdf's: p in the value's place, so that
+// p and the arguments broadcast as a density's do.
+func (l *lowerer) icdf(e *ast.CallExpr, pos ast.Pos) value {
+	call, _ := ast.Unparen(e.Args[1]).(*ast.CallExpr)
+	var d *stdlib.Dist
+	if call != nil {
+		d = l.info.Dists[call]
+	}
+	if d == nil {
+		l.errorf(e.Args[1].Pos(), "compile: icdf needs a distribution")
+		return value{}
+	}
+	u, ok := dist.Quantile(d.Name)
+	if !ok {
+		l.errorf(call.Fun.Pos(), "compile: no quantile for distribution %s", d.Name)
+		return value{}
+	}
+	p := l.node(l.expr(e.Args[0]), e.Args[0].Pos())
+	args := make([]autodiff.ID, len(call.Args))
+	for i, a := range call.Args {
+		args[i] = l.node(l.expr(a), a.Pos())
+	}
+	return value{id: l.b.LogPDF(*u, p, args, pos), node: true}
+}
+
 // logpdfPerObservation lowers logpdf(value, D(args)) for a categorical,
 // multinomial or ordinal D, PoissonBinomial, or a multivariate D of
 // check's rowDensityFamily (the checker allowed no other; for

@@ -997,6 +997,9 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 	if f.Op == "logpdf" || f.Op == "logcdf" || f.Op == "logccdf" {
 		return l.logpdf(e, pos)
 	}
+	if f.Op == "icdf" {
+		return l.icdf(e, pos)
+	}
 	if f.Name == "I" {
 		n := l.expr(e.Args[0])
 		if !n.isInt || len(n.ints) != 1 || n.ints[0] < 0 {

@@ -335,7 +335,7 @@ func (c *rowChecker) batchIndex(ix ast.Expr) bool {
 // rowSafe lists the shape rules whose result row i is made from row i of
 // each argument only.
 var rowSafe = map[stdlib.ShapeRule]bool{
-	stdlib.Elementwise1: true, stdlib.Elementwise2: true, stdlib.RowSum: true, stdlib.LogPDF: true,
+	stdlib.Elementwise1: true, stdlib.Elementwise2: true, stdlib.RowSum: true, stdlib.LogPDF: true, stdlib.ICDF: true,
 	stdlib.DiagPre: true, stdlib.DiagPost: true, stdlib.AppendCol: true, stdlib.Constant: true,
 	stdlib.Rep: true, stdlib.RepMatrix: true, stdlib.RowsDot: true,
 }
