@@ -165,13 +165,18 @@ func TestMissingBlankTail(t *testing.T) {
 		}
 	}
 	// int data observed only by ~: the missing cells are left out of the
-	// likelihood, and the note says so, and which are blank lines at the
-	// end; read by an output, they are refused, saying so too
+	// likelihood and drawn as k_missing, and the note says so, and which
+	// are blank lines at the end; read by an output, they are refused, saying so too
 	info = checked(t, "data k: int[N]\nparam p: unit\nk ~ Bernoulli(p)\n")
 	bound, err := Bind(info, []Input{csvInput(t, "", "k.csv", "k\n1\n0\n\n")}, nil)
-	want := "k: 1 missing value (k.csv line 4) is left out of the likelihood (int data observed only by ~); the last is a blank line at the end of k.csv: delete it if it is not a missing value"
+	want := "k: 1 missing value (k.csv line 4) is left out of the likelihood (int data observed only by ~) and drawn from its ~ at each draw as the output k_missing; the last is a blank line at the end of k.csv: delete it if it is not a missing value"
 	if notes := LeftOutNotes(info, bound, nil, nil); err != nil || len(notes) != 1 || notes[0] != want {
 		t.Errorf("int data: notes %q (error %v), want %q", notes, err, want)
+	}
+	// not drawn (compile.Model.LeafUndrawn, whose note says why): not said to be
+	want = "k: 1 missing value (k.csv line 4) is left out of the likelihood (int data observed only by ~); the last is a blank line at the end of k.csv: delete it if it is not a missing value"
+	if notes := LeftOutNotes(info, bound, nil, map[string]bool{"k": true}); len(notes) != 1 || notes[0] != want {
+		t.Errorf("int data undrawn: notes %q, want %q", notes, want)
 	}
 	info = checked(t, "data k: int[N]\nparam p: unit\nk ~ Bernoulli(p)\noutput m = mean(k)\n")
 	_, err = Bind(info, []Input{csvInput(t, "", "k.csv", "k\n1\n0\n\n")}, nil)

@@ -109,7 +109,8 @@ func MissingNotes(info *check.Info, bound map[string]*Array, notLeaves map[strin
 // (check.DataVar.LeftOut: int data that the model observes only by ~, so
 // that summing a missing cell out of the joint removes its term): "Y: 7
 // missing values (d.csv lines 3, 9, ...) are left out of the likelihood
-// (int data observed only by ~)"; for real data observed by a family with
+// (int data observed only by ~) and drawn from its ~ at each draw as the
+// output Y_missing", unless undrawn names Y; for real data observed by a family with
 // a point mass at 0 (DataVar.ZeroMass), the note says why they are not
 // fitted instead, and for other real data whose cells are leaves (summed
 // out), that they are drawn as the output NAME_missing, unless undrawn
@@ -122,8 +123,12 @@ func LeftOutNotes(info *check.Info, bound map[string]*Array, notLeaves, undrawn 
 			continue
 		}
 		n, what, where, are := missingCells(d.Name, a, a.Missing)
-		why := "int data observed only by ~"
+		why, drawn := "int data observed only by ~", ""
 		switch {
+		case d.Missing == nil && d.Kind == ast.Int:
+			if !undrawn[d.Name] {
+				drawn = fmt.Sprintf(" and drawn from its ~ at each draw as the output %s_missing", d.Name)
+			}
 		case d.Missing != nil:
 			why = "summed out, observed by one ~ and read nowhere else: each term integrates to 1"
 			if !undrawn[d.Name] {
@@ -132,7 +137,7 @@ func LeftOutNotes(info *check.Info, bound map[string]*Array, notLeaves, undrawn 
 		case d.ZeroMass != "":
 			why = fmt.Sprintf("not fitted: %s's value is exactly 0 with probability 1 − psi, which a fitted continuous value could never be, so it would count every missing cell as a value above 0", d.ZeroMass)
 		}
-		notes = append(notes, fmt.Sprintf("%s: %d missing %s (%s) %s left out of the likelihood (%s)%s", d.Name, n, what, where, are, why, blankTailNote(a)))
+		notes = append(notes, fmt.Sprintf("%s: %d missing %s (%s) %s left out of the likelihood (%s)%s%s", d.Name, n, what, where, are, why, drawn, blankTailNote(a)))
 	}
 	return notes
 }

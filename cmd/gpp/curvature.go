@@ -305,7 +305,11 @@ func (cc *curvCheck) leftNames() (string, int) {
 
 // flatWarning returns the warning of a flat direction at q's mode
 // (sgvb.FlatDirection.IsFlat), naming the elements
-// that make it up; "" where there is none. A Bradley–Terry model of 20
+// that make it up; "" where there is none. It says the posterior may be
+// improper only where the direction's curvature gives an sd ratio of
+// improperRatio or more (0 up to rounding); below, it bends and the
+// direction is weakly identified (a user trial's 3-SKU non-centred
+// hierarchy, 1/√Bend ≈ 180, its posterior proper: NUTS fine). A Bradley–Terry model of 20
 // teams' abilities with no prior on them (a user trial of 2026-11-30) fits
 // ability ± 0.19 "converged" while its posterior is improper: the data
 // fix only the abilities' differences, and NUTS's chains wander apart
@@ -316,6 +320,14 @@ func flatWarning(cc *curvCheck) string {
 		return ""
 	}
 	what, _ := directionText(f, cc.names)
+	if b := f.Bend(); b > 1/(improperRatio*improperRatio) {
+		// it bends, if barely: a weakly identified direction (a
+		// non-centred hierarchy of 3 groups whose data pin each a[j]:
+		// mu_a against z, the prior alone fixing it), not an improper one
+		return fmt.Sprintf(flatLead+": the log density at q's mode barely bends along %s (by its curvature the posterior's sd there is about %.0f times q's), "+
+			"so the data fix that combination little and the prior (or the data, weakly) the rest: a weakly identified direction, as a non-centred hierarchy of few groups has, not an improper posterior, which would not bend at all; "+
+			"a mean-field q cannot follow it, and q's means, sds and intervals of those elements say little of the posterior: gpp sample, --fullrank or the centred form follow it", what, 1/math.Sqrt(b))
+	}
 	return fmt.Sprintf(flatLead+": the log density at q's mode does not bend along %s (by its curvature the posterior's sd there is more than %.0f times q's), "+
 		"so the posterior may be improper or the model unidentified (a sum of parameters the data cannot fix: pin one, or use sum_to_zero_vector or a prior); "+
 		"q's means, sds and intervals of those elements say nothing of the posterior", what, 1/math.Sqrt(sgvb.FlatBend))

@@ -80,6 +80,29 @@ func TestFlatWarningNames(t *testing.T) {
 	}
 }
 
+// TestFlatWarningWeak: a flat direction that still bends (Bend 3·10⁻⁵,
+// the posterior's sd about 180 times q's: a user trial's non-centred
+// hierarchy of 3 SKUs, proper, NUTS fine) is said to be weakly
+// identified, not improper; one that does not bend beyond rounding
+// (Bend 0 or −4.7·10⁻¹³, a Bradley–Terry model's abilities without a
+// prior) or bends less than improperRatio's keeps the improper wording.
+func TestFlatWarningWeak(t *testing.T) {
+	warn := func(lambda float64) string {
+		f := &sgvb.FlatDirection{Vec: []float64{0.7, -0.7}, Lambda: lambda, QVar: 1}
+		return flatWarning(&curvCheck{c: &sgvb.Curvature{Flat: f}, names: []string{"mu_a", "z[0]"}})
+	}
+	w := warn(1 / (180.0 * 180))
+	if !strings.HasPrefix(w, flatLead) || !strings.Contains(w, "(by its curvature the posterior's sd there is about 180 times q's)") ||
+		!strings.Contains(w, "weakly identified") || strings.Contains(w, "may be improper") {
+		t.Errorf("bend 1/180²: %q, want weakly identified, about 180 times", w)
+	}
+	for _, lambda := range []float64{0, -4.7e-13, 0.5 / (improperRatio * improperRatio)} {
+		if w := warn(lambda); !strings.Contains(w, "so the posterior may be improper or the model unidentified") {
+			t.Errorf("bend %g: %q, want the improper wording", lambda, w)
+		}
+	}
+}
+
 // TestImproperCurvatureHint: where the curvature check's ratios along a
 // flat direction reach improperRatio (an A/B trial's Bradley–Terry
 // abilities with no prior, 2·10⁵×), the hint says the posterior is likely

@@ -590,3 +590,57 @@ func TestPriorLeafDrawn(t *testing.T) {
 		t.Errorf("--prior's y_missing[0] mean %v (present %v), want a finite value near 0", m, ok)
 	}
 }
+
+// TestIntLeftOutDrawn: gpp fit and gpp sample draw the missing counts of
+// int data left out of the likelihood (future weeks' NA rows) as the
+// output y_missing, ints, and say so; every other column of draws.csv is
+// that of the hand-masked model (target += sum(M .* logpdf(...)), whose
+// log joint is the same bit for bit) with the same seed, so that drawing
+// them moves no other draw; a fit without missing counts has no
+// y_missing.
+func TestIntLeftOutDrawn(t *testing.T) {
+	d := t.TempDir()
+	const head = "data N: int\ndata x: real[N]\ndata y: int<lower=0>[N]\nparam a: real ~ Normal(0, 1)\nparam b: real ~ Normal(0, 1)\noutput r ~ Normal(a, 1)\n"
+	model := writeFile(t, d, "m.gpp", head+"y ~ PoissonLog(a + b * x)\n")
+	masked := writeFile(t, d, "masked.gpp", head+"data M: real[N]\ntarget += sum(M .* logpdf(y, PoissonLog(a + b * x)))\n")
+	withNA := writeFile(t, d, "na.csv", "x,y\n0.1,3\n-0.4,NA\n0.9,1\n1.3,7\n-1.1,NA\n0.2,2\n")
+	filled := writeFile(t, d, "filled.csv", "x,y,M\n0.1,3,1\n-0.4,0,0\n0.9,1,1\n1.3,7,1\n-1.1,0,0\n0.2,2,1\n")
+	for _, cmd := range []string{"fit", "sample"} {
+		args := []string{"--seed", "4", "--quiet"}
+		if cmd == "sample" {
+			args = append(args, "--draws", "100", "--warmup", "100")
+		}
+		run := func(model, data, out string) []map[string]float64 {
+			t.Helper()
+			code, _, stderr := runSafe(t, append([]string{cmd, model, data, "--out", filepath.Join(d, out)}, args...)...)
+			if code != exitOK {
+				t.Fatalf("%s: exit %d: %s", cmd, code, stderr)
+			}
+			if data == withNA {
+				if want := "note: y: 2 missing values (" + withNA + " lines 3, 6) are left out of the likelihood (int data observed only by ~) and drawn from its ~ at each draw as the output y_missing\n"; !strings.Contains(stderr, want) {
+					t.Errorf("%s: stderr lacks %q:\n%s", cmd, want, stderr)
+				}
+			}
+			return readDrawsCSV(t, filepath.Join(d, out, "draws.csv"))
+		}
+		got, ref := run(model, withNA, cmd+"-na"), run(masked, filled, cmd+"-masked")
+		if len(got) != len(ref) {
+			t.Fatalf("%s: %d draws, the masked model's %d", cmd, len(got), len(ref))
+		}
+		for i := range got {
+			for _, k := range []string{"y_missing.1", "y_missing.2"} {
+				if v, ok := got[i][k]; !ok || v != math.Trunc(v) || v < 0 {
+					t.Fatalf("%s: draw %d: %s = %v (present %v), want a count", cmd, i, k, v, ok)
+				}
+			}
+			for k, v := range ref[i] {
+				if got[i][k] != v && !(math.IsNaN(v) && math.IsNaN(got[i][k])) {
+					t.Fatalf("%s: draw %d: %s = %v, the masked model's %v", cmd, i, k, got[i][k], v)
+				}
+			}
+			if _, ok := ref[i]["y_missing.1"]; ok || len(got[i]) != len(ref[i])+2 {
+				t.Fatalf("%s: columns %d, the masked model's %d: want y_missing's 2 more", cmd, len(got[i]), len(ref[i]))
+			}
+		}
+	}
+}

@@ -88,8 +88,10 @@ observed variables), and written after the outputs under its own name (y.1,
 y.2, ... in draws.csv); a note says so. Given with missing cells (NA), int
 counts too, just those are drawn, and an output that reads it (log_lik) is
 left out. What has no sampler is left undrawn with a note saying why:
-target +=, logcdf, a user _lpdf, a T[...], a ~ reading other left-out data
-(and a shape whose size only y binds: --set N=... gives it). --draw y,z draws
+target +=, logcdf, a user _lpdf, a T[...]; a ~ reading other left-out data
+(a covariate missing from the new data), or a shape whose size only y binds
+(--set N=... gives it), gets a warning instead, naming the input: the
+outputs are still written. --draw y,z draws
 only those (each must then be drawable: an error otherwise), --draw none
 nothing. The draws come from a stream of their own (seeded by --seed), so
 drawing them changes no output.

@@ -190,3 +190,40 @@ func TestPredictPlotsNothingToCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestPredictUndrawnInputWarning: new data that leave out a covariate of
+// y's ~ (as well as y) leave y undrawn, the one thing predict is mostly
+// for: a warning names the input and the data not drawn (it was a note
+// among the others), the run still writes the outputs that need neither
+// (exit 0); --draw none asks for the outputs alone, without the warning.
+func TestPredictUndrawnInputWarning(t *testing.T) {
+	d := t.TempDir()
+	model := writeFile(t, d, "m.gpp", "data x: real[N]\ndata y: int<lower=0>[N]\nparam a: real ~ Normal(0, 1)\nparam b: real ~ Normal(0, 1)\ny ~ PoissonLog(a + b * x)\noutput a_out = a\n")
+	csv := writeFile(t, d, "d.csv", "x,y\n0.1,3\n-0.4,1\n0.9,4\n")
+	fit := filepath.Join(d, "fit")
+	if code, _, stderr := runSafe(t, "fit", model, csv, "--seed", "1", "--quiet", "--out", fit); code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	noX := writeFile(t, d, "nox.csv", "y\nNA\nNA\n")
+	const warn = "gpp: warning: y has 2 missing values in the data and they are not drawn: its ~ at "
+	for _, c := range []struct {
+		args []string
+		warn bool
+	}{{nil, true}, {[]string{"--draw", "none"}, false}} {
+		out := filepath.Join(d, fmt.Sprint("pred", c.warn))
+		code, _, stderr := runSafe(t, append([]string{"predict", fit, model, noX, "--out", out}, c.args...)...)
+		if code != 0 {
+			t.Fatalf("predict %v: exit %d: %s", c.args, code, stderr)
+		}
+		if got := strings.Contains(stderr, warn) && strings.Contains(stderr, "reads x, which is not in the data either: give x to draw y"); got != c.warn {
+			t.Errorf("predict %v: the warning %v, want %v:\n%s", c.args, got, c.warn, stderr)
+		}
+		if strings.Contains(stderr, "note: y has 2 missing values") {
+			t.Errorf("predict %v: y's undrawn reason is still a note:\n%s", c.args, stderr)
+		}
+		_, header, _ := readStanCSV(t, filepath.Join(out, "draws.csv"))
+		if !slices.Contains(header, "a_out") || slices.Contains(header, "y.1") {
+			t.Errorf("predict %v: draws.csv columns %v, want a_out and no y", c.args, header)
+		}
+	}
+}

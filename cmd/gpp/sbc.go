@@ -574,10 +574,10 @@ func prepareSBC(cfg *fitConfig, rankOutputs bool, con *console) (*sbcSetup, sour
 	for _, d := range su.observed {
 		if !slices.ContainsFunc(sim.Outputs, func(o compile.Output) bool { return o.Name == d.Name }) {
 			why := "no ~ draws it"
-			for _, n := range sim.Notes {
+			for _, n := range slices.Concat(sim.Notes, sim.Warnings) { // a warning where the reason is an input left out
 				if strings.HasPrefix(n, d.Name+" ") {
 					if _, after, ok := strings.Cut(n, "not drawn: "); ok {
-						why = after
+						why, _, _ = strings.Cut(after, " (--draw none")
 					}
 				}
 			}

@@ -401,6 +401,7 @@ func (l *Loaded) BindPredict(inputs []data.Input, sets map[string]string, opt co
 	l.Model = m
 	l.Notes = append(data.ColumnNotes(l.Info, bound), data.LevelNotes(l.Info, bound, true)...)
 	l.Notes = append(l.Notes, m.Notes...)
+	l.Warnings = append(l.Warnings, m.Warnings...)
 	return nil
 }
 

@@ -109,6 +109,10 @@ type Model struct {
 	Latents []Latent
 	Outputs []Output
 	Dim     int
+	// Warnings, in predict mode, name the left-out observed data not
+	// drawn because the new data leave out an input that its ~ reads
+	// (CompilePredictOptions).
+	Warnings []string
 	// Drawn, in predict mode, says which left-out data are drawn as
 	// outputs, and Notes why any other left-out data that the model
 	// observes is not (CompilePredict); Notes also names each loop that
@@ -144,9 +148,8 @@ type Model struct {
 	// twice, or none observes one (a NONMEM dose row's DV, read by no
 	// statement that runs) (lowerer.leafOutput).
 	noLeaf map[string]string
-	// leafUndrawn names the data of leftOut, real and summed out as
-	// leaves, whose cells are not drawn as the output NAME_missing
-	// (LeafUndrawn).
+	// leafUndrawn names the data of leftOut (drawsLeaf) whose cells are
+	// not drawn as the output NAME_missing (LeafUndrawn).
 	leafUndrawn map[string]bool
 	// perRow keeps every ~ on data a density per row in the log joint, as
 	// the other builds have it: no sufficient statistics (suffstats.go).
@@ -214,8 +217,8 @@ func Compile(f *ast.File, info *check.Info, bound map[string]*data.Array) (*Mode
 	return m, nil
 }
 
-// LeafUndrawn names the real data whose missing cells are summed out as
-// leaves yet not drawn as the output NAME_missing (a note says why: the
+// LeafUndrawn names the data whose missing cells are left out (real
+// leaves summed out, int data) yet not drawn as the output NAME_missing (a note says why: the
 // model declares that name, or its ~ cannot be drawn), so that
 // data.LeftOutNotes does not say they are.
 func (m *Model) LeafUndrawn() map[string]bool { return m.leafUndrawn }
@@ -485,7 +488,7 @@ func (m *Model) buildSel(mode buildMode, sel Selection, priorTildes ...*ast.Tild
 		m.Notes = append(m.Notes, l.notes...)
 		m.noLeaf = l.noLeaf
 		for d := range l.undrawnAt {
-			if m.leftOut[d.Name] != nil && d.Missing != nil {
+			if m.leftOut[d.Name] != nil && drawsLeaf(d) {
 				if m.leafUndrawn == nil {
 					m.leafUndrawn = map[string]bool{}
 				}

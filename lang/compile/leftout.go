@@ -81,17 +81,22 @@ func (m *Model) LeftOut() map[string]MissingCells {
 	return out
 }
 
-// leafDraws returns the real data whose missing cells are left out as
-// leaves (check.DataVar.LeavesOut), in declaration order: gpp fit and gpp
+// leafDraws returns the data whose missing cells are left out of the
+// likelihood and drawn (drawsLeaf), in declaration order: gpp fit and gpp
 // sample still report those cells, as PyMC's imputed values, by drawing
 // each from its ~ at each draw (drawTilde, as gpp predict draws left-out
 // data) as the output NAME_missing, from the evaluator's data stream
-// (Evaluator.SetDrawRand), so that no other output changes.
+// (Evaluator.SetDrawRand), so that no other output changes: a forecast
+// of counts, where future rows' y is NA.
 func (m *Model) leafDraws() []drawnDecl {
 	var out []drawnDecl
 	for _, d := range m.info.Data {
-		if cells := m.leftOut[d.Name]; cells != nil && d.Missing != nil {
-			what, verb := fmt.Sprintf("%s has %d missing value%s in the data, summed out of the likelihood,", d.Name, len(cells), plural(len(cells))), "it is"
+		if cells := m.leftOut[d.Name]; cells != nil && drawsLeaf(d) {
+			how := "summed out of the likelihood"
+			if d.Missing == nil {
+				how = "left out of the likelihood"
+			}
+			what, verb := fmt.Sprintf("%s has %d missing value%s in the data, %s,", d.Name, len(cells), plural(len(cells)), how), "it is"
 			if len(cells) > 1 {
 				verb = "they are"
 			}
@@ -101,8 +106,23 @@ func (m *Model) leafDraws() []drawnDecl {
 	return out
 }
 
-// drawLeaf draws the left side of ~ s when it observes real data whose
-// cells are left out (leafDraws).
+// drawsLeaf reports whether the left-out missing cells of d are drawn as
+// NAME_missing: real data's leaves (d.Missing set) and int data; not real
+// data of a family with a point mass at 0 (check.DataVar.ZeroMass), whose
+// note says why they are left out.
+func drawsLeaf(d *check.DataVar) bool {
+	return d.Missing != nil || d.Kind == ast.Int
+}
+
+// intLeaf reports whether the left-out cells of d are int data's, which
+// can never be fitted as a latent: where a real leaf is no leaf after all
+// (lowerer.notLeaf), they stay left out and are not drawn.
+func intLeaf(d *check.DataVar) bool {
+	return d.Missing == nil && d.Kind == ast.Int
+}
+
+// drawLeaf draws the left side of ~ s when it observes data whose cells
+// are left out and drawn (leafDraws).
 func (l *lowerer) drawLeaf(s *ast.TildeStmt) {
 	sym := l.info.Uses[check.ObservedIdent(s.LHS)]
 	if sym == nil || sym.Kind != check.Data {

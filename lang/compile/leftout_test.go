@@ -266,3 +266,96 @@ func TestLeftOutLeafObservedTwice(t *testing.T) {
 		t.Errorf("Skipped %v, notes %q: want z's cell skipped and y's demotion noted", m.Skipped(), m.Notes)
 	}
 }
+
+// Missing cells of int data left out of the likelihood are drawn from
+// their ~ at each draw as the output y_missing, ints of one element per
+// cell, after the model's outputs, whole or in a loop: Poisson draws whose
+// mean and variance are lambda at the point, from the data's stream alone
+// (the model's own output draws are those of the data without the cells'
+// draws: the same stream, unmoved).
+func TestLeftOutIntDrawn(t *testing.T) {
+	const head = "data N: int\ndata x: real[N]\ndata y: int<lower=0>[N]\nparam a: real ~ Normal(0, 1)\nparam b: real ~ Normal(0, 1)\noutput r ~ Normal(a, 1)\n"
+	const vals = `"N": 6, "x": [0.1, -0.4, 0.9, 1.3, -1.1, 0.2], "y": [3, %v, 1, 7, %v, 2]`
+	for _, c := range []struct{ name, src string }{
+		{"vector", head + "y ~ PoissonLog(a + b * x)\n"},
+		{"loop", head + "for n in 0:N {\n  y[n] ~ Poisson(exp(a + b * x[n]))\n}\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, _ := compileLeftOut(t, c.src, fmt.Sprintf(vals, "null", "null"), []int{1, 4})
+			ref := compileSrc(t, "ref.gpp", c.src, nil, jsonData(t, "{"+fmt.Sprintf(vals, 0, 0)+"}"))
+			last := m.Outputs[len(m.Outputs)-1]
+			if last.Name != "y_missing" || !slices.Equal(last.Shape, []int{2}) || len(m.Outputs) != len(ref.Outputs)+1 {
+				t.Fatalf("outputs %+v, want the model's and y_missing [2]", m.Outputs)
+			}
+			ev, err := m.NewEvaluator()
+			if err != nil {
+				t.Fatal(err)
+			}
+			rev, err := ref.NewEvaluator()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev.SetRand(rand.New(rand.NewPCG(1, 2)))
+			rev.SetRand(rand.New(rand.NewPCG(1, 2)))
+			ev.SetDrawRand(rand.New(rand.NewPCG(13, 14)))
+			x := []float64{0.5, 2}
+			var y1, y4 []float64
+			for i := range 20000 {
+				_, outs, err := ev.Eval(x)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, routs, err := rev.Eval(x)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if i < 100 && outs[0][0] != routs[0][0] {
+					t.Fatalf("draw %d: r = %v, without the missing cells' draws %v", i, outs[0][0], routs[0][0])
+				}
+				for _, v := range outs[1] {
+					if v != math.Trunc(v) || v < 0 {
+						t.Fatalf("y_missing %v: want counts", outs[1])
+					}
+				}
+				y1, y4 = append(y1, outs[1][0]), append(y4, outs[1][1])
+			}
+			l1, l4 := math.Exp(0.5+2*-0.4), math.Exp(0.5+2*-1.1)
+			checkMoments(t, "y_missing[0]", y1, l1, l1)
+			checkMoments(t, "y_missing[1]", y4, l4, l4)
+		})
+	}
+}
+
+// Where a real leaf would be no leaf after all (a ~ observes a missing
+// cell twice, or no ~ that runs observes one), int data's cells, which no
+// latent can fit, stay left out and are not drawn, with a note saying
+// why; so too where the model declares y_missing itself.
+func TestLeftOutIntUndrawn(t *testing.T) {
+	const head = "data y: int<lower=0>[N]\nparam mu: positive ~ Gamma(2, 1)\n"
+	for _, c := range []struct{ name, src, note string }{
+		{"twice", head + "y[[0, 0, 1, 2]] ~ Poisson(mu)\n",
+			"y has 1 missing value in the data, left out of the likelihood, and it is not drawn: a ~ observes one of its missing cells twice, and their product has no sampler; they stay left out"},
+		{"no iteration", "data K: int\n" + head + "for k in 0:K {\n  y ~ Poisson(mu)\n}\n",
+			"y has 1 missing value in the data, left out of the likelihood, and it is not drawn: no ~ that runs observes y[0], which has no distribution to draw from; they stay left out"},
+		{"declared", head + "y ~ Poisson(mu)\noutput y_missing = mu\n",
+			"y has 1 missing value in the data, left out of the likelihood, and it is not drawn: the model declares y_missing at m.gpp:4:8"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := compileSrcErr(t, "m.gpp", c.src, nil, jsonData(t, `{"K": 0, "y": [null, 1, 2]}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.NotLeaves() != nil || !slices.Equal(m.LeftOut()["y"].Cells, []int{0}) || !m.LeafUndrawn()["y"] || len(m.Latents) != 1 {
+				t.Errorf("NotLeaves %v, LeftOut %v, LeafUndrawn %v, latents %+v: want y's cell 0 left out, undrawn, no y_missing latent", m.NotLeaves(), m.LeftOut(), m.LeafUndrawn(), m.Latents)
+			}
+			for _, o := range m.Outputs {
+				if o.Name == "y_missing" && !strings.Contains(c.src, "output y_missing") {
+					t.Errorf("output y_missing: want none")
+				}
+			}
+			if !slices.Contains(m.Notes, c.note) {
+				t.Errorf("notes %q, want %q", m.Notes, c.note)
+			}
+		})
+	}
+}

@@ -313,19 +313,19 @@ func CompilePredict(f *ast.File, info *check.Info, bound map[string]*data.Array)
 // CompilePredictOptions is CompilePredict with a choice of the left-out
 // data to draw (PredictOptions.Draw). Model.Drawn says which are drawn,
 // and Model.Notes why any other left-out data that the model observes is
-// not.
+// not, or Model.Warnings where the data leave out an input it needs.
 func CompilePredictOptions(f *ast.File, info *check.Info, bound map[string]*data.Array, opt PredictOptions) (*Model, error) {
 	if err := checkDataBounds(info, bound); err != nil {
 		return nil, err
 	}
-	draw, drawn, notes, err := predictDraws(f, info, bound, opt)
+	draw, drawn, notes, warns, err := predictDraws(f, info, bound, opt)
 	if err != nil {
 		return nil, err
 	}
 	drop, dropNotes := predictDropped(f, info, bound)
 	p := planPredict(f, info, draw, drop)
 	p.drawn = drawn
-	m := &Model{file: f, info: info, data: bound, predict: p, Notes: append(dropNotes, notes...)}
+	m := &Model{file: f, info: info, data: bound, predict: p, Notes: append(dropNotes, notes...), Warnings: warns}
 	prog, _, err := m.build(buildJoint)
 	if err != nil {
 		return nil, err

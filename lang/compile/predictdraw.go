@@ -36,23 +36,24 @@ type PredictOptions struct {
 // selects, when every one of them can be drawn. It returns them with their
 // declarations, the drawn declarations in order with their shapes (and
 // the note that says so), and a note per other left-out declaration that
-// the model observes, saying why it is not drawn.
-func predictDraws(f *ast.File, info *check.Info, bound map[string]*data.Array, opt PredictOptions) (map[*ast.TildeStmt]*check.DataVar, []drawnDecl, []string, error) {
+// the model observes, saying why it is not drawn: a warning (warns) where
+// the reason is an input that the new data leave out too (a covariate of
+// its ~), since drawing the observed data is what predict is mostly for,
+// and the data could give it.
+func predictDraws(f *ast.File, info *check.Info, bound map[string]*data.Array, opt PredictOptions) (draw map[*ast.TildeStmt]*check.DataVar, drawn []drawnDecl, notes, warns []string, err error) {
 	named := map[string]bool{}
 	for _, name := range opt.Draw {
 		d := info.DataVar(name)
 		switch {
 		case d == nil || d.Implicit:
-			return nil, nil, nil, fmt.Errorf("--draw %s: the model has no data declaration %s (--draw names left-out data to draw, or is none)", name, name)
+			return nil, nil, nil, nil, fmt.Errorf("--draw %s: the model has no data declaration %s (--draw names left-out data to draw, or is none)", name, name)
 		case bound[name] != nil && len(bound[name].Missing) == 0:
-			return nil, nil, nil, fmt.Errorf("--draw %s: %s is in the data given; predict draws only the data left out (or its missing values)", name, name)
+			return nil, nil, nil, nil, fmt.Errorf("--draw %s: %s is in the data given; predict draws only the data left out (or its missing values)", name, name)
 		}
 		named[name] = true
 	}
 	tildes, firstUse := observations(f, info)
-	draw := map[*ast.TildeStmt]*check.DataVar{}
-	var drawn []drawnDecl
-	var notes []string
+	draw = map[*ast.TildeStmt]*check.DataVar{}
 	var errs ast.ErrorList
 	for _, d := range info.Data {
 		a := bound[d.Name]
@@ -72,16 +73,20 @@ func predictDraws(f *ast.File, info *check.Info, bound map[string]*data.Array, o
 				verb = "they are"
 			}
 		}
-		shape, why := predictDrawable(f, info, bound, d, ts, use.At)
+		shape, why, input := predictDrawable(f, info, bound, d, ts, use.At)
 		if why == "" && partial {
 			shape, why = a.Shape, partialDrawable(info, d, ts)
 		}
+		switch {
+		case why == "":
+		case named[d.Name]:
+			errs.Add(d.Pos, "--draw %s: %s cannot be drawn: %s", d.Name, d.Name, why)
+		case input:
+			warns = append(warns, fmt.Sprintf("%s and %s not drawn: %s (--draw none: the outputs alone, without this warning)", what, verb, why))
+		default:
+			notes = append(notes, fmt.Sprintf("%s and %s not drawn: %s", what, verb, why))
+		}
 		if why != "" {
-			if named[d.Name] {
-				errs.Add(d.Pos, "--draw %s: %s cannot be drawn: %s", d.Name, d.Name, why)
-			} else {
-				notes = append(notes, fmt.Sprintf("%s and %s not drawn: %s", what, verb, why))
-			}
 			continue
 		}
 		for _, t := range ts {
@@ -96,9 +101,9 @@ func predictDraws(f *ast.File, info *check.Info, bound map[string]*data.Array, o
 		drawn = append(drawn, dd)
 	}
 	if err := errs.Err(); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	return draw, drawn, notes, nil
+	return draw, drawn, notes, warns, nil
 }
 
 // observations finds the data that the model observes: the ~ statements
@@ -136,25 +141,26 @@ func observations(f *ast.File, info *check.Info) (map[*check.Symbol][]*ast.Tilde
 
 // predictDrawable returns the shape of the left-out data d with this run's
 // sizes, or why it cannot be drawn from its ~ statements ts (use: where
-// the model first reads d).
-func predictDrawable(f *ast.File, info *check.Info, bound map[string]*data.Array, d *check.DataVar, ts []*ast.TildeStmt, use ast.Pos) ([]int, string) {
+// the model first reads d), with input true when the reason is an input
+// that the data leave out (a covariate, a size), which they could give.
+func predictDrawable(f *ast.File, info *check.Info, bound map[string]*data.Array, d *check.DataVar, ts []*ast.TildeStmt, use ast.Pos) (shape []int, why string, input bool) {
 	if len(ts) == 0 && use == (ast.Pos{}) {
-		return nil, fmt.Sprintf("no ~ observes %s or its elements (%s ~ D(...), %s[i] ~ D(...))", d.Name, d.Name, d.Name)
+		return nil, fmt.Sprintf("no ~ observes %s or its elements (%s ~ D(...), %s[i] ~ D(...))", d.Name, d.Name, d.Name), false
 	}
 	if len(ts) == 0 {
 		return nil, fmt.Sprintf("no ~ observes %s or its elements (%s ~ D(...), %s[i] ~ D(...)), and what reads it (at %s: a target +=, a logcdf, or a ~ on an expression of it) has no distribution of %s to draw from; write output %s_rep ~ D(...) to draw one",
-			d.Name, d.Name, d.Name, use, d.Name, d.Name)
+			d.Name, d.Name, d.Name, use, d.Name, d.Name), false
 	}
 	for _, t := range ts {
 		if call := info.UserDensities[t.Dist]; call != nil {
 			return nil, fmt.Sprintf("its ~ at %s is the user density %s, which has no sampler; draw a replicate as an output instead: output %s_rep ~ D(...) where a built-in distribution D fits, else by the inverse CDF of a uniform draw, output u ~ Uniform(%s, 1) and output %s_rep = F⁻¹(u) with %s's quantile function written out (a GEV's mu + sigma / xi * (pow(-log(u), -xi) - 1))",
-				t.Pos(), t.Dist.Fun.Name, d.Name, uniformZeros(d), d.Name, t.Dist.Fun.Name)
+				t.Pos(), t.Dist.Fun.Name, d.Name, uniformZeros(d), d.Name, t.Dist.Fun.Name), false
 		}
 		if dd := info.Dists[t.Dist]; dd != nil && dd.Shape == stdlib.DistMultinomial && len(t.Dist.Args) < 2 {
-			return nil, fmt.Sprintf("its ~ at %s leaves out %s's number of trials n (the counts' totals gave it); write %s(%s, n) to draw the counts", t.Pos(), dd.Name, dd.Name, dd.Params[0].Name)
+			return nil, fmt.Sprintf("its ~ at %s leaves out %s's number of trials n (the counts' totals gave it); write %s(%s, n) to draw the counts", t.Pos(), dd.Name, dd.Name, dd.Params[0].Name), false
 		}
 	}
-	shape := make([]int, len(d.Dims))
+	shape = make([]int, len(d.Dims))
 	for i, dim := range d.Dims {
 		switch {
 		case dim.Known():
@@ -162,9 +168,9 @@ func predictDrawable(f *ast.File, info *check.Info, bound map[string]*data.Array
 		case !dim.Derived && bound[dim.Name] != nil && len(bound[dim.Name].Values) == 1:
 			shape[i] = int(bound[dim.Name].Values[0])
 		case !dim.Derived && info.DataVar(dim.Name) != nil:
-			return nil, fmt.Sprintf("its size %s is not bound: only %s would bind it; give it with --set %s=... to draw %s", dim.Name, d.Name, dim.Name, d.Name)
+			return nil, fmt.Sprintf("its size %s is not bound: only %s would bind it; give it with --set %s=... to draw %s", dim.Name, d.Name, dim.Name, d.Name), true
 		default:
-			return nil, fmt.Sprintf("its size %s is not known without it", dim)
+			return nil, fmt.Sprintf("its size %s is not known without it", dim), false
 		}
 	}
 	one := map[*ast.TildeStmt]*check.DataVar{}
@@ -172,7 +178,11 @@ func predictDrawable(f *ast.File, info *check.Info, bound map[string]*data.Array
 		one[t] = d
 	}
 	p := planPredict(f, info, one, nil)
-	var missing []string
+	type reason struct {
+		why   string
+		input bool
+	}
+	var missing []reason
 	for sym, s := range p.reads {
 		if bound[sym.Name] != nil && sym != d.Symbol {
 			continue
@@ -184,18 +194,18 @@ func predictDrawable(f *ast.File, info *check.Info, bound map[string]*data.Array
 		dv := info.DataVar(sym.Name)
 		switch {
 		case sym == d.Symbol:
-			missing = append(missing, fmt.Sprintf("its ~ at %s reads %s itself (an autoregression): give %s, or write the replicate as an output", t.Pos(), d.Name, d.Name))
+			missing = append(missing, reason{fmt.Sprintf("its ~ at %s reads %s itself (an autoregression): give %s, or write the replicate as an output", t.Pos(), d.Name, d.Name), false})
 		case dv != nil && dv.Implicit:
-			missing = append(missing, fmt.Sprintf("its ~ at %s needs the size %s, which only left-out data would bind: give it with --set %s=... to draw %s", t.Pos(), sym.Name, sym.Name, d.Name))
+			missing = append(missing, reason{fmt.Sprintf("its ~ at %s needs the size %s, which only left-out data would bind: give it with --set %s=... to draw %s", t.Pos(), sym.Name, sym.Name, d.Name), true})
 		default:
-			missing = append(missing, fmt.Sprintf("its ~ at %s reads %s, which is not in the data either: give %s to draw %s", t.Pos(), sym.Name, sym.Name, d.Name))
+			missing = append(missing, reason{fmt.Sprintf("its ~ at %s reads %s, which is not in the data either: give %s to draw %s", t.Pos(), sym.Name, sym.Name, d.Name), true})
 		}
 	}
 	if len(missing) > 0 {
-		slices.Sort(missing)
-		return nil, missing[0]
+		first := slices.MinFunc(missing, func(a, b reason) int { return strings.Compare(a.why, b.why) })
+		return nil, first.why, first.input
 	}
-	return shape, ""
+	return shape, "", false
 }
 
 // uniformZeros is the lower bound of a uniform draw for d in a message:
@@ -350,10 +360,11 @@ func (l *lowerer) drawOutputs() {
 }
 
 // leafOutput adds the output NAME_missing of a fit's draws of the cells
-// of real data summed out (drawnDecl.leaf), from the pieces of its ~
-// statements: those cells alone, in their order. A cell that the ~ covers
-// twice (a gather that repeats it) is no leaf: Compile fits the data's
-// missing cells after all (noLeaf), as where no ~ covers one.
+// of data left out (drawnDecl.leaf), from the pieces of its ~ statements:
+// those cells alone, in their order. A cell of real data that the ~
+// covers twice (a gather that repeats it) is no leaf: Compile fits the
+// data's missing cells after all (noLeaf), as where no ~ covers one; int
+// data's, which no latent can fit, stay left out, undrawn with a note.
 func (l *lowerer) leafOutput(dd drawnDecl, pieces []drawPiece) {
 	d, b := dd.d, l.b
 	from, at, once := covering(ShapeLen(dd.shape), pieces, func(c, _, _ int) bool {
@@ -361,6 +372,10 @@ func (l *lowerer) leafOutput(dd drawnDecl, pieces []drawPiece) {
 		return leaf
 	})
 	if !once {
+		if intLeaf(d) {
+			l.undrawn(&dd, d.Pos, "a ~ observes one of its missing cells twice, and their product has no sampler; they stay left out")
+			return
+		}
 		l.notLeaf(d.Name, "a ~ observes one of its missing cells twice")
 		return
 	}
@@ -382,6 +397,10 @@ func (l *lowerer) leafOutput(dd drawnDecl, pieces []drawPiece) {
 	elems := make([]autodiff.ID, len(dd.leaf))
 	for k, c := range dd.leaf {
 		if from[c] == 0 {
+			if intLeaf(d) {
+				l.undrawn(&dd, d.Pos, fmt.Sprintf("no ~ that runs observes %s, which has no distribution to draw from; they stay left out", elemText(d.Name, dd.shape, c)))
+				return
+			}
 			// read by no statement that runs: skipped as before (Compile's
 			// unread), the note its own
 			l.notLeaf(d.Name, "")
