@@ -1225,7 +1225,12 @@ func (b *binder) check(d *check.DataVar, a *Array) {
 				if n == 1 {
 					word = strings.TrimSuffix(word, "s")
 				}
-				b.errs.Add(a.Pos, "%s has %d %s, but %s", a.Name, n, word, decl)
+				// the size's value, when a name (a const) gives it
+				val := ""
+				if dim.Name != "" {
+					val = fmt.Sprintf(", where %s = %d", dim.Name, dim.N)
+				}
+				b.errs.Add(a.Pos, "%s has %d %s, but %s%s", a.Name, n, word, decl, val)
 				b.skipSizes(d)
 				return
 			}

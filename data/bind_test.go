@@ -340,7 +340,10 @@ func TestBindErrors(t *testing.T) {
 		}, nil, "size N is 3 here (elements of y) but 2 from elements of x"},
 		{"literal size", "data x: real[3]\n", func(t *testing.T) []Input {
 			return []Input{jsonInput(t, "d.json", `{"x": [1, 2]}`)}
-		}, nil, "d.json:1:7: x has 2 elements, but `x` is declared real[3] at m.gpp:1:6"},
+		}, nil, "d.json:1:7: x has 2 elements, but `x` is declared real[3] at m.gpp:1:6\x00"},
+		{"const size", "const P = 3\ndata X: real[N, P]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "d.csv", "X.1,X.2\n1,2\n")}
+		}, nil, "d.csv:2:1: X has 2 columns, but `X` is declared real[N, P] at m.gpp:2:6, where P = 3\x00"},
 		{"rank", "data x: real[N, M]\n", func(t *testing.T) []Input {
 			return []Input{jsonInput(t, "d.json", `{"x": [1, 2]}`)}
 		}, nil, "x has a vector of 2 values, but `x` is declared real[N, M]"},

@@ -1128,8 +1128,10 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 	}
 	t.row(head...)
 	conditional, absurd := false, false
-	var doubtful []string // "label share" of each unreliable row
-	unestimated := false  // some of them have a k̂ not estimated
+	var doubtful []string  // "label share" of each unreliable row
+	var nutsDoubt []string // the labels of those that are NUTS samples
+	qDoubt := false        // some of them are fits of q
+	unestimated := false   // some of them have a k̂ not estimated
 	weighed := weighReliable(ranks)
 	for _, r := range ranks {
 		label := r.fit.label
@@ -1144,6 +1146,11 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 		if r.unreliable() {
 			label += " ?"
 			doubtful = append(doubtful, r.fit.label+" "+shareText(r.badK, r.nObserve)+"%")
+			if r.fit.nuts {
+				nutsDoubt = append(nutsDoubt, r.fit.label)
+			} else {
+				qDoubt = true
+			}
 			unestimated = unestimated || r.noK > 0
 		}
 		weight := weightNum(r.weight)
@@ -1197,16 +1204,33 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 		}
 		fmt.Fprintf(w, "? Pareto k̂ above 0.7 for more than %.0f%% of the observations (%s):\n"+
 			"%s unreliable, and so are elpd_diff and se_diff against it: the ranking is no\n"+
-			"preference. A reliable %s comes from gpp sample (NUTS), or from a refit whose k̂\n"+
-			"is below 0.7 for most observations (--fullrank auto or all, --rank K); more\n"+
-			"--output-draws does not fix a q that misses the posterior (for a NUTS sample so\n"+
-			"flagged: gpp kfold).\n%s\n",
-			100*looUnreliableShare, strings.Join(doubtful, ", "), elpdName, elpdName, which)
+			"preference.\n%s%s\n",
+			100*looUnreliableShare, strings.Join(doubtful, ", "), elpdName, doubtCure(elpdName, qDoubt, nutsDoubt), which)
 		if unestimated {
 			fmt.Fprintf(w, "A k̂ not estimated (%s) counts as above 0.7; more\n"+
 				"draws (--output-draws, gpp sample's --draws) do cure that.\n", tooFewTail)
 		}
 	}
+}
+
+// doubtCure says what gives a reliable elpd for the flagged rows: for a
+// fit of q, NUTS's draws or a q whose k̂ is lower; for a NUTS sample,
+// whose flags are influential observations, K-fold or moment matching
+// (sending it to gpp sample again would be circular).
+func doubtCure(elpdName string, q bool, nuts []string) string {
+	qCure := fmt.Sprintf("A reliable %s comes from gpp sample (NUTS), or from a refit whose k̂\n"+
+		"is below 0.7 for most observations (--fullrank auto or all, --rank K); more\n"+
+		"--output-draws does not fix a q that misses the posterior.\n", elpdName)
+	nutsCure := "K-fold cross-validation (gpp kfold, refitting without each fold), or gpp sample\n" +
+		"--moment-match, which often brings k̂ down; more draws do not.\n"
+	switch {
+	case len(nuts) == 0:
+		return qCure
+	case !q:
+		return fmt.Sprintf("NUTS's draws flag influential observations: a reliable %s comes from\n%s", elpdName, nutsCure)
+	}
+	return qCure + fmt.Sprintf("For the NUTS sample%s (%s), whose flags are influential observations:\n%s",
+		plural(len(nuts)), strings.Join(nuts, ", "), nutsCure)
 }
 
 // pAboveN reports whether p (p_loo or p_kfold) is more than the n

@@ -602,3 +602,26 @@ func TestLopsidedWithoutPreference(t *testing.T) {
 		}
 	}
 }
+
+// TestDoubtCure: the footer of flagged rows sends a fit of q to NUTS or a
+// closer q, and a NUTS sample, whose flags are influential observations,
+// to K-fold or moment matching, not back to gpp sample; both when both.
+func TestDoubtCure(t *testing.T) {
+	qCure, nutsCure := "A reliable elpd_loo comes from gpp sample (NUTS)", "K-fold cross-validation (gpp kfold"
+	for _, tc := range []struct {
+		q       bool
+		nuts    []string
+		want    string
+		hasQ    bool
+		hasNUTS bool
+	}{
+		{true, nil, qCure, true, false},
+		{false, []string{"s1"}, "NUTS's draws flag influential observations: a reliable elpd_loo comes from\n" + nutsCure, false, true},
+		{true, []string{"s1", "s2"}, "For the NUTS samples (s1, s2), whose flags are influential observations:\n" + nutsCure, true, true},
+	} {
+		got := doubtCure("elpd_loo", tc.q, tc.nuts)
+		if !strings.Contains(got, tc.want) || strings.Contains(got, qCure) != tc.hasQ || strings.Contains(got, nutsCure) != tc.hasNUTS {
+			t.Errorf("q %v, NUTS %v: %q, want %q", tc.q, tc.nuts, got, tc.want)
+		}
+	}
+}

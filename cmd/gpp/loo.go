@@ -482,6 +482,10 @@ func looUnreliable(bad, n int) bool {
 	return n > 0 && float64(bad) > looUnreliableShare*float64(n)
 }
 
+// pFewN: p_loo above p reads as misspecification (looPWarning) only for
+// p below n/pFewN, p much smaller than n as the loo glossary has it.
+const pFewN = 10
+
 // tooFewTail is why an observation has no k̂.
 var tooFewTail = fmt.Sprintf("fewer than %d draws with a finite weight", sgvb.PSISMinDraws)
 
@@ -511,6 +515,13 @@ func drawsLOOWarning(ds *drawSet, fitK, fitESS float64, listed, joint bool, more
 // where q misses part of it (qMisses, with fitK, fitESS, joint and
 // jointFlag as looWarning takes them, or qTail), p_loo above dim is first
 // q's doing, and the warning says to refit, not that the model is wrong.
+//
+// The glossary's reading is for p much smaller than n with few
+// observations flagged: p_loo shares elpd_loo's PSIS weights, and a
+// flexible model (p above n/pFewN) or a weak prior flags observations of
+// a right model (a trial's logistic regression of its own simulation,
+// p = 51, n = 300: p_loo 82.2, 51 flagged); there the warning says both
+// and sends to K-fold.
 func looPWarning(ds *drawSet, dim int, fitK, fitESS float64, joint bool, jointFlag string) string {
 	lo := ds.loo
 	if lo == nil || len(lo.Points) < 2 || len(ds.looCond) > 0 { // looConditionalWarning says why already
@@ -528,6 +539,16 @@ func looPWarning(ds *drawSet, dim int, fitK, fitESS float64, joint bool, jointFl
 		}
 		return fmt.Sprintf("p_loo = %.3g is more than the model's %d parameters, with Pareto k̂ above 0.7 for %d of %d observations, but p_loo is estimated from q's draws, and q misses part of the posterior (k̂ %s on the draws' own weights, %s on the fit's final draws): %s; the loo package's check (p_loo > p: a model likely badly misspecified) reads draws of the posterior, so heed it only once q's k̂ is below 0.7",
 			lo.P, dim, lo.BadK(), n, num3(lo.QK), num3(fitK), refit)
+	case dim > 0 && lo.P > float64(dim) && lo.BadK() > 0 && (looUnreliable(lo.BadK(), n) || dim*pFewN > n):
+		var why []string
+		if looUnreliable(lo.BadK(), n) {
+			why = append(why, "p_loo comes from the same PSIS weights as elpd_loo, so with that many observations flagged it is unreliable too")
+		}
+		if dim*pFewN > n {
+			why = append(why, fmt.Sprintf("with %d parameters for %d observations (p/n = %s) a flexible model or a weak prior flags observations and raises p_loo even when it is right (the glossary's reading wants p much smaller than n)", dim, n, num2(float64(dim)/float64(n))))
+		}
+		return fmt.Sprintf("p_loo = %.3g is more than the model's %d parameters, with Pareto k̂ above 0.7 for %d of %d observations (%s %%): the loo package reads p_loo > p as a likely badly misspecified model, but %s; elpd_loo is unreliable: K-fold cross-validation (gpp kfold) estimates it without PSIS, and the predictive checks (--plots) say whether the likelihood misses the data",
+			lo.P, dim, lo.BadK(), n, shareText(lo.BadK(), n), strings.Join(why, ", and "))
 	case dim > 0 && lo.P > float64(dim) && lo.BadK() > 0:
 		return fmt.Sprintf("p_loo = %.3g is more than the model's %d parameters, with Pareto k̂ above 0.7 for %d of %d observations: the model is likely badly misspecified (the loo package's check, p_loo > p) and elpd_loo unreliable; check its predictive checks (--plots), or a likelihood with wider tails (overdispersed)",
 			lo.P, dim, lo.BadK(), n)

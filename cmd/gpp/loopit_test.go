@@ -324,3 +324,50 @@ func TestCheckDrawsSizeReplicates(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestPITNoteFlagged: a LOO-PIT outside its band reads as a verdict on the
+// predictive distributions only where its PSIS weights are reliable; with
+// more than looUnreliableShare of its observations flagged, or the draws'
+// own weights p/q heavy-tailed, it is no verdict (a trial's correct
+// horseshoe, 100 of 100 flagged, read "too narrow"); with a few flagged,
+// the note counts them.
+func TestPITNoteFlagged(t *testing.T) {
+	shape := "the predictive distributions are too narrow (PIT values pile up at 0 and 1)"
+	c := pitCheck{m: ppcMatch{data: "y"}, pit: make([]float64, 100), outside: true, shape: shape, qk: math.NaN()}
+	verdict := "LOO-PIT of y leaves the 95 % band: " + shape
+	noVerdict := "its reading, that " + shape + ", is no verdict on the model"
+	for _, tc := range []struct {
+		flagged int
+		qk      float64
+		want    string
+	}{
+		{0, math.NaN(), verdict},
+		{0, 0.5, verdict},
+		{10, math.NaN(), verdict + " (Pareto k̂ above 0.7 for 10 of its 100 observations, whose PIT values are less sure)"},
+		{11, math.NaN(), "LOO-PIT of y leaves the 95 % band, but Pareto k̂ is above 0.7 for 11 of its 100 observations: the PSIS weights"},
+		{100, 2.47, "for 100 of its 100 observations, and the draws' own weights p/q have k̂ 2.47: the PSIS weights"},
+		{0, 0.8, "for 0 of its 100 observations, and the draws' own weights p/q have k̂ 0.8"},
+	} {
+		c.flagged, c.qk = tc.flagged, tc.qk
+		got := pitNote(c)
+		if doubt := tc.flagged > 10 || tc.qk > 0.7; !strings.Contains(got, tc.want) || doubt != strings.Contains(got, noVerdict) {
+			t.Errorf("%d flagged, q's k̂ %g: %q, want %q (no verdict: %v)", tc.flagged, tc.qk, got, tc.want, doubt)
+		}
+	}
+	// pitChecks counts the flagged observations among its PIT values
+	l := math.Log
+	ds := &drawSet{
+		vars: []variable{
+			{name: looOutput, output: true, shape: []int{2}, elems: []int{0, 1}, first: 0},
+			{name: "y_rep", output: true, shape: []int{2}, elems: []int{0, 1}, first: 2},
+		},
+		cols:   [][]float64{{l(1), l(2), l(4), l(4)}, {0, 0, 0, 0}, {1, 2, 3, 4}, {4, 3, 2, 1}},
+		loo:    &sgvb.LOO{QK: 0.3, Points: []sgvb.LOOPoint{{K: 0.9}, {K: 0.5}}},
+		looObs: []int{0, 1},
+	}
+	ds.pitDraws = &looDraws{ll: [][]float64{ds.cols[0], ds.cols[1]}}
+	cs := pitChecks([]ppcMatch{{data: "y", output: "y_rep", values: []float64{2.5, 1.5}}}, ds, 1)
+	if len(cs) != 1 || cs[0].flagged != 1 || cs[0].qk != 0.3 {
+		t.Errorf("checks: %+v, want 1 flagged, q's k̂ 0.3", cs)
+	}
+}

@@ -294,6 +294,22 @@ func TestAgainstHint(t *testing.T) {
 	if h := againstHint(cfg, sgvbFit, 1.4, 0.01, 100, 0.001); !strings.Contains(h, want) || !strings.HasPrefix(h, "with k̂ above 1, q may be far from the posterior") {
 		t.Errorf("k̂ 1.4: hint %q, want one with %q", h, want)
 	}
+	// weights close over the draws (cv 0.25, as cap.gpp's seed 4: k̂ 1.78,
+	// relESS 0.943): the bound cv·sd, a far tail, not q's means; cv 0.5
+	// still, cv 0.6 the strong reading
+	for _, c := range []struct {
+		ess  float64
+		want string
+	}{
+		{1 / (1 + 0.25*0.25), "they are close (cv 0.25): reweighting moves none of q's means by more than 0.25 of its sd (Cauchy–Schwarz), so what k̂ reads is far in the tails"},
+		{1 / (1 + 0.5*0.5), "(cv 0.5): reweighting moves none of q's means by more than 0.5 of its sd"},
+		{1 / (1 + 0.6*0.6), "with k̂ above 1, q may be far from the posterior in its means as well as its sds"},
+	} {
+		h := againstHint(cfg, sgvbFit, 1.78, c.ess, 100, 0.001)
+		if !strings.Contains(h, c.want) || !strings.Contains(h, want) {
+			t.Errorf("relESS %.3g: hint %q, want %q", c.ess, h, c.want)
+		}
+	}
 	for _, c := range []struct {
 		name   string
 		s      sgvb.Settings

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -51,8 +52,8 @@ func TestLOOPWarning(t *testing.T) {
 		{1.11, 0.85, 0.01, false, "but p_loo is estimated from q's draws, and q misses part of the posterior (k̂ 1.11 on the draws' own weights, 0.85 on the fit's final draws): refit with --fullrank all first; the loo package's check"},
 		{0.5, 0.85, 0.01, false, "(k̂ 0.5 on the draws' own weights, 0.85 on the fit's final draws): refit with --fullrank all first"},
 		{1.11, 0.85, 0.01, true, "0.85 on the fit's final draws): check q first (gpp sample draws the posterior itself"},
-		{math.Inf(-1), math.NaN(), math.NaN(), false, "with Pareto k̂ above 0.7 for 4 of 4 observations: the model is likely badly misspecified"},
-		{0.5, 0.5, 0.01, false, "with Pareto k̂ above 0.7 for 4 of 4 observations: the model is likely badly misspecified"},
+		{math.Inf(-1), math.NaN(), math.NaN(), false, "with Pareto k̂ above 0.7 for 4 of 4 observations (100 %): the loo package reads p_loo > p as a likely badly misspecified model, but p_loo comes from the same PSIS weights"},
+		{0.5, 0.5, 0.01, false, "with Pareto k̂ above 0.7 for 4 of 4 observations (100 %): the loo package reads p_loo > p as a likely badly misspecified model, but p_loo comes from the same PSIS weights"},
 		// the draws' own k̂ 0.6 with 4 of 4 flagged: q's tail (qTail)
 		{0.6, 0.5, 0.01, false, "(k̂ 0.6 on the draws' own weights, 0.5 on the fit's final draws): refit with --fullrank all first"},
 	} {
@@ -61,6 +62,45 @@ func TestLOOPWarning(t *testing.T) {
 		got := looPWarning(ds, 3, tc.fitK, tc.fitESS, tc.joint, "--fullrank all")
 		if !strings.HasPrefix(got, "p_loo = 3.5 is more than the model's 3 parameters") || !strings.Contains(got, tc.want) {
 			t.Errorf("q's k̂ %g, fit's %g, joint %v: %q, want %q", tc.qk, tc.fitK, tc.joint, got, tc.want)
+		}
+	}
+	// many flagged (more than looUnreliableShare), or p not much smaller
+	// than n (p > n/pFewN): p_loo shares the weights' doubt and a flexible
+	// right model raises it (the trial's logistic regression, p 51, n 300,
+	// 51 flagged): the warning says so and sends to K-fold; few flagged
+	// and p ≪ n keep the glossary's reading
+	for _, tc := range []struct {
+		n, bad, dim int
+		weak        bool
+	}{
+		{300, 51, 51, true},
+		{300, 20, 51, true},  // 7 % flagged, p/n 0.17
+		{300, 31, 29, true},  // 10.3 % flagged, p/n < 0.1
+		{300, 30, 29, false}, // 10 % flagged, p/n < 0.1
+		{300, 30, 31, true},  // p/n above 0.1
+	} {
+		lo := &sgvb.LOO{P: 82.2, ELPD: -158, QK: math.NaN()}
+		for i := range tc.n {
+			k := 0.2
+			if i < tc.bad {
+				k = 0.9
+			}
+			lo.Points = append(lo.Points, sgvb.LOOPoint{K: k})
+		}
+		got := looPWarning(&drawSet{loo: lo}, tc.dim, math.NaN(), math.NaN(), false, "--fullrank all")
+		want := "the model is likely badly misspecified"
+		if tc.weak {
+			want = fmt.Sprintf("p_loo = 82.2 is more than the model's %d parameters, with Pareto k̂ above 0.7 for %d of %d observations (%s %%): the loo package reads p_loo > p as a likely badly misspecified model, but ",
+				tc.dim, tc.bad, tc.n, shareText(tc.bad, tc.n))
+		}
+		if !strings.Contains(got, want) || tc.weak != strings.Contains(got, "gpp kfold") {
+			t.Errorf("%d of %d flagged, %d params: %q, want %q", tc.bad, tc.n, tc.dim, got, want)
+		}
+		if flexible := tc.dim*10 > tc.n; flexible != strings.Contains(got, fmt.Sprintf("with %d parameters for %d observations (p/n = %s)", tc.dim, tc.n, num2(float64(tc.dim)/float64(tc.n)))) {
+			t.Errorf("%d of %d flagged, %d params: %q, p/n %v", tc.bad, tc.n, tc.dim, got, flexible)
+		}
+		if many := tc.bad*10 > tc.n; many != strings.Contains(got, "with that many observations flagged") {
+			t.Errorf("%d of %d flagged: %q, the weights' doubt %v", tc.bad, tc.n, got, many)
 		}
 	}
 	ds := loo(100, 0.9)

@@ -313,6 +313,9 @@ func (l *Loaded) bindCoded(inputs []data.Input, sets map[string]string, levels m
 	l.Notes = append(data.MissingNotes(l.Info, bound, nil), data.LeftOutNotes(l.Info, bound, nil, nil)...)
 	l.Notes = append(l.Notes, data.LevelNotes(l.Info, bound, levels != nil)...)
 	l.Notes = append(l.Notes, data.ColumnNotes(l.Info, bound)...)
+	if levels == nil { // new data for a fit's predictions may well have a constant column
+		l.Notes = append(l.Notes, data.DesignNotes(l.Info, bound)...)
+	}
 	m, err := compile.Compile(l.File, l.Info, bound)
 	if err != nil {
 		return err
