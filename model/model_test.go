@@ -321,7 +321,7 @@ k ~ Poisson(exp(b + X[:, 0]))
 		{"k", []float64{1, 2.5}, "k: 2.5 is not an integer"},
 		{"k", [][]int{{1}, {2}}, "k"},
 		{"k", []float64{1, math.Inf(1)}, "k[1] is +Inf"},
-		{"k", []float64{1, math.NaN()}, "k"},
+		{"X", [][]float64{{1, math.NaN()}, {3, 4}}, "X"}, // a missing covariate without a model of its own
 		{"k", []int64{1, 1<<53 + 1}, "k[1] is 9007199254740993, past 2^53"},
 		{"k", []uint64{1, math.MaxUint64}, "k[1] is 18446744073709551615, past 2^53"},
 		{"X", [][]int64{{1, 2}, {-1<<53 - 1, 0}}, "X[1, 0] is -9007199254740993, past 2^53"},
@@ -342,6 +342,11 @@ k ~ Poisson(exp(b + X[:, 0]))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s = %v: error %v, want one with %q", c.name, c.v, err, c.want)
 		}
+	}
+	// A NaN count is a missing cell, left out of the likelihood as a CSV's
+	// NA beside 3.0 is (it read "NaN is not an integer" before).
+	if _, err := Compile("m.gpp", src, DataValues(with("k", []float64{1, math.NaN()}))); err != nil {
+		t.Errorf("k = [1 NaN]: %v, want the missing count left out", err)
 	}
 	if _, err := Compile("bad.gpp", []byte("param a: real ~ Normal(0, 1)\nparam b: real ~ Nromal(0, 1)\n")); err == nil || !strings.HasPrefix(err.Error(), "bad.gpp:2:") {
 		t.Errorf("a misspelt distribution: error %v, want one at bad.gpp:2:", err)
