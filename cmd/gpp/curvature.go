@@ -85,6 +85,15 @@ type curvCheck struct {
 	// joinLeft: the check is partial on a fit with normal factors, whose
 	// left-out params the hint's joint factor starts with (curvGroup).
 	joinLeft bool
+	// outNames, outVar and outRatio are the output elements the check
+	// read by the delta method (outputRatios): by the table's names, their
+	// output's name, and their ratios; outOff marks those read off q's
+	// settled scales (outShareOff), outLeft counts the elements past
+	// outCurvMaxWork left unchecked.
+	outNames, outVar []string
+	outRatio         []float64
+	outOff           []bool
+	outLeft          int
 }
 
 // autoLowRank is the rank R of the low-rank joint factor over every param
@@ -226,6 +235,7 @@ func meanFieldCurvature(ctx context.Context, s sgvb.Settings, l *pipeline.Loaded
 		_, normal, _ := meanFieldElems(s, m)
 		cc.joinLeft = normal >= 2
 	}
+	outputRatios(ctx, cc, l, ud)
 	return cc, ""
 }
 

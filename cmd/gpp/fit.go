@@ -1660,7 +1660,7 @@ func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []st
 // with a space where narrow marks others, so that the digits align.
 func sdCell(cell string, v *variable, k int, narrow map[string]bool, marked *int) string {
 	switch {
-	case !v.output && narrow[v.elemName(k)]:
+	case narrow[v.elemName(k)]:
 		*marked++
 		return cell + "*"
 	case len(narrow) > 0:
@@ -1670,10 +1670,11 @@ func sdCell(cell string, v *variable, k int, narrow map[string]bool, marked *int
 }
 
 // narrowNote explains the table's marks of sds too small (narrowSds).
-var narrowNote = fmt.Sprintf("* q's sd is at least %.1f× too small by the log density's curvature at q's mode: a mean-field q cannot represent how these params move together, and its intervals are too narrow (hint below), and so are those of outputs computed from them, which carry no mark", curvRatio)
+var narrowNote = fmt.Sprintf("* q's sd is at least %.1f× too small by the log density's curvature at q's mode: a mean-field q cannot represent how these params move together, and its intervals are too narrow (hint below); an output's mark is the same reading of it by the delta method (its gradient at q's mode)", curvRatio)
 
 // narrowSds returns the elements, by the table's names, whose sds the
-// curvature hint calls too small (curvCheck.bad at curvRatio), for the
+// curvature hint calls too small (curvCheck.bad at curvRatio), and the
+// output elements it reads so by the delta method (badOutputs), for the
 // table's marks: a newcomer reads the table, not the hint below it (a
 // logistic regression's slope at sd 0.0385 against NUTS's 0.086). None
 // where the hint is not given: no curvature check, or a far start, after
@@ -1688,6 +1689,12 @@ func narrowSds(s sgvb.Settings, r *sgvb.Result, mix *sgvb.Mixture, curv *curvChe
 			out = map[string]bool{}
 		}
 		out[curv.names[i]] = true
+	}
+	for _, name := range curv.badOutputs(curvRatio) {
+		if out == nil {
+			out = map[string]bool{}
+		}
+		out[name] = true
 	}
 	return out
 }

@@ -1901,6 +1901,7 @@ func fitFileOf(h drawsHeader) *fitfile.File {
 		fitfile.Bound{Missing: h.missing, Levels: h.levels, Sizes: h.sizes, Columns: h.columns})
 	if h.curv != nil {
 		ff.MeanFieldSDRatio = h.curv.maxByLatent()
+		ff.MeanFieldSDRatioOutputs = h.curv.maxByOutput()
 	}
 	if o := h.resample; o != nil {
 		ff.Resample = &fitfile.Resample{Candidates: o.rs.Candidates, ParetoK: fitfile.Float(o.rs.K), ESS: fitfile.Float(o.rs.ESS), Distinct: o.distinct, Bad: o.rs.Bad, Resampled: o.used}

@@ -77,6 +77,9 @@ type Curvature struct {
 	// which the log density at q's mode bends the wrong way (Λ's
 	// eigenvalues at most 0), whose coordinates are Left.
 	WrongWay int
+	// Mode is q's mode on the unconstrained coordinates, where Λ was
+	// taken (the delta method's point for a function of them, DeltaRatio).
+	Mode []float64
 
 	lambda, sigma *mat.SymDense // Λ = −H and Σ = Λ⁻¹
 }
@@ -180,11 +183,15 @@ func (r *Result) MeanFieldCurvature(ctx context.Context, ud *Unconstrained) (*Cu
 		if flat != nil {
 			L := mat.NewSymDense(n, nil)
 			L.ScaleSym(-1, H)
-			return &Curvature{Flat: flat, Partial: partialCurvature(L, sd, flat)}, err
+			p := partialCurvature(L, sd, flat)
+			if p != nil {
+				p.Mode = u
+			}
+			return &Curvature{Flat: flat, Partial: p, Mode: u}, err
 		}
 		return nil, err
 	}
-	c.Flat = flat
+	c.Flat, c.Mode = flat, u
 	c.Scale = make([]float64, n)
 	for i := range c.Scale {
 		c.Scale[i] = sd[i] * math.Sqrt(c.lambda.At(i, i))
@@ -406,6 +413,42 @@ func (r *Result) coordModes(ud *Unconstrained) (u, sd []float64, err error) {
 	}
 	return u, sd, nil
 }
+
+// DeltaRatio is Ratio's reading of a function g of the coordinates by the
+// delta method, for its gradient grad at Mode: √(gᵀΣg / Σ_i g_i²/Λ_ii),
+// the sd of g under N(·, Λ⁻¹) against that under a mean-field q whose
+// variances are 1/Λ_ii (Ratio[i] for g = x_i). In a Partial check the
+// Left coordinates are held at q's mode, as Ratio's are. NaN where grad
+// is not finite or g does not move with the coordinates kept.
+func (c *Curvature) DeltaRatio(grad []float64) float64 {
+	n := len(c.Ratio)
+	if len(grad) != n || c.sigma == nil {
+		return math.NaN()
+	}
+	var nz []int // the coordinates g moves with, kept: a sparse gradient's few
+	for i, gi := range grad {
+		if gi != 0 && (c.Left == nil || !c.Left[i]) {
+			nz = append(nz, i)
+		}
+	}
+	num, den := 0.0, 0.0
+	for _, i := range nz {
+		den += grad[i] * grad[i] / c.lambda.At(i, i)
+		row := 0.0
+		for _, j := range nz {
+			row += c.sigma.At(i, j) * grad[j]
+		}
+		num += grad[i] * row
+	}
+	if !(den > 0) || !(num >= 0) || math.IsInf(num, 0) || math.IsInf(den, 0) {
+		return math.NaN()
+	}
+	return math.Sqrt(num / den)
+}
+
+// CondVar returns 1/Λ_ii, the variance of coordinate i that DeltaRatio
+// takes as a mean-field q's.
+func (c *Curvature) CondVar(i int) float64 { return 1 / c.lambda.At(i, i) }
 
 // GroupRatios returns, per coordinate, how many times its sd would still
 // be too small under a q that is mean-field but for one joint normal

@@ -134,6 +134,10 @@ type File struct {
 	// small, √(Σ_ii Λ_ii) (docs/inference.md, The mean-field hint);
 	// omitted where the check did not run.
 	MeanFieldSDRatio map[string]Float `json:"meanfield_sd_ratio,omitempty"`
+	// MeanFieldSDRatioOutputs is the same, per output, of its elements
+	// that are functions of the params, by the delta method (its
+	// gradient at q's mode); omitted where none was read.
+	MeanFieldSDRatioOutputs map[string]Float `json:"meanfield_sd_ratio_outputs,omitempty"`
 	// Files lists the files written with this fit.json in its directory,
 	// fit.json included: the directory holds exactly these of this run
 	// while fit.json is there (staged.commit); the next run written there
