@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/lang/check"
 	"github.com/gpplang/gpp/lang/compile"
 )
@@ -493,12 +494,14 @@ var tooFewTail = fmt.Sprintf("fewer than %d draws with a finite weight", sgvb.PS
 // case for a log_lik declared a scalar: the check warned at the output's
 // declaration (check.logLik), and the fit need not say it again. A LOO
 // whose log_lik reads a param per observation (ds.looCond) gets
-// looConditionalWarning instead, whose advice replaces looWarning's.
-func drawsLOOWarning(ds *drawSet, fitK, fitESS float64, listed, joint bool, more, jointFlag string) string {
+// looConditionalWarning instead, whose advice replaces looWarning's. l
+// (nil: none) locates the data of observations that carry most of p_loo
+// (looDominant).
+func drawsLOOWarning(ds *drawSet, l *pipeline.Loaded, fitK, fitESS float64, listed, joint bool, more, jointFlag string) string {
 	if ds.loo != nil && len(ds.loo.Points) > 1 && len(ds.looCond) > 0 {
 		return looConditionalWarning(ds.looCond)
 	}
-	w := looWarning(ds.loo, fitK, fitESS, listed, joint, more, jointFlag)
+	w := looWarningDom(ds.loo, fitK, fitESS, listed, joint, more, jointFlag, looDominant(ds, l))
 	if v, ok := ds.looVar(); ok && len(v.shape) == 0 && ds.loo != nil && len(ds.loo.Points) == 1 {
 		return ""
 	}
@@ -523,6 +526,24 @@ func drawsLOOWarning(ds *drawSet, fitK, fitESS float64, listed, joint bool, more
 // p = 51, n = 300: p_loo 82.2, 51 flagged); there the warning says both
 // and sends to K-fold.
 func looPWarning(ds *drawSet, dim int, fitK, fitESS float64, joint bool, jointFlag string) string {
+	w := looPReading(ds, dim, fitK, fitESS, joint, jointFlag)
+	if obs := looDominantObs(ds); w != "" && obs != nil {
+		sum := 0.0
+		for _, i := range obs {
+			sum += ds.loo.Points[i].P
+		}
+		carry, check := "carry", "check those observations first (the LOO warning names their data)"
+		if len(obs) == 1 {
+			carry, check = "alone carries", "check that observation first (the LOO warning names its data)"
+		}
+		w += fmt.Sprintf("; but %s %s %.3g of it: %s", strings.Join(looDominantNames(ds, obs), ", "), carry, sum, check)
+	}
+	return w
+}
+
+// looPReading is looPWarning's reading of p_loo, less the observations
+// that carry most of it.
+func looPReading(ds *drawSet, dim int, fitK, fitESS float64, joint bool, jointFlag string) string {
 	lo := ds.loo
 	if lo == nil || len(lo.Points) < 2 || len(ds.looCond) > 0 { // looConditionalWarning says why already
 		return ""
@@ -611,6 +632,13 @@ func jointAllFlag(s sgvb.Settings, m *compile.Model) string {
 // jointFlag is that advice (jointAllFlag: past sgvb.MaxFullRank elements a
 // low-rank factor).
 func looWarning(lo *sgvb.LOO, fitK, fitESS float64, listed, joint bool, more, jointFlag string) string {
+	return looWarningDom(lo, fitK, fitESS, listed, joint, more, jointFlag, "")
+}
+
+// looWarningDom is looWarning with dom, the clause naming the observations
+// that carry most of p_loo (looDominant), said before the rest, which
+// then holds if the data are right.
+func looWarningDom(lo *sgvb.LOO, fitK, fitESS float64, listed, joint bool, more, jointFlag, dom string) string {
 	if lo != nil && len(lo.Points) == 1 {
 		return "LOO: log_lik has one element, so it leaves out one observation of one: give log_lik an element per observation (logpdf(y, D(...)), not its sum)"
 	}
@@ -638,6 +666,9 @@ func looWarning(lo *sgvb.LOO, fitK, fitESS float64, listed, joint bool, more, jo
 	what := fmt.Sprintf("LOO: Pareto k̂ above 0.7 for %d of %d observations (the largest %s; %s)", lo.BadK(), len(lo.Points), num3(worst), list)
 	if unfit > 0 {
 		what = fmt.Sprintf("LOO: Pareto k̂ above 0.7 for %d of %d observations and not estimated for %d (%s; the largest %s; %s)", lo.BadK()-unfit, len(lo.Points), unfit, tooFewTail, num3(worst), list)
+	}
+	if dom != "" {
+		what += dom + "; if the data are right"
 	}
 	qAlarm := qMisses(lo, fitK, fitESS)
 	if !qAlarm && qTail(lo) {

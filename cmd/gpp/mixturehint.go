@@ -10,6 +10,7 @@ import (
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
 	"github.com/gpplang/gpp/lang/compile"
+	"github.com/gpplang/gpp/stdlib"
 )
 
 // mixtureFuncs are the calls that sum components out of a log density:
@@ -176,6 +177,14 @@ func mixtureHint(s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result, mix *sgvb.
 			"or a continuous shrinkage prior (the regularised horseshoe) suits q better (docs/inference.md, Spike-and-slab priors)",
 			call.Fun.Name, call.Fun.NamePos)
 	}
+	if y, loc, ok := outlierMixture(call); ok {
+		return fmt.Sprintf("the model is an outlier mixture (%s at %s: both components are densities of %s about the same %s, with another spread): "+
+			"no clusters trade places here, but its ELBO has a local optimum for each set of observations that q puts in the outlier component, "+
+			"and one fit ends in the one its start leads to, which a joint q (--fullrank) does not change; "+
+			"gpp fit --restarts %d fits from %d starts and compares their optima, and the hint after them names the best one; "+
+			"gpp sample (NUTS) weighs every observation's two readings (docs/inference.md, Mixtures have several optima)",
+			call.Fun.Name, call.Fun.NamePos, y, loc, mixtureRestarts, mixtureRestarts)
+	}
 	return fmt.Sprintf("the model is a mixture (%s at %s): its ELBO has a local optimum for each way of sharing the data among the components "+
 		"(two clusters merged into one, one split in two, one left empty), and one fit ends in the one its start leads to, which a joint q (--fullrank) does not change; "+
 		"gpp fit --restarts %d fits from %d starts and compares their optima, and the hint after them names the best one "+
@@ -290,4 +299,44 @@ func observedScales(f *ast.File, info *check.Info) map[string]bool {
 		return false
 	})
 	return scales
+}
+
+// outlierMixture reports whether call is log_mix(w, logpdf(y, D1(..)),
+// logpdf(y, D2(..))) with the same y and location m (the families' mu)
+// and other arguments (an observation model and a broad density of outliers, as a
+// radiocarbon sequence's log_mix(0.05, logpdf(y, Normal(mu, wide)),
+// logpdf(y, Normal(mu, sd0)))), with y and m as written: its components
+// cannot merge or split clusters, but which observations q calls outliers
+// is a local optimum.
+func outlierMixture(call *ast.CallExpr) (y, loc string, ok bool) {
+	if call.Fun.Name != "log_mix" || len(call.Args) != 3 {
+		return "", "", false
+	}
+	var ys, locs, dists [2]string
+	for i, a := range call.Args[1:] {
+		lp, ok := ast.Unparen(a).(*ast.CallExpr)
+		if !ok || lp.Fun.Name != "logpdf" || len(lp.Args) != 2 {
+			return "", "", false
+		}
+		d, ok := ast.Unparen(lp.Args[1]).(*ast.CallExpr)
+		if !ok {
+			return "", "", false
+		}
+		at := -1 // the location's argument: mu
+		if sd := stdlib.LookupDist(d.Fun.Name); sd != nil && len(sd.Params) == len(d.Args) {
+			for j, p := range sd.Params {
+				if p.Name == "mu" {
+					at = j
+				}
+			}
+		}
+		if at < 0 {
+			return "", "", false
+		}
+		ys[i], locs[i], dists[i] = ast.FormatExpr(lp.Args[0]), ast.FormatExpr(d.Args[at]), ast.FormatExpr(d)
+	}
+	if ys[0] != ys[1] || locs[0] != locs[1] || dists[0] == dists[1] {
+		return "", "", false
+	}
+	return ys[0], locs[0], true
 }

@@ -300,3 +300,34 @@ func TestMixturePriorHintCLI(t *testing.T) {
 		t.Errorf("spike-and-slab: want the prior-mixture hint; stderr\n%s", stderr)
 	}
 }
+
+// TestOutlierMixtureHint: a log_mix of an observation model and a broad
+// density of outliers about the same location (a radiocarbon sequence's)
+// is told that which observations q calls outliers is the local optimum,
+// not of clusters merged or split; a mixture of two locations keeps the
+// clusters' hint.
+func TestOutlierMixtureHint(t *testing.T) {
+	dir := t.TempDir()
+	data := writeFile(t, dir, "y.csv", "y\n1.2\n0.8\n1.1\n9.5\n0.9\n1.0\n")
+	const head = "data y: real[N]\nparam mu: ordered[2] ~ Normal(0, 5)\nparam s: positive ~ Gamma(2, 2)\n"
+	for _, c := range []struct {
+		name, body, want, not string
+	}{
+		{"outliers", "target += sum(log_mix(0.05, logpdf(y, Normal(mu[0], sqrt(square(s) + 100))), logpdf(y, Normal(mu[0], s))))\n",
+			"the model is an outlier mixture (log_mix at ", "clusters merged"},
+		{"outliers, StudentT", "target += sum(log_mix(0.1, logpdf(y, StudentT(1, mu[1], s)), logpdf(y, Normal(mu[1], s))))\n",
+			"densities of y about the same mu[1], with another spread", "clusters merged"},
+		{"clusters", "target += sum(log_mix(0.3, logpdf(y, Normal(mu[0], s)), logpdf(y, Normal(mu[1], s))))\n",
+			"two clusters merged into one", "outlier"},
+	} {
+		model := writeFile(t, dir, "m.gpp", head+c.body)
+		l, err := pipeline.Load(model, []string{data}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := mixtureHint(sgvb.Settings{Method: sgvb.MAP}, l, &sgvb.Result{}, nil, math.NaN(), math.NaN())
+		if !strings.Contains(got, c.want) || strings.Contains(got, c.not) {
+			t.Errorf("%s: hint %q, want %q and not %q", c.name, got, c.want, c.not)
+		}
+	}
+}

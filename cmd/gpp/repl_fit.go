@@ -1832,7 +1832,7 @@ func replFitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, res *sg
 	ns.warn(badDrawsWarning(ds, "draws had a non-finite log joint or output"))
 	ns.warn(nanWarnings(ds, st)...)
 	ns.warn(boundPileWarning(res, ds, st))
-	if w := drawsLOOWarning(ds, res.ParetoK, res.ParetoRelESS, looWritten, len(res.Groups) > 0, "--output-draws", jointAllFlag(s, l.Model)); w != "" {
+	if w := drawsLOOWarning(ds, l, res.ParetoK, res.ParetoRelESS, looWritten, len(res.Groups) > 0, "--output-draws", jointAllFlag(s, l.Model)); w != "" {
 		ns.warn(w + momentMatchAdvice(cfg, ds))
 	}
 	ns.warn(looPWarning(ds, res.Dim, res.ParetoK, res.ParetoRelESS, len(res.Groups) > 0, jointAllFlag(s, l.Model)))

@@ -908,7 +908,7 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 			}
 		}
 	}
-	if w := drawsLOOWarning(sd.ds, math.NaN(), math.NaN(), slices.Contains(run.written, looFile), false, "--draws", "--fullrank all"); w != "" {
+	if w := drawsLOOWarning(sd.ds, l, math.NaN(), math.NaN(), slices.Contains(run.written, looFile), false, "--draws", "--fullrank all"); w != "" {
 		con.note("warning: %s%s", w, momentMatchAdvice(cfg, sd.ds))
 	}
 	if w := looPWarning(sd.ds, l.Model.Dim, math.NaN(), math.NaN(), false, "--fullrank all"); w != "" {

@@ -122,7 +122,7 @@ func checkGroups(path string, src []byte, gs []Group, fs []Factor) error {
 				want = sgvb.FamilyFullRank
 			}
 			if f == nil || f.Family != want.String() && !(g.Band == 0 && JointOrdered(fs, n, want)) {
-				return errf("%s is not a %s factor of the fit", n, want)
+				return errf("%s is not %s factor of the fit", n, ast.Article(want.String()))
 			}
 			elems := sgvb.FactorElems(want, Supports[f.Support], f.Shape) // an ordered one's: its size
 			if k == 0 {
@@ -269,7 +269,7 @@ func checkOrderedParts(path string, src []byte, f *Factor, size int, errf func(s
 	for i, w := range want {
 		p := &f.Parts[i]
 		if p.Support != w.support || compile.ShapeLen(p.Shape) != w.size || len(p.Shape) != 1 || p.Name != f.Name {
-			return errf("part %d must be a %s factor of shape [%d] named %s", i, w.support, w.size, f.Name)
+			return errf("part %d must be %s factor of shape [%d] named %s", i, ast.Article(w.support), w.size, f.Name)
 		}
 		if err := checkFactor(path, src, p); err != nil {
 			return err

@@ -710,14 +710,14 @@ func (c *checker) paramDecl(s *ast.ParamDecl) {
 			case ast.CovMatrix:
 				why = "it is positive definite by its type"
 			}
-			c.errorf(t.KindPos, "bounds are not allowed on a %s param: %s", t.Kind, why)
+			c.errorf(t.KindPos, "bounds are not allowed on %s param: %s", ast.Article(t.Kind.String()), why)
 			t = &ast.TypeExpr{Kind: t.Kind, KindPos: t.KindPos, Dims: t.Dims}
 		}
 	}
 	if t.Kind.IsSumToZero() {
 		c.sumToZeroDims(t, lat.Dims)
 		if t.Lower != nil || t.Upper != nil {
-			c.errorf(t.KindPos, "bounds are not allowed on a %s param: its elements are reals that sum to zero", t.Kind)
+			c.errorf(t.KindPos, "bounds are not allowed on %s param: its elements are reals that sum to zero", ast.Article(t.Kind.String()))
 			t = &ast.TypeExpr{Kind: t.Kind, KindPos: t.KindPos, Dims: t.Dims}
 		}
 	}
@@ -1023,7 +1023,11 @@ func (c *checker) paramBounds(lat *Latent, t *ast.TypeExpr) {
 		} else {
 			pos = t.Upper.Pos()
 		}
-		c.errorf(pos, "bounds go on real params, as real<lower=0, upper=10>; a %s param's support is fixed by its kind", t.Kind)
+		how := ""
+		if (t.Kind == ast.Ordered || t.Kind == ast.PositiveOrdered) && len(lat.Dims) == 1 {
+			how = orderedBoundsHint(lat, t)
+		}
+		c.errorf(pos, "bounds go on real params, as real<lower=0, upper=10>; %s param's support is fixed by its kind%s", ast.Article(t.Kind.String()), how)
 		return
 	}
 	lo, loR, loFails := bound(t.Lower, "lower")
@@ -1068,6 +1072,58 @@ func (c *checker) paramBounds(lat *Latent, t *ast.TypeExpr) {
 	}
 }
 
+// orderedIntervalHint is the remedy for an ordered (or positive_ordered)
+// vector lat with a Uniform(lo, hi) prior, whose support an ordered param
+// cannot be bounded to: the first K cumulative sums of a simplex[K + 1]
+// under Dirichlet(1), scaled to (lo, hi), are uniform on the increasing
+// vectors there (the spacings of K uniform order statistics), as the
+// prior means; with a lower bound alone, a lower boundary plus positive gaps.
+func orderedIntervalHint(lat *Latent, lo, hi string) string {
+	return "; bounds do not go on an ordered param, so for increasing values uniform in (" + lo + ", " + hi + "), as this prior means, " +
+		orderedSimplex(lat, lo, hi) + "; with a lower bound alone, " + orderedGaps(lat, lo)
+}
+
+// orderedSimplex is lat's K increasing values in (lo, hi) as a simplex's
+// cumulative sums, and orderedGaps its values above lo as lo plus positive
+// gaps (orderedIntervalHint).
+func orderedSimplex(lat *Latent, lo, hi string) string {
+	k := lat.Dims[0]
+	k1 := k.String() + " + 1"
+	if k.Known() {
+		k1 = strconv.Itoa(k.N + 1)
+	}
+	return fmt.Sprintf("write `param s: simplex[%s] ~ Dirichlet(1)` and `let %s = %s + (%s - %s) * head(cumsum(s), %s)` in its place (Dirichlet(1) makes them uniform there)",
+		k1, lat.Name, lo, hi, lo, k)
+}
+
+func orderedGaps(lat *Latent, lo string) string {
+	k := lat.Dims[0]
+	gaps := k.String() + " - 1"
+	if k.Known() {
+		gaps = strconv.Itoa(k.N - 1)
+	}
+	return fmt.Sprintf("`param lo: real<lower=%s>`, `param gap: positive[%s]` and `let %s = append_row(lo, lo + cumsum(gap))`", lo, gaps, lat.Name)
+}
+
+// orderedBoundsHint is the remedy for bounds on an ordered vector lat
+// (type t): within both, a simplex's cumulative sums (orderedSimplex);
+// above a lower one, positive gaps (orderedGaps); a prior on the values
+// goes on the let (target += sum(logpdf(b, D))), the maps being linear.
+func orderedBoundsHint(lat *Latent, t *ast.TypeExpr) string {
+	switch {
+	case t.Lower != nil && t.Upper != nil:
+		lo, hi := exprString(t.Lower), exprString(t.Upper)
+		return fmt.Sprintf("; for increasing values within (%s, %s), %s, and a prior on them as target += sum(logpdf(%s, D)); above %s alone, %s",
+			lo, hi, orderedSimplex(lat, lo, hi), lat.Name, lo, orderedGaps(lat, lo))
+	case t.Lower != nil && t.Kind == ast.Ordered && exprString(t.Lower) == "0":
+		return fmt.Sprintf("; for increasing values above 0, declare it positive_ordered%s", lat.Dims)
+	case t.Lower != nil:
+		lo := exprString(t.Lower)
+		return fmt.Sprintf("; for increasing values above %s, %s, and a prior on them as target += sum(logpdf(%s, D))", lo, orderedGaps(lat, lo), lat.Name)
+	}
+	return ""
+}
+
 // letIn returns the first let that e reads, or nil.
 func (c *checker) letIn(e ast.Expr) *Symbol {
 	var let *Symbol
@@ -1108,6 +1164,9 @@ func (c *checker) latentSupport(lat *Latent, d *stdlib.Dist, call *ast.CallExpr,
 		hint := ""
 		if lat.Support == dist.Positive || lat.Support == dist.Real {
 			hint = "; declare a bounded param as real<lower=..., upper=...>"
+		}
+		if lat.Support.IsOrdered() && lo != nil && hi != nil && len(lat.Dims) == 1 {
+			hint = orderedIntervalHint(lat, exprString(call.Args[0]), exprString(call.Args[1]))
 		}
 		c.errorf(call.Fun.NamePos, "%s puts no mass on part of the %s support of %s (declared at %s)%s",
 			exprString(call), lat.Support, lhs, lat.Pos, hint)

@@ -291,7 +291,7 @@ func (c *checker) distShape(call *ast.CallExpr, d *stdlib.Dist, val Type, args [
 		c.ordinalShape(call, d, vs, args[0].Shape, args[1].Shape, valPos, valName)
 	case stdlib.DistLKJ:
 		if vs.Rank() != 2 || compareDims(vs[0], vs[1]) == dimDiffer {
-			c.errorf(valPos, "%s models a %s[K] param (K×K); %s is %s", d.Name, d.Support, valName, vs.describe())
+			c.errorf(valPos, "%s models %s[K] param (K×K); %s is %s", d.Name, ast.Article(d.Support.String()), valName, vs.describe())
 		}
 	case stdlib.DistMvNormalChol, stdlib.DistMvNormalPrec:
 		c.mvCholShape(call, d, vs, args, 0, valPos, valName)
@@ -545,8 +545,8 @@ func (c *checker) ordinalShape(call *ast.CallExpr, d *stdlib.Dist, vs, es, cs Sh
 	if id, ok := ast.Unparen(call.Args[1]).(*ast.Ident); ok && cs.Rank() == 1 && !cs[0].isOne() {
 		if sym := c.info.Uses[id]; sym != nil && sym.Kind == Param {
 			if lat := c.info.Latent(sym.Name); lat != nil && !lat.Support.IsOrdered() && lat.Support != dist.Simplex {
-				c.errorf(call.Args[1].Pos(), "%s argument 2 (c): the cutpoints `%s` are a %s param, whose values need not increase (the fit fails at the first draw where they do not): declare it `param %s: ordered[%s]`, as Stan's ordered[K]",
-					d.Name, id.Name, fmt.Sprintf("%s%s", lat.Kind, lat.Dims), id.Name, cs[0])
+				c.errorf(call.Args[1].Pos(), "%s argument 2 (c): the cutpoints `%s` are %s param, whose values need not increase (the fit fails at the first draw where they do not): declare it `param %s: ordered[%s]`, as Stan's ordered[K]",
+					d.Name, id.Name, ast.Article(fmt.Sprintf("%s%s", lat.Kind, lat.Dims)), id.Name, cs[0])
 			}
 		}
 	}
@@ -736,12 +736,7 @@ func (c *checker) constLit(e ast.Expr) bool {
 	return true
 }
 
-func withArticle(word string) string {
-	if word != "" && strings.ContainsRune("aeio", rune(word[0])) {
-		return "an " + word
-	}
-	return "a " + word
-}
+func withArticle(word string) string { return ast.Article(word) }
 
 // supportWord names a support as a description of a value.
 func supportWord(t Type) string {

@@ -787,7 +787,7 @@ func (c *checker) predictive(call *ast.CallExpr) Type {
 		if d.Support == dist.CorrMatrix {
 			hint = "output Omega reports the correlation matrix"
 		}
-		c.errorf(call.Fun.NamePos, "%s has no replicate: it is a prior on a %s param; %s", d.Name, d.Support, hint)
+		c.errorf(call.Fun.NamePos, "%s has no replicate: it is a prior on %s param; %s", d.Name, ast.Article(d.Support.String()), hint)
 		return invalid
 	case stdlib.DistMvNormal, stdlib.DistMvNormalRows, stdlib.DistMvNormalChol, stdlib.DistMvNormalPrec, stdlib.DistMultiStudentT, stdlib.DistMultiStudentTChol:
 		return c.mvPredictive(call, d, args, t)

@@ -19,7 +19,7 @@ import (
 // declared real<lower=K − 1>). A data nu is checked when the data load.
 func (c *checker) wishartShape(call *ast.CallExpr, d *stdlib.Dist, vs Shape, args []Type, valPos ast.Pos, valName string) {
 	if vs.Rank() != 2 || compareDims(vs[0], vs[1]) == dimDiffer {
-		c.errorf(valPos, "%s models a %s[K] param (K×K) or data [K, K]; %s is %s", d.Name, d.Support, valName, vs.describe())
+		c.errorf(valPos, "%s models %s[K] param (K×K) or data [K, K]; %s is %s", d.Name, ast.Article(d.Support.String()), valName, vs.describe())
 		return
 	}
 	k := moreInformative(vs[0], vs[1])

@@ -188,9 +188,9 @@ func (m *Model) levelsDrawable(i int, fs []int) (*ast.CallExpr, *ast.Error) {
 	switch {
 	case NewLevelsSupport(lat.Support):
 	case lat.Support == dist.SumToZero || lat.Support == dist.SumToZeroMatrix:
-		return errf("a %s's elements sum to zero, so a new one would change the old ones; give it a Normal prior on a real vector (as brms's varying effects are)", lat.Support)
+		return errf("%s's elements sum to zero, so a new one would change the old ones; give it a Normal prior on a real vector (as brms's varying effects are)", ast.Article(lat.Support.String()))
 	default:
-		return errf("a %s param's elements are constrained jointly, so new ones are not drawn independently of the old ones", lat.Support)
+		return errf("%s param's elements are constrained jointly, so new ones are not drawn independently of the old ones", ast.Article(lat.Support.String()))
 	}
 	if ml.ScaleV != nil {
 		return errf("its bounds differ element by element; new elements would need their own")

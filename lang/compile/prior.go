@@ -171,7 +171,7 @@ func (m *Model) priorSpec(i int, lat *check.Latent) (priorSpec, *ast.Error) {
 	case dist.Real, dist.Positive, dist.Unit:
 		u, ok := dist.LookupUnivariate(d.Name)
 		if !ok || d.Shape != stdlib.DistElementwise {
-			return errf("gpp has no prior draws of %s on a %s param", d.Name, lat.Support)
+			return errf("gpp has no prior draws of %s on %s param", d.Name, ast.Article(lat.Support.String()))
 		}
 		sp.u = u
 	case dist.Ordered, dist.PositiveOrdered:
@@ -216,7 +216,7 @@ func (m *Model) priorSpec(i int, lat *check.Latent) (priorSpec, *ast.Error) {
 			k:    k, ls: buf[:k*k], l: buf[k*k : 2*k*k], t: buf[2*k*k : 3*k*k], u: buf[3*k*k:],
 		}
 	default:
-		return errf("gpp has no prior draws of a %s param", lat.Support)
+		return errf("gpp has no prior draws of %s param", ast.Article(lat.Support.String()))
 	}
 	sp.deps = paramDeps(m.info, sp.call.Args)
 	if slices.Contains(sp.deps, i) {
