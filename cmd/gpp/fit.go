@@ -894,7 +894,7 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 	if err != nil {
 		var re *sgvb.RestartError
 		if errors.As(err, &re) {
-			con.note("all %d restarts failed; restart %d (seed %d):", cfg.restarts, re.Restart, re.Seed)
+			con.note("all %d restarts failed; restart %d (seed %s):", cfg.restarts, re.Restart, sgvb.RestartSeedText(re.Seed, re.Restart))
 			if c := mix.Components[re.Restart]; c != nil {
 				r = c
 			}

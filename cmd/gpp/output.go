@@ -1767,12 +1767,12 @@ func writeFitHeader(p func(string, ...any), h drawsHeader) {
 	if m := h.mix; m != nil {
 		conv, iters := true, 0
 		for i, rc := range m.Components {
-			p("# restart %d: seed = %d, iterations = %d, converged = %d, interrupted = %d, elbo = %s, pareto_k = %s (%s)",
-				m.Restarts[i], m.Seeds[i], rc.Iterations, b2i(rc.Converged), b2i(rc.Interrupted), formatNum(rc.ELBO), formatNum(rc.ParetoK), rc.ParetoReading)
+			p("# restart %d: seed = %s, iterations = %d, converged = %d, interrupted = %d, elbo = %s, pareto_k = %s (%s)",
+				m.Restarts[i], sgvb.RestartSeedText(m.Seeds[i], m.Restarts[i]), rc.Iterations, b2i(rc.Converged), b2i(rc.Interrupted), formatNum(rc.ELBO), formatNum(rc.ParetoK), rc.ParetoReading)
 			conv, iters = conv && rc.Converged, max(iters, rc.Iterations)
 		}
 		for _, f := range m.Failed {
-			p("# restart %d: seed = %d, failed and left out: %s", f.Restart, f.Seed, strings.Join(strings.Fields(f.Err.Error()), " "))
+			p("# restart %d: seed = %s, failed and left out: %s", f.Restart, sgvb.RestartSeedText(f.Seed, f.Restart), strings.Join(strings.Fields(f.Err.Error()), " "))
 		}
 		p("# iterations = %d", iters)
 		p("# converged = %d", b2i(conv))

@@ -1969,8 +1969,9 @@ func TestReplMatrixLit(t *testing.T) {
 
 // TestReplSampleLatentMissing: after a :sample whose missing cells are a
 // latent (y_missing, read beyond y's ~), y_missing is no leaf's draws:
-// the query is refused as an undeclared name, not answered with the
-// zeros of an output that does not exist.
+// the query is refused as no name of the model (the checker's word for
+// data's NAME_missing), not answered with the zeros of an output that does
+// not exist.
 func TestReplSampleLatentMissing(t *testing.T) {
 	csv := writeFile(t, t.TempDir(), "y.csv", "y\n1.2\n0.5\nNA\n2.0\n1.1\n")
 	r, out, errb := newTestRepl()
@@ -1982,7 +1983,7 @@ func TestReplSampleLatentMissing(t *testing.T) {
 	out.Reset()
 	errb.Reset()
 	typeIn(r, "mean(y_missing)")
-	if want := "undeclared name `y_missing`"; out.Len() > 0 || !strings.Contains(errb.String(), want) {
+	if want := "`y_missing` is not a name in the model: the missing cells of `y` are"; out.Len() > 0 || !strings.Contains(errb.String(), want) {
 		t.Errorf("mean(y_missing) printed %q, errors %q; want only %q", out.String(), errb.String(), want)
 	}
 }

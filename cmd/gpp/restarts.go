@@ -103,8 +103,8 @@ func fitRestarts(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, con *c
 			}
 			pathNote(con, fmt.Sprintf("restart %d: ", r), res.Path)
 			pathfinderNote(con, fmt.Sprintf("restart %d: ", r), res.Pathfinder)
-			con.info("restart %d (seed %d): ELBO %.6g ± %.2g, %d iterations (%s), Pareto k̂ %s, %.3g s",
-				r, sgvb.RestartSeed(cfg.settings.Seed, r), res.ELBO, res.ELBOSE, res.Iterations, fitEnd(cfg, res), kText(res.ParetoK), res.Seconds)
+			con.info("restart %d (seed %s): ELBO %.6g ± %.2g, %d iterations (%s), Pareto k̂ %s, %.3g s",
+				r, sgvb.RestartSeedText(sgvb.RestartSeed(cfg.settings.Seed, r), r), res.ELBO, res.ELBOSE, res.Iterations, fitEnd(cfg, res), kText(res.ParetoK), res.Seconds)
 		}}
 	return pipeline.FitRestarts(ctx, l.Model, runTarget(cfg, l.Model), cfg.settings, rs)
 }
@@ -919,12 +919,12 @@ func printRestartsStatus(w io.Writer, cfg *fitConfig, m *sgvb.Mixture, ro *resam
 	sum, i, failed := 0.0, 0, m.Failed
 	for range len(m.Components) + len(m.Failed) { // in restart order
 		if len(failed) > 0 && (i == len(m.Components) || failed[0].Restart < m.Restarts[i]) {
-			t.row(fmt.Sprint(failed[0].Restart), fmt.Sprint(failed[0].Seed), "—", "—", "(failed; left out)", "—")
+			t.row(fmt.Sprint(failed[0].Restart), sgvb.RestartSeedText(failed[0].Seed, failed[0].Restart), "—", "—", "(failed; left out)", "—")
 			failed = failed[1:]
 			continue
 		}
 		c := m.Components[i]
-		t.row(fmt.Sprint(m.Restarts[i]), fmt.Sprint(m.Seeds[i]), fmt.Sprintf("%.6g", c.ELBO), fmt.Sprint(c.Iterations), "("+fitEnd(cfg, c)+")", kText(c.ParetoK))
+		t.row(fmt.Sprint(m.Restarts[i]), sgvb.RestartSeedText(m.Seeds[i], m.Restarts[i]), fmt.Sprintf("%.6g", c.ELBO), fmt.Sprint(c.Iterations), "("+fitEnd(cfg, c)+")", kText(c.ParetoK))
 		sum += c.ELBO
 		i++
 	}

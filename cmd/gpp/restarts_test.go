@@ -29,7 +29,7 @@ func TestFitRestarts(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"R̂\n", "restart  ", "4294967297", "8589934593", "(the mixture's; the restarts' mean is", "R̂            0 of 2 elements above 1.01"} {
+	for _, want := range []string{"R̂\n", "restart  ", "  1 + 1·2³²  ", "  1 + 2·2³²  ", "(the mixture's; the restarts' mean is", "R̂            0 of 2 elements above 1.01"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
@@ -147,7 +147,7 @@ func TestFitRestartsOneFails(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	seed1 := strconv.FormatUint(sgvb.RestartSeed(1, 1), 10)
+	seed1 := "1 + 1·2³²" // --seed + r·2³², written as that sum
 	if !strings.Contains(stdout, "1  "+seed1+"        —           —  (failed; left out)") {
 		t.Errorf("the status table lacks restart 1's failure:\n%s", stdout)
 	}
@@ -165,7 +165,7 @@ func TestFitRestartsOneFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"# restart 2: seed = " + strconv.FormatUint(sgvb.RestartSeed(1, 2), 10) + ", iterations", "# restart 1: seed = " + seed1 + ", failed and left out: " + model + ":2:11: log: argument"} {
+	for _, want := range []string{"# restart 2: seed = 1 + 2·2³², iterations", "# restart 1: seed = " + seed1 + ", failed and left out: " + model + ":2:11: log: argument"} {
 		if !bytes.Contains(draws, []byte(want)) {
 			t.Errorf("draws.csv's header lacks %q", want)
 		}

@@ -39,7 +39,8 @@ model's and data's.
 It prints gpp sample's table: each param and output element's mean, mcse,
 sd, percentiles, bulk and tail ESS and R̂ (rank-normalised split R̂ and ESS,
 as Stan ≥ 2.30), after the sampler's columns (lp__, accept_stat__, ...;
-log_p__ and log_g__ of a variational file, whose lp__ is 0). Draws of an
+an approximation's columns of densities, log_p__ and log_g__, lp_approx__,
+are not summarised, as gpp fit's summary lists none). Draws of an
 approximation (variational, pathfinder, laplace) are independent draws of
 one distribution, not chains: their R̂ is NaN, their ESS still measures the
 draws. Chains that each hold one value have no ESS or mcse; their R̂ is
@@ -443,7 +444,10 @@ func pooledDraws(files []*drawsFileData) (*sampleDraws, error) {
 	}
 	var keep []int // the file's columns summarised
 	for j, h := range f.header {
-		if !slices.Contains(bookkeeping, h) && !(h == "lp__" && f.kind == variationalKind) { // a variational lp__ is 0
+		// An approximation's columns of densities (a variational lp__, 0,
+		// log_p__, log_g__; pathfinder's lp_approx__, lp__) are its own
+		// bookkeeping, not params: gpp fit's summary lists none of them.
+		if !slices.Contains(bookkeeping, h) && (f.kind.mcmc() || !strings.HasSuffix(h, "__")) {
 			keep = append(keep, j)
 		}
 	}

@@ -17,6 +17,15 @@ import (
 // bit; the others differ in the high 32 bits.
 func RestartSeed(seed uint64, r int) uint64 { return seed + uint64(r)<<32 }
 
+// RestartSeedText writes restart r's seed (RestartSeed) as that sum,
+// "1 + 2·2³²", more readable than 8589934593.
+func RestartSeedText(seed uint64, r int) string {
+	if r <= 0 || seed < uint64(r)<<32 {
+		return fmt.Sprint(seed)
+	}
+	return fmt.Sprintf("%d + %d·2³²", seed-uint64(r)<<32, r)
+}
+
 // Restarts configures FitRestarts.
 type Restarts struct {
 	N int // number of independent fits; at least 1
@@ -96,7 +105,7 @@ type RestartError struct {
 }
 
 func (e *RestartError) Error() string {
-	return fmt.Sprintf("restart %d (seed %d): %v", e.Restart, e.Seed, e.Err)
+	return fmt.Sprintf("restart %d (seed %s): %v", e.Restart, RestartSeedText(e.Seed, e.Restart), e.Err)
 }
 
 func (e *RestartError) Unwrap() error { return e.Err }

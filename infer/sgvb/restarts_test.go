@@ -3,7 +3,6 @@ package sgvb
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -311,7 +310,7 @@ func TestRestartsOneFails(t *testing.T) {
 	if len(m.Failed) != 1 || m.Failed[0].Restart != 1 || !errors.Is(m.Failed[0], errFence) {
 		t.Fatalf("failed %v, want restart 1 with errFence", m.Failed)
 	}
-	if len(m.Warnings) == 0 || !strings.Contains(m.Warnings[0], "restart 1 (seed "+fmt.Sprint(RestartSeed(3, 1))+"): x above 5; the mixture leaves it out (2 of 3 restarts finished)") {
+	if len(m.Warnings) == 0 || !strings.Contains(m.Warnings[0], "restart 1 (seed 3 + 1·2³²): x above 5; the mixture leaves it out (2 of 3 restarts finished)") {
 		t.Errorf("warnings %q", m.Warnings)
 	}
 	if math.IsNaN(m.ELBO) {
@@ -399,5 +398,25 @@ func TestRestartsRefuseMAPAndLaplace(t *testing.T) {
 	}
 	if _, err := FitRestarts(ctx, pg, lat, Settings{Method: Laplace, Seed: 1, PSISDraws: 100}, Restarts{N: 1}); err != nil {
 		t.Errorf("Laplace, N 1: %v", err)
+	}
+}
+
+// TestRestartSeedText: a restart's seed reads as --seed + r·2³², the seed
+// the user gave with the restart's number, not as one large number.
+func TestRestartSeedText(t *testing.T) {
+	for _, c := range []struct {
+		seed uint64
+		r    int
+		want string
+	}{
+		{7, 0, "7"},
+		{RestartSeed(1, 1), 1, "1 + 1·2³²"},
+		{RestartSeed(1, 3), 3, "1 + 3·2³²"},
+		{RestartSeed(1<<40, 2), 2, "1099511627776 + 2·2³²"},
+		{5, 1, "5"}, // no such sum: the number as it is
+	} {
+		if got := RestartSeedText(c.seed, c.r); got != c.want {
+			t.Errorf("RestartSeedText(%d, %d) = %q, want %q", c.seed, c.r, got, c.want)
+		}
 	}
 }

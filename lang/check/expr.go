@@ -146,6 +146,20 @@ func (c *checker) undeclared(id *ast.Ident) {
 			c.errorf(id.NamePos, "undeclared name `%s`; the built-in constant is written %s", name, stdlib.LookupFunc(name).Signature())
 			return
 		}
+		if base, ok := strings.CutSuffix(name, "_missing"); ok {
+			switch sym := c.lookup(base); {
+			case sym == nil || sym.Kind != Data:
+			case sym.Type.Elem == Int:
+				c.errorf(id.NamePos, "`%s` is not a name in the model: the missing cells of `%s` are the fit's values %s, drawn after the model from its ~ (a missing count is no latent, so no statement can read them); draw such values in the model, output %s_rep ~ the family of the ~ on %s, and read that, and gpp repl reads %s after a :fit or :sample that drew them",
+					name, base, name, base, base, name)
+				return
+			default:
+				// Stan's and PyMC's habit: the imputed values by name.
+				c.errorf(id.NamePos, "`%s` is not a name in the model: the missing cells of `%s` are the fit's values %s, drawn after the model where they are left out of the likelihood, fitted as a latent otherwise; read `%s`, whose missing cells are then fitted as %s and filled in at each draw (`%s[a:b]` for a forecast's rows), and gpp repl reads %s after a :fit or :sample that drew them",
+					name, base, name, base, name, base, name)
+				return
+			}
+		}
 		hint := ""
 		if len(c.errs) < ast.MaxErrors { // past it the error is not shown
 			hint = suggest(name, c.visibleNames())

@@ -181,8 +181,9 @@ func describeToken(t, eof lexer.Token) string {
 
 // syntaxError maps a participle error from parsing toks, which end with the
 // EOF token of the input, into a positioned error in plain words. root says
-// what the input should start with ("" for "unexpected X" instead).
-func syntaxError(err error, toks []lexer.Token, root string) *ast.Error {
+// what the input should start with ("" for "unexpected X" instead); prev
+// is the token before toks in the file (zero at its start).
+func syntaxError(err error, toks []lexer.Token, root string, prev lexer.Token) *ast.Error {
 	var unexpected *participle.UnexpectedTokenError
 	if errors.As(err, &unexpected) {
 		tok := unexpected.Unexpected
@@ -195,6 +196,8 @@ func syntaxError(err error, toks []lexer.Token, root string) *ast.Error {
 		if want == "" {
 			msg := "unexpected " + found
 			if h := stanSyntaxHint(toks, i); h != "" {
+				msg += "; " + h
+			} else if h := continuationHint(toks, i, prev); h != "" {
 				msg += "; " + h
 			}
 			return ast.Errorf(astPos(tok.Pos), "%s", msg)
@@ -225,6 +228,26 @@ func syntaxError(err error, toks []lexer.Token, root string) *ast.Error {
 		pos = toks[0].Pos
 	}
 	return ast.Errorf(astPos(pos), "%s", err.Error())
+}
+
+// continuationHint says, where a line starts with a binary operator after a
+// complete statement (a + b * x continued as Stan and Python allow), that the
+// statement ended with the line before; "" elsewhere. prev is the token
+// before toks.
+func continuationHint(toks []lexer.Token, i int, prev lexer.Token) string {
+	if i < 0 {
+		return ""
+	}
+	if i > 0 {
+		prev = toks[i-1]
+	}
+	if prev.Type != tokTerminator || prev.Value != "\n" || toks[i].Type != tokPunct {
+		return ""
+	}
+	if _, ok := binaryOps[toks[i].Value]; !ok && toks[i].Value != "~" {
+		return ""
+	}
+	return fmt.Sprintf("a statement ends at the end of its line, so this %q starts a new one: end the line before with the operator to continue the expression (a + b * on one line, x on the next), or wrap the expression in parentheses, as a line break inside brackets continues it", toks[i].Value)
 }
 
 // keywordNameHint says, where a declaration's name is a keyword (data

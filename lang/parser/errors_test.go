@@ -190,7 +190,14 @@ var syntaxErrorTests = []struct {
 	// Stray tokens.
 	{"}", []string{`1:1: unexpected "}"`}},
 	{")", []string{`1:1: unexpected ")"`}},
-	{"let a = x\n  + y", []string{`2:3: unexpected "+"`}},
+	// A line starting with an infix operator (Stan's and Python's habit) is a
+	// new statement, at the top level and in a body alike; after ";" it is
+	// no continuation.
+	{"let a = x\n  + y", []string{`2:3: unexpected "+"; a statement ends at the end of its line, so this "+" starts a new one: end the line before with the operator to continue the expression (a + b * on one line, x on the next), or wrap the expression in parentheses, as a line break inside brackets continues it`}},
+	{"for i in 0:N {\n  let a = x\n    * y\n}", []string{`3:5: unexpected "*"; a statement ends at the end of its line, so this "*" starts a new one: end the line before with the operator to continue the expression (a + b * on one line, x on the next), or wrap the expression in parentheses, as a line break inside brackets continues it`}},
+	{"y\n  ~ Normal(0, 1)", []string{`1:2: expected "~" after "y", found newline`, `2:3: unexpected "~"; a statement ends at the end of its line, so this "~" starts a new one: end the line before with the operator to continue the expression (a + b * on one line, x on the next), or wrap the expression in parentheses, as a line break inside brackets continues it`}},
+	{"let a = x; + y", []string{`1:12: unexpected "+"`}},
+	{"let a = x\n  ) + y", []string{`2:3: unexpected ")"`}},
 	{"x ~ N(0, 1) y ~ N(0, 1)", []string{`1:13: expected newline or ";" after ")", found "y"`}},
 	{"let a = f(x)(y)", []string{`1:13: expected newline or ";" after ")", found "("`}},
 	{"let a = x'y", []string{`1:11: expected newline or ";" after "'", found "y"`}},

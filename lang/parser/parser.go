@@ -52,6 +52,7 @@ func ParseStmts(filename string, src []byte) ([]ast.Stmt, error) {
 			break
 		}
 		stmts = append(stmts, p.chunk(chunk, "")...)
+		p.prev = chunk[len(chunk)-1]
 	}
 	p.errs.Sort()
 	if p.stopped != nil {
@@ -86,7 +87,8 @@ type state struct {
 	bad     map[int]string
 	eof     lexer.Token
 	errs    ast.ErrorList
-	stopped *ast.Error // where the parse gave up after ast.MaxErrors, or nil
+	stopped *ast.Error  // where the parse gave up after ast.MaxErrors, or nil
+	prev    lexer.Token // the token before the statement being parsed (zero at the start)
 }
 
 // full reports whether the parse has found as many errors as it reports.
@@ -178,7 +180,7 @@ func (p *state) lexErrors(toks []lexer.Token) int {
 // syntaxError records the parse error err, unless a lexical error at or
 // before it (toks[firstBad]) already explains it.
 func (p *state) syntaxError(err error, toks []lexer.Token, root string, firstBad int) {
-	e := syntaxError(err, toks, root)
+	e := syntaxError(err, toks, root, p.prev)
 	if firstBad >= 0 && !e.Pos.Before(astPos(toks[firstBad].Pos)) {
 		return
 	}
@@ -239,12 +241,14 @@ func (p *state) recoverBlock(toks []lexer.Token) bool {
 		p.syntaxError(err, header, "", -1)
 	}
 	for _, b := range bodies {
+		p.prev = lexer.Token{}
 		for _, c := range splitStmts(toks[b.lb+1 : b.rb]) {
 			if len(saved)+len(p.errs) >= ast.MaxErrors {
 				p.stop(c[0])
 				break
 			}
 			p.chunk(c, kind)
+			p.prev = c[len(c)-1]
 		}
 	}
 	found := p.errs
