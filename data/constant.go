@@ -34,8 +34,9 @@ func ConstantObserved(file *ast.File, info *check.Info, bound map[string]*Array)
 		}
 		scale := ""
 		for i, p := range d.Params {
-			if p.Name == "sigma" && i < len(t.Dist.Args) && scale == "" {
+			if p.Name == "sigma" && i < len(t.Dist.Args) {
 				scale = paramRead(info, t.Dist.Args[i])
+				break
 			}
 		}
 		a := bound[id.Name]

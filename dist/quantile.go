@@ -13,7 +13,8 @@ import (
 // function rule dx/dθ = −(∂F/∂θ)/f(x) on the log CDF's own partials.
 
 // quantileFn is a family's quantile at p in (0, 1) or at an end, with the
-// parameter partials stored in dp and the partial in p returned.
+// parameter partials stored in dq (when not nil) and the partial in p
+// returned.
 type quantileFn func(p float64, q, dq []float64) (x, dx float64)
 
 var quantiles = map[string]quantileFn{

@@ -341,7 +341,7 @@ var funcs = []*Func{
 		Doc: "log P(X > value) per element (Stan's _lccdf), for right-censored data such as survival times still running: the families of logcdf", Example: "target += logccdf(t_cens, Weibull(k, s))"},
 	{Name: "icdf", Args: []Arg{{Name: "p", Ranks: AnyRank}, {Name: "dist", Ranks: AnyRank}}, Shape: ICDF,
 		Support: realRule, Elem: RealResult, Op: "icdf",
-		Doc: "the quantile x with P(X <= x) = p per element (PyMC's pm.icdf, Stan's _qf), for p in [0, 1] (outside, an error: at check time for a constant p, else at fit time, as is a quantile that is not finite, at p = 0 or 1 of an unbounded family): Normal, LogNormal, StudentT, Exponential, Gamma, Weibull, Uniform, Logistic, Cauchy and Gumbel; in closed form, Gamma by Newton steps in log x and StudentT by inv_inc_beta's inverse, each tail keeping its digits; derivatives in p and every argument (Gamma's shape and StudentT's nu by the implicit function rule); for a percentile capability index (ISO 22514) without replicate draws", Example: "output q99 = icdf(0.99865, LogNormal(mu, sigma))"},
+		Doc: "the quantile x with P(X <= x) = p per element (PyMC's pm.icdf, Stan's _qf), for p in [0, 1] (outside, an error: at check time for a constant p, else at fit time, as is a quantile that is not finite, at p = 0 or 1 of an unbounded family): Normal, LogNormal, StudentT, Exponential, Gamma, Weibull, Uniform, Logistic, Cauchy and Gumbel; in closed form, Gamma by Newton steps in log x and StudentT by inv_inc_beta, each tail keeping its digits; derivatives in p and every argument (Gamma's shape and StudentT's nu by the implicit function rule); for a percentile capability index (ISO 22514) without replicate draws", Example: "output q99 = icdf(0.99865, LogNormal(mu, sigma))"},
 }
 
 var (

@@ -106,11 +106,8 @@ func (p *Program) doomed(i int32, memo map[int32][]bool) []bool {
 		if d == nil || len(d) != n.n {
 			return nil
 		}
-		c := n.shape.Len()
-		if n.shape.Rank == 2 {
-			c = n.shape.Cols
-		}
-		for r := 0; r+c <= n.n; r += c {
+		c := n.shape.runLen()
+		for r := 0; r < n.n; r += c {
 			for j, in := r, false; j < r+c; j++ {
 				in = in || d[j]
 				if in {

@@ -76,10 +76,7 @@ func (p *Program) eval(n *node) bool {
 		}
 	case op == OpCumSum:
 		x := p.arg(n, 0)
-		xv, c := p.v(x), x.shape.Len()
-		if x.shape.Rank == 2 {
-			c = x.shape.Cols
-		}
+		xv, c := p.v(x), x.shape.runLen()
 		for r := 0; r < len(xv); r += c {
 			s := 0.0
 			for i, v := range xv[r : r+c] {

@@ -69,10 +69,7 @@ func (p *Program) grad(n *node) {
 		}
 	case op == OpCumSum: // x_j reaches every z_i with i ≥ j of its row
 		x := p.arg(n, 0)
-		ax, c := p.a(x), x.shape.Len()
-		if x.shape.Rank == 2 {
-			c = x.shape.Cols
-		}
+		ax, c := p.a(x), x.shape.runLen()
 		for r := 0; r < len(g); r += c {
 			s := 0.0
 			for i := r + c - 1; i >= r; i-- {

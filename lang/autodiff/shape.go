@@ -22,6 +22,15 @@ func Matrix(r, c int) Shape { return Shape{Rank: 2, Rows: r, Cols: c} }
 // Len returns the number of elements.
 func (s Shape) Len() int { return s.Rows * s.Cols }
 
+// runLen is the length of cumsum's runs over s: a vector's whole, a
+// matrix's rows.
+func (s Shape) runLen() int {
+	if s.Rank == 2 {
+		return s.Cols
+	}
+	return s.Len()
+}
+
 // IsScalar reports whether s is the scalar shape.
 func (s Shape) IsScalar() bool { return s.Rank == 0 }
 

@@ -120,8 +120,9 @@ func (p *Program) zeroRow(i int32, seen map[int32]bool) (int32, int) {
 }
 
 // termZero follows element k of node i, which is −Inf, back through the
-// elementwise nodes it is made of to the logpdf whose log 0 it is, and
-// returns that node and its element; −1 where none is found.
+// elementwise nodes it is made of (and a cumsum's running sums) to the
+// logpdf whose log 0 it is, and returns that node and its element; −1
+// where none is found.
 func (p *Program) termZero(i int32, k int, seen map[int32]bool) (int32, int) {
 	n := &p.nodes[i]
 	if k < 0 || k >= n.n || !math.IsInf(p.val[n.off+k], -1) || seen[i] {
@@ -142,6 +143,13 @@ func (p *Program) termZero(i int32, k int, seen map[int32]bool) (int32, int) {
 			e = k
 		case n.op == OpTranspose && n.shape.Rank == 2: // element (r, c) is the argument's (c, r)
 			e = k%n.shape.Cols*n.shape.Rows + k/n.shape.Cols
+		case n.op == OpCumSum && an.n == n.n: // −Inf from the first −Inf summed in, of k's row
+			xv := p.val[an.off : an.off+an.n]
+			for j := k - k%n.shape.runLen(); j <= k && e < 0; j++ {
+				if math.IsInf(xv[j], -1) {
+					e = j
+				}
+			}
 		}
 		if z, kz := p.termZero(ai, e, seen); z >= 0 {
 			return z, kz

@@ -72,7 +72,7 @@ func (c *checker) constDecl(s *ast.ConstDecl) {
 		c.usedOverds[name] = true
 		v, msg := parseOverride(text, elem)
 		if msg != "" {
-			c.errorf(s.Name.NamePos, "--set %s=%s: `%s` is %s constant and %s", name, text, name, withArticle(elem.String()), msg)
+			c.errorf(s.Name.NamePos, "--set %s=%s: `%s` is %s constant and %s", name, text, name, ast.Article(elem.String()), msg)
 		} else {
 			k.Value, k.Overridden, k.Override = v, true, text
 			ok = true

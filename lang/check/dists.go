@@ -80,7 +80,7 @@ func (c *checker) distArgs(call *ast.CallExpr) (*stdlib.Dist, []Type, bool) {
 		if !satisfies(p.Support, a) && !c.unsignedCountData(arg, a, p.Support, fmt.Sprintf("%s argument %d (%s)", d.Name, i+1, p.Name)) &&
 			!(univariate && !noCounts(p.Support, a) && (c.computedFromData(arg, a) || c.scaledByData(arg, p.Support))) {
 			c.errorf(arg.Pos(), "%s expects %s argument %d (%s); %s%s",
-				d.Name, withArticle(p.Support.String()), i+1, p.Name, c.explain(arg, p.Support), logitHint(d, c.supportHint(p.Support, arg, a)))
+				d.Name, ast.Article(p.Support.String()), i+1, p.Name, c.explain(arg, p.Support), logitHint(d, c.supportHint(p.Support, arg, a)))
 			ok = false
 		}
 		if p.Data != "" && !a.DataOnly {
@@ -735,8 +735,6 @@ func (c *checker) constLit(e ast.Expr) bool {
 	}
 	return true
 }
-
-func withArticle(word string) string { return ast.Article(word) }
 
 // supportWord names a support as a description of a value.
 func supportWord(t Type) string {

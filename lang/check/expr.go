@@ -702,7 +702,7 @@ func (c *checker) call(e *ast.CallExpr) Type {
 		}
 		if spec.Support != 0 && !satisfies(spec.Support, a) {
 			c.errorf(e.Args[i].Pos(), "%s expects %s argument %d (%s); %s%s",
-				f.Name, withArticle(spec.Support.String()), i+1, spec.Name, c.explain(e.Args[i], spec.Support), c.supportHint(spec.Support, e.Args[i], a))
+				f.Name, ast.Article(spec.Support.String()), i+1, spec.Name, c.explain(e.Args[i], spec.Support), c.supportHint(spec.Support, e.Args[i], a))
 			ok = false
 		}
 		if spec.Data != "" && !a.DataOnly {
@@ -965,27 +965,11 @@ func (c *checker) logpdf(e *ast.CallExpr, f *stdlib.Func) Type {
 	if call == nil && len(e.Args) > 1 {
 		call, _ = ast.Unparen(e.Args[1]).(*ast.CallExpr) // a function: an error below
 	}
-	for i, a := range e.Args {
-		if i != 1 || call == nil {
-			c.expr(a) // the errors inside, and the uses of names
-		}
-	}
-	if !c.arity(e, f.Name, f.Signature(), 2) {
+	d := c.argDist(e, f, call)
+	if d == nil {
 		return invalid
 	}
 	val := c.info.Types[e.Args[0]]
-	var d *stdlib.Dist
-	if call != nil {
-		d = stdlib.LookupDist(call.Fun.Name)
-	}
-	if d == nil {
-		hint := " such as Normal(mu, sigma)"
-		if call != nil {
-			hint = "; `" + call.Fun.Name + "` is not one" + suggest(call.Fun.Name, distNames())
-		}
-		c.errorf(e.Args[1].Pos(), "%s's second argument must be a distribution%s", f.Name, hint)
-		return invalid
-	}
 	_, args, ok := c.distArgs(call) // the arguments as for ~; the shapes below
 	if (f.Name == "logpdf" || d.Shape == stdlib.DistPoissonBinomial) && perObservationFamily(d) {
 		if !ok || !val.Valid() {
@@ -1025,6 +1009,32 @@ func (c *checker) logpdf(e *ast.CallExpr, f *stdlib.Func) Type {
 	return c.broadcastArgs(d, call, args, t, "%s")
 }
 
+// argDist checks the arguments of f(x, D(args)) (logpdf's, icdf's) but
+// D's own (call, when a call: distArgs checks those) and f's arity, and
+// returns D; nil after an error.
+func (c *checker) argDist(e *ast.CallExpr, f *stdlib.Func, call *ast.CallExpr) *stdlib.Dist {
+	for i, a := range e.Args {
+		if i != 1 || call == nil {
+			c.expr(a) // the errors inside, and the uses of names
+		}
+	}
+	if !c.arity(e, f.Name, f.Signature(), 2) {
+		return nil
+	}
+	var d *stdlib.Dist
+	if call != nil {
+		d = stdlib.LookupDist(call.Fun.Name)
+	}
+	if d == nil {
+		hint := " such as Normal(mu, sigma)"
+		if call != nil {
+			hint = "; `" + call.Fun.Name + "` is not one" + suggest(call.Fun.Name, distNames())
+		}
+		c.errorf(e.Args[1].Pos(), "%s's second argument must be a distribution%s", f.Name, hint)
+	}
+	return d
+}
+
 // icdf checks icdf(p, D(args)): D an elementwise family with a quantile
 // function (dist.Quantile), p real with a constant in [0, 1], p and the
 // arguments broadcast as logcdf's value and arguments do. The result has
@@ -1038,32 +1048,18 @@ func (c *checker) icdf(e *ast.CallExpr, f *stdlib.Func) Type {
 	}
 	if len(e.Args) > 0 {
 		if d0, ok := ast.Unparen(e.Args[0]).(*ast.CallExpr); ok && stdlib.LookupDist(d0.Fun.Name) != nil && (call == nil || stdlib.LookupDist(call.Fun.Name) == nil) {
-			c.expr(e.Args[min(1, len(e.Args)-1)])
+			if len(e.Args) > 1 {
+				c.expr(e.Args[1]) // its errors and uses; not D(...)'s, no value
+			}
 			c.errorf(e.Args[0].Pos(), "icdf takes the probability first: icdf(p, %s(...))", d0.Fun.Name)
 			return invalid
 		}
 	}
-	for i, a := range e.Args {
-		if i != 1 || call == nil {
-			c.expr(a)
-		}
-	}
-	if !c.arity(e, f.Name, f.Signature(), 2) {
+	d := c.argDist(e, f, call)
+	if d == nil {
 		return invalid
 	}
 	p := c.info.Types[e.Args[0]]
-	var d *stdlib.Dist
-	if call != nil {
-		d = stdlib.LookupDist(call.Fun.Name)
-	}
-	if d == nil {
-		hint := " such as Normal(mu, sigma)"
-		if call != nil {
-			hint = "; `" + call.Fun.Name + "` is not one" + suggest(call.Fun.Name, distNames())
-		}
-		c.errorf(e.Args[1].Pos(), "icdf's second argument must be a distribution%s", hint)
-		return invalid
-	}
 	_, args, ok := c.distArgs(call)
 	_, okQ := dist.Quantile(d.Name)
 	if d.Shape != stdlib.DistElementwise || !okQ {

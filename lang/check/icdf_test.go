@@ -8,8 +8,8 @@ import (
 
 // icdf's errors, each at what it blames: a constant p outside [0, 1], a
 // family without a quantile (the message lists those with one), the
-// distribution first, a second argument that is not one, a multivariate
-// family, and arguments that do not broadcast with p.
+// distribution first (alone too), a second argument that is not one, a
+// multivariate family, and arguments that do not broadcast with p.
 func TestICDFErrors(t *testing.T) {
 	const head = "data y: real[3]\ndata p: real[N]\nparam mu: real\nparam s: positive\n"
 	for _, c := range []struct{ src, want string }{
@@ -17,6 +17,7 @@ func TestICDFErrors(t *testing.T) {
 		{"output o = icdf(-0.25 * 2, Exponential(s))\n", "m.gpp:5:17: icdf's p must be in [0, 1]; `-0.25 * 2` is -0.5"},
 		{"output o = icdf(0.5, SkewNormal(mu, s, 2))\n", "m.gpp:5:22: icdf knows Normal, LogNormal, StudentT, Exponential, Gamma, Weibull, Uniform, Logistic, Cauchy, Gumbel; not SkewNormal"},
 		{"output o = icdf(Normal(mu, s), 0.5)\n", "m.gpp:5:17: icdf takes the probability first: icdf(p, Normal(...))"},
+		{"output o = icdf(Normal(mu, s))\n", "m.gpp:5:17: icdf takes the probability first: icdf(p, Normal(...))"}, // one error, not Normal's as a value too
 		{"output o = icdf(0.5, s)\n", "m.gpp:5:22: icdf's second argument must be a distribution such as Normal(mu, sigma)"},
 		{"output o = icdf(0.5, MvNormal(y, I(3)))\n", "m.gpp:5:22: icdf knows Normal, LogNormal, StudentT, Exponential, Gamma, Weibull, Uniform, Logistic, Cauchy, Gumbel; not MvNormal"},
 		{"param t: real ~ Normal(0, icdf(0, Exponential(2)))\n", "m.gpp:5:27: Normal expects a positive argument 2 (sigma); `icdf(0, Exponential(2))` is non-negative (icdf's values are those of its distribution's draws: `Exponential(2)`)"},

@@ -1164,11 +1164,7 @@ func (l *lowerer) apply(e *ast.CallExpr, f *stdlib.Func, args []autodiff.ID, pos
 	case "colsum":
 		id = b.ColSum(args[0], pos)
 	case "cumsum":
-		if b.Shape(args[0]).Rank == 2 { // along each row
-			id = b.RowCumSum(args[0], pos)
-		} else {
-			id = b.CumSum(args[0], pos)
-		}
+		id = b.RowCumSum(args[0], pos) // a vector's, or along each row of a matrix
 	case "ar_filter":
 		if sp, se := b.Shape(args[0]), b.Shape(args[1]); sp.Rank == 1 && se.Rank > 0 && sp.Rows >= 2 && sp.Rows >= se.Rows {
 			l.errorf(e.Args[0].Pos(), "%s", stdlib.FilterPhiTooLong(ast.FormatExpr(e.Args[0]), fmt.Sprint(sp.Rows), fmt.Sprint(se.Rows)))
