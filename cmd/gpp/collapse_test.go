@@ -130,6 +130,13 @@ func TestOptimaHint(t *testing.T) {
 	if want := "read the best restart's draws alone (restart 2's: draws.csv's rows with restart__ = 2;"; !strings.Contains(got, want) {
 		t.Errorf("hint %q, want it to contain %q", got, want)
 	}
+	// restart__ numbers the restarts that did not fail: restart 1 failed,
+	// so the best, restart 3, is restart__ = 2
+	failed := mix(-878.4, -805.5, -805.4)
+	failed.Restarts = []int{0, 2, 3}
+	if got, want := optimaHint(failed), "(restart 3's: draws.csv's rows with restart__ = 2;"; !strings.Contains(got, want) {
+		t.Errorf("hint %q, want it to contain %q", got, want)
+	}
 	// the gap is floored: 10.6 nats is "10 or more", not "11 or more"
 	if got, want := optimaHint(mix(-800, -810.6)), "restart 1 at -810.6, 10 nats or more below"; !strings.Contains(got, want) {
 		t.Errorf("hint %q, want it to contain %q", got, want)

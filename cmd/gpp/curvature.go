@@ -88,12 +88,10 @@ type curvCheck struct {
 	// outNames, outVar and outRatio are the output elements the check
 	// read by the delta method (outputRatios): by the table's names, their
 	// output's name, and their ratios; outOff marks those read off q's
-	// settled scales (outShareOff), outLeft counts the elements past
-	// outCurvMaxWork left unchecked.
+	// settled scales (outShareOff).
 	outNames, outVar []string
 	outRatio         []float64
 	outOff           []bool
-	outLeft          int
 }
 
 // autoLowRank is the rank R of the low-rank joint factor over every param

@@ -139,19 +139,9 @@ func looDataCells(ds *drawSet, l *pipeline.Loaded, obs []int) string {
 	if a == nil || !slices.Equal(a.Shape, v.shape) || len(a.Values) == 0 {
 		return ""
 	}
-	var known []float64
-	for _, x := range a.Values {
-		if !math.IsNaN(x) {
-			known = append(known, x)
-		}
-	}
-	if len(known) == 0 {
+	median := drawQuantile(a.Values, 0.5) // of the known values: NaN where none
+	if math.IsNaN(median) {
 		return ""
-	}
-	slices.Sort(known)
-	median := known[len(known)/2]
-	if len(known)%2 == 0 {
-		median = (known[len(known)/2-1] + median) / 2
 	}
 	parts := make([]string, 0, len(obs))
 	for _, i := range obs {

@@ -28,9 +28,6 @@ func mixtureCall(f *ast.File) *ast.CallExpr {
 		return nil
 	}
 	d := declsOf(f)
-	params, lets := d.params, d.lets
-	targets := d.targets
-	reads := func(e ast.Expr, seen map[string]bool) bool { return d.reads(e, params, seen) }
 	var find func(e ast.Expr, seen map[string]bool) *ast.CallExpr
 	find = func(e ast.Expr, seen map[string]bool) *ast.CallExpr {
 		var call *ast.CallExpr
@@ -40,12 +37,12 @@ func mixtureCall(f *ast.File) *ast.CallExpr {
 			}
 			switch n := n.(type) {
 			case *ast.CallExpr:
-				if mixtureFuncs[n.Fun.Name] && mixtureArgsRead(n, func(a ast.Expr) bool { return reads(a, map[string]bool{}) }) {
+				if mixtureFuncs[n.Fun.Name] && mixtureArgsRead(n, func(a ast.Expr) bool { return d.reads(a, d.params, map[string]bool{}) }) {
 					call = n
 					return false
 				}
 			case *ast.Ident:
-				if v := lets[n.Name]; v != nil && !seen[n.Name] {
+				if v := d.lets[n.Name]; v != nil && !seen[n.Name] {
 					seen[n.Name] = true
 					call = find(v, seen)
 				}
@@ -54,7 +51,7 @@ func mixtureCall(f *ast.File) *ast.CallExpr {
 		})
 		return call
 	}
-	for _, t := range targets {
+	for _, t := range d.targets {
 		if c := find(t, map[string]bool{}); c != nil {
 			return c
 		}
@@ -230,15 +227,15 @@ func degenerateScaleHint(s sgvb.Settings, m *compile.Model, r *sgvb.Result, mix 
 			return ""
 		}
 	}
-	return collapsedScale(m, r, rise, scales, len(scales) > 0)
+	return collapsedScale(m, r, rise, scales)
 }
 
 // collapsedScale is degenerateScaleHint's text for the first collapsed
-// element of a positive param, of one in scales if only.
-func collapsedScale(m *compile.Model, r *sgvb.Result, rise sgvb.Rise, scales map[string]bool, only bool) string {
+// element of a positive param, of one in scales where it is not empty.
+func collapsedScale(m *compile.Model, r *sgvb.Result, rise sgvb.Rise, scales map[string]bool) string {
 	for i := range r.Factors {
 		f := &r.Factors[i]
-		if f.Support != dist.Positive || f.Scale != 0 || f.ScaleV != nil || only && !scales[f.Name] {
+		if f.Support != dist.Positive || f.Scale != 0 || f.ScaleV != nil || len(scales) > 0 && !scales[f.Name] {
 			continue
 		}
 		lat := latentNamed(m, f.Name)
@@ -276,13 +273,8 @@ func observedScales(f *ast.File, info *check.Info) map[string]bool {
 		if !ok {
 			return true
 		}
-		lhs := ast.Unparen(t.LHS)
-		if ix, ok := lhs.(*ast.IndexExpr); ok {
-			lhs = ast.Unparen(ix.X)
-		}
-		id, ok := lhs.(*ast.Ident)
-		d := info.Dists[t.Dist]
-		if !ok || d == nil || info.Uses[id] == nil || info.Uses[id].Kind != check.Data {
+		sym, d := info.Uses[check.ObservedIdent(t.LHS)], info.Dists[t.Dist]
+		if sym == nil || d == nil || sym.Kind != check.Data {
 			return false
 		}
 		for i, p := range d.Params {

@@ -157,7 +157,7 @@ func scaling(e *ast.BinaryExpr, z *check.Symbol, info *check.Info) (ast.Expr, bo
 	var factors []ast.Expr
 	var flatten func(x ast.Expr)
 	flatten = func(x ast.Expr) {
-		if b, ok := ast.Unparen(x).(*ast.BinaryExpr); ok && (b.Op == ast.Mul || b.Op == ast.EMul) && scalingOp(b, info) {
+		if b, ok := ast.Unparen(x).(*ast.BinaryExpr); ok && scalingOp(b, info) {
 			chain[b] = true
 			flatten(b.X)
 			flatten(b.Y)

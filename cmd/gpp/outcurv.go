@@ -13,8 +13,9 @@ import (
 // outCurvMaxWork bounds the outputs' curvature check (outputRatios): the
 // check's coordinates times the output elements it reads, whose
 // gradients it holds and whose quadratic forms cost that times the
-// coordinates again. Output variables past it are left unchecked
-// (curvCheck.outLeft).
+// coordinates again. An output variable whose elements would take the
+// work past it is left unchecked, unmarked (a later, smaller one may
+// still be read).
 const outCurvMaxWork = 200_000
 
 // outShareOff is the share of an output's mean-field variance, by the
@@ -69,7 +70,6 @@ func outputRatios(ctx context.Context, cc *curvCheck, l *pipeline.Loaded, ud *sg
 			}
 		}
 		if (len(elems)+len(these))*len(u) > outCurvMaxWork {
-			cc.outLeft += len(these)
 			continue
 		}
 		elems = append(elems, these...)
@@ -84,7 +84,6 @@ func outputRatios(ctx context.Context, cc *curvCheck, l *pipeline.Loaded, ud *sg
 	xu := append([]float64(nil), u...)
 	for j := range u {
 		if ctx.Err() != nil {
-			cc.outLeft += len(elems)
 			return
 		}
 		h := math.Cbrt(0x1p-52) * math.Max(1, math.Abs(u[j])) // the Hessian's step (sgvb's laplaceStep)

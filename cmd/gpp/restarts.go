@@ -989,10 +989,10 @@ func optimaHint(mix *sgvb.Mixture) string {
 	if mix == nil || len(mix.Components) < 2 {
 		return ""
 	}
-	best, bestR := math.Inf(-1), 0
+	best, bestI := math.Inf(-1), 0 // bestI: the component, draws.csv's restart__ (a failed restart has none)
 	for i, c := range mix.Components {
 		if c.ELBO > best {
-			best, bestR = c.ELBO, mix.Restarts[i]
+			best, bestI = c.ELBO, i
 		}
 	}
 	var top, low []int
@@ -1012,7 +1012,7 @@ func optimaHint(mix *sgvb.Mixture) string {
 		"for predictions such a blend can do better than any one restart (the football EPM's 8 restarts: examples/README.md), but for the params read the best restart's draws alone "+
 		"(restart %d's: draws.csv's rows with restart__ = %d; fit.json's \"restarts\" holds each restart's q, its factors' means and sds), "+
 		"or add --psis-resample, which resamples the mixture's draws by p/q; more restarts (a wider --jitter, or --init-radius 2's random starts) show how often each optimum is found (docs/inference.md, Restarts)",
-		restartList(top), elboRange(topE), restartList(low), elboRange(lowE), math.Floor(best-slices.Max(lowE)), bestR, bestR) // floored: "11 or more" of a gap of 10.6 is false
+		restartList(top), elboRange(topE), restartList(low), elboRange(lowE), math.Floor(best-slices.Max(lowE)), mix.Restarts[bestI], bestI) // floored: "11 or more" of a gap of 10.6 is false
 }
 
 // restartsApart is the R̂ across restarts above which a param element's

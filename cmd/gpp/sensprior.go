@@ -142,11 +142,7 @@ func paramPriors(file *ast.File, info *check.Info, lat *check.Latent) []*ast.Cal
 			if !ok {
 				return true
 			}
-			lhs := ast.Unparen(t.LHS)
-			if ix, ok := lhs.(*ast.IndexExpr); ok {
-				lhs = ast.Unparen(ix.X)
-			}
-			if id, ok := lhs.(*ast.Ident); ok && info.Uses[id] == lat.Symbol {
+			if id := check.ObservedIdent(t.LHS); id != nil && info.Uses[id] == lat.Symbol {
 				ds = append(ds, t.Dist)
 			}
 			return false

@@ -39,8 +39,8 @@ model's and data's.
 It prints gpp sample's table: each param and output element's mean, mcse,
 sd, percentiles, bulk and tail ESS and R̂ (rank-normalised split R̂ and ESS,
 as Stan ≥ 2.30), after the sampler's columns (lp__, accept_stat__, ...;
-an approximation's columns of densities, log_p__ and log_g__, lp_approx__,
-are not summarised, as gpp fit's summary lists none). Draws of an
+an approximation's columns of densities, its lp__, log_p__, log_g__ and
+lp_approx__, are not summarised, as gpp fit's summary lists none). Draws of an
 approximation (variational, pathfinder, laplace) are independent draws of
 one distribution, not chains: their R̂ is NaN, their ESS still measures the
 draws. Chains that each hold one value have no ESS or mcse; their R̂ is
