@@ -930,7 +930,7 @@ func compareLOO(fits []*looFit) ([]looRank, error) {
 	}
 	ranks := make([]looRank, len(fits))
 	for j, f := range fits {
-		r := looRank{fit: f, nObserve: n, se: sumSE(f.elpd)}
+		r := looRank{fit: f, nObserve: n, se: sgvb.SumSE(f.elpd)}
 		for i := range n {
 			r.elpd += f.elpd[i]
 			r.p += f.p[i]
@@ -963,7 +963,7 @@ func compareLOO(fits []*looFit) ([]looRank, error) {
 			d[i] = f.elpd[i] - best.elpd[i]
 			ranks[j].diff += d[i]
 		}
-		ranks[j].seDiff = sumSE(d)
+		ranks[j].seDiff = sgvb.SumSE(d)
 	}
 	return ranks, nil
 }
@@ -1047,24 +1047,6 @@ func notNumberAdvice(f *looFit) string {
 		return "gpp kfold now counts a log_lik that is NaN at a draw as density 0 and warns where it arose, where an earlier gpp kfold made the observation's elpd NaN: rerun it; otherwise its fold's training log density was not finite at any draw, which it warned of"
 	}
 	return "the fit warned which outputs were not a number"
-}
-
-// sumSE is the standard error of Σ v_i, √n·sd(v) (NaN for fewer than two).
-func sumSE(v []float64) float64 {
-	n := float64(len(v))
-	if len(v) < 2 {
-		return math.NaN()
-	}
-	mean := 0.0
-	for _, x := range v {
-		mean += x
-	}
-	mean /= n
-	ss := 0.0
-	for _, x := range v {
-		ss += (x - mean) * (x - mean)
-	}
-	return math.Sqrt(n * ss / (n - 1))
 }
 
 // num1 formats a comparison number with one decimal, as loo_compare prints.

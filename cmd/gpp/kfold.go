@@ -1045,7 +1045,7 @@ func (su *kfoldSetup) totals(res []foldResult) kfoldTotals {
 		t.lpd += full.elpd[i]
 	}
 	t.p = t.lpd - t.elpd
-	t.se = sumSE(t.elpdI)
+	t.se = sgvb.SumSE(t.elpdI)
 	return t
 }
 

@@ -234,22 +234,37 @@ func (l *LOO) Total() {
 // point's two), in their order, and the standard error of the first,
 // √n·sd(elpd_i): 0 for fewer than two points.
 func pointTotals[P any](points []P, of func(P) (elpd, p float64)) (elpd, p, se float64) {
-	for _, pt := range points {
+	es := make([]float64, len(points))
+	for i, pt := range points {
 		e, q := of(pt)
+		es[i] = e
 		elpd += e
 		p += q
 	}
-	n := float64(len(points))
-	if n > 1 {
-		mean := elpd / n
-		v := 0.0
-		for _, pt := range points {
-			e, _ := of(pt)
-			v += (e - mean) * (e - mean)
-		}
-		se = math.Sqrt(n * v / (n - 1))
+	if len(points) > 1 {
+		se = SumSE(es)
 	}
 	return elpd, p, se
+}
+
+// SumSE is the standard error of Σ v_i, √n·sd(v) with the sample sd (the
+// loo package's se of elpd and of an elpd difference); NaN for fewer than
+// two values.
+func SumSE(v []float64) float64 {
+	n := float64(len(v))
+	if len(v) < 2 {
+		return math.NaN()
+	}
+	mean := 0.0
+	for _, x := range v {
+		mean += x
+	}
+	mean /= n
+	ss := 0.0
+	for _, x := range v {
+		ss += (x - mean) * (x - mean)
+	}
+	return math.Sqrt(n * ss / (n - 1))
 }
 
 // looScratch holds one goroutine's buffers for PSISLOO's observations.
