@@ -68,8 +68,11 @@ func boundPileWarning(r *sgvb.Result, ds *drawSet, st []stats) string {
 		return ""
 	}
 	more := ""
-	if n > 1 {
-		more = fmt.Sprintf(", and %d more element%s do the same", n-1, plural(n-1))
+	switch {
+	case n == 2:
+		more = ", and 1 more element does the same"
+	case n > 2:
+		more = fmt.Sprintf(", and %d more elements do the same", n-1)
 	}
 	return fmt.Sprintf("%s%s: the log density rises to the bound, so the data would put it beyond: where the bound is a modelling choice (a prior's range), not the quantity's own, widen it or check the data for a value the model cannot reach inside it (a 14C age past the end of its calibration curve)", first, more)
 }

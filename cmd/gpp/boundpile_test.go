@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,13 +14,6 @@ import (
 // warning.
 func TestBoundPileWarning(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
 	const rangeModel = "data y: real[N]\nparam t: real<lower=0, upper=10> ~ Uniform(0, 10)\ny ~ Normal(t, 0.1)\n"
 	const probModel = "data k: int[N]\nparam p: TYPE ~ Beta(1, 1)\nk ~ Bernoulli(p)\n"
 	successes := "k\n" + strings.Repeat("1\n", 5000)
@@ -35,12 +27,11 @@ func TestBoundPileWarning(t *testing.T) {
 		{"real<lower=0, upper=1>", strings.Replace(probModel, "TYPE", "real<lower=0, upper=1>", 1), successes, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			model, data := write("m.gpp", c.model), write("d.csv", c.data)
-			var out, errb strings.Builder
-			if code := run([]string{"fit", model, data, "--quiet", "--out", filepath.Join(dir, "fit")}, strings.NewReader(""), &out, &errb); code != exitOK {
-				t.Fatalf("exit %d: %s", code, errb.String())
+			model, data := writeFile(t, dir, "m.gpp", c.model), writeFile(t, dir, "d.csv", c.data)
+			code, _, got := runSafe(t, "fit", model, data, "--quiet", "--out", filepath.Join(dir, "fit"))
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, got)
 			}
-			got := errb.String()
 			if c.want == "" {
 				if strings.Contains(got, "lie against its") {
 					t.Errorf("warned of a bound:\n%s", got)

@@ -68,6 +68,29 @@ func TestObservedValues(t *testing.T) {
 	}
 }
 
+// sparseRegressionCSV is n rows of y = 3 X.1 - 2 X.2 + noise and the P
+// standard normal columns X.1..X.P, drawn from rng.
+func sparseRegressionCSV(rng *rand.Rand, n, P int) string {
+	var b strings.Builder
+	b.WriteString("y")
+	for j := range P {
+		fmt.Fprintf(&b, ",X.%d", j+1)
+	}
+	b.WriteString("\n")
+	for range n {
+		x := make([]float64, P)
+		for j := range x {
+			x[j] = rng.NormFloat64()
+		}
+		fmt.Fprintf(&b, "%.4f", 3*x[0]-2*x[1]+rng.NormFloat64())
+		for _, v := range x {
+			fmt.Fprintf(&b, ",%.4f", v)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
 // TestLocalOptimumHintCLI: a horseshoe regression with 50 coefficients
 // on 8 observations gets the hint from a single fit, not with
 // --restarts; the same model on 120 observations does not.
@@ -78,27 +101,7 @@ func TestLocalOptimumHintCLI(t *testing.T) {
 	dir := t.TempDir()
 	const P = 50
 	rng := rand.New(rand.NewPCG(1, 2))
-	rows := func(n int) string {
-		var b strings.Builder
-		b.WriteString("y")
-		for j := range P {
-			fmt.Fprintf(&b, ",X.%d", j+1)
-		}
-		b.WriteString("\n")
-		for range n {
-			x := make([]float64, P)
-			for j := range x {
-				x[j] = rng.NormFloat64()
-			}
-			fmt.Fprintf(&b, "%.4f", 3*x[0]-2*x[1]+rng.NormFloat64())
-			for _, v := range x {
-				fmt.Fprintf(&b, ",%.4f", v)
-			}
-			b.WriteString("\n")
-		}
-		return b.String()
-	}
-	few, many := writeFile(t, dir, "few.csv", rows(8)), writeFile(t, dir, "many.csv", rows(120))
+	few, many := writeFile(t, dir, "few.csv", sparseRegressionCSV(rng, 8, P)), writeFile(t, dir, "many.csv", sparseRegressionCSV(rng, 120, P))
 	model := writeFile(t, dir, "hs.gpp", "data y: real[N]\ndata X: real[N, P]\nparam alpha: real ~ Normal(0, 5)\nparam sigma: positive ~ HalfNormal(2)\n"+
 		"param z: real[P] ~ Normal(0, 1)\nparam lambda: positive[P] ~ HalfCauchy(1)\nparam tau: positive ~ HalfCauchy(0.1)\n"+
 		"y ~ Normal(alpha + X * (tau * lambda .* z), sigma)\n")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -36,16 +37,7 @@ func looDominantObs(ds *drawSet) []int {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		pa, pb := lo.Points[a].P, lo.Points[b].P
-		switch {
-		case pa > pb || !math.IsNaN(pa) && math.IsNaN(pb):
-			return -1
-		case pa < pb || math.IsNaN(pa) && !math.IsNaN(pb):
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(lo.Points[b].P, lo.Points[a].P) }) // NaN last
 	sum := 0.0
 	for c, i := range order[:looDominantMax] {
 		p := lo.Points[i]
@@ -90,17 +82,13 @@ func looDominant(ds *drawSet, l *pipeline.Loaded) string {
 		ks[c] = num3(lo.Points[i].K)
 		sum += lo.Points[i].P
 	}
-	who := fmt.Sprintf("one observation, %s (k̂ %s), carries %.3g of p_loo's %.3g", names[0], ks[0], sum, lo.P)
+	who, it := fmt.Sprintf("one observation, %s (k̂ %s), carries %.3g of p_loo's %.3g", names[0], ks[0], sum, lo.P), "it"
 	if len(obs) > 1 {
-		who = fmt.Sprintf("%d observations, %s (k̂ %s), carry %.3g of p_loo's %.3g", len(obs), strings.Join(names, ", "), strings.Join(ks, ", "), sum, lo.P)
+		who, it = fmt.Sprintf("%d observations, %s (k̂ %s), carry %.3g of p_loo's %.3g", len(obs), strings.Join(names, ", "), strings.Join(ks, ", "), sum, lo.P), "them"
 	}
 	cells := looDataCells(ds, l, obs)
 	if cells != "" {
 		cells = ": " + cells
-	}
-	it := "it"
-	if len(obs) > 1 {
-		it = "them"
 	}
 	return fmt.Sprintf("; %s%s; an observation the model cannot explain (a typo, a unit, a shifted row?) pulls every param toward itself, and no other q or sampler mends that: check %s in the data before refitting with another q", who, cells, it)
 }

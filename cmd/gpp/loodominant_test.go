@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,13 +16,7 @@ import (
 // warning points to it. The same data with that count 6 get neither.
 func TestLOODominantObservation(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, text string) string { return writeFile(t, dir, name, text) }
 	ys := []int{4, 5, 3, 6, 7, 5, 4, 8, 5, 4, 6, 1000000, 5, 3, 4, 7, 5, 6, 4, 5, 8, 3, 5, 6, 4, 5, 7, 4, 5, 6}
 	csv := func(ys []int) string {
 		var b strings.Builder
@@ -35,11 +28,11 @@ func TestLOODominantObservation(t *testing.T) {
 	}
 	model := write("m.gpp", "data y: int[N]\nparam mu: real ~ Normal(0, 5)\nparam phi: positive ~ Gamma(2, 0.1)\ny ~ NegBinomialLog(mu, phi)\noutput log_lik = logpdf(y, NegBinomialLog(mu, phi))\n")
 	fit := func(data string) string {
-		var out, errb strings.Builder
-		if code := run([]string{"fit", model, data, "--quiet", "--out", filepath.Join(dir, "fit")}, strings.NewReader(""), &out, &errb); code != exitOK {
-			t.Fatalf("exit %d: %s", code, errb.String())
+		code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--out", filepath.Join(dir, "fit"))
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
 		}
-		return errb.String()
+		return stderr
 	}
 	bad := write("bad.csv", csv(ys))
 	got := fit(bad)

@@ -269,26 +269,8 @@ func TestMixturePriorHintCLI(t *testing.T) {
 		t.Skip("fits models")
 	}
 	dir := t.TempDir()
-	var b strings.Builder
-	const P = 40
-	b.WriteString("y")
-	for j := range P {
-		fmt.Fprintf(&b, ",X.%d", j+1)
-	}
-	b.WriteString("\n")
-	rng := rand.New(rand.NewPCG(1, 2))
-	for range 4 { // 42 coordinates, 10 per observed value: the restarts hint of p ≫ n is not given to a mixture
-		x := make([]float64, P)
-		for j := range x {
-			x[j] = rng.NormFloat64()
-		}
-		fmt.Fprintf(&b, "%.4f", 3*x[0]-2*x[1]+rng.NormFloat64())
-		for _, v := range x {
-			fmt.Fprintf(&b, ",%.4f", v)
-		}
-		b.WriteString("\n")
-	}
-	data := writeFile(t, dir, "ss.csv", b.String())
+	// 4 rows, 42 coordinates, 10 per observed value: the restarts hint of p ≫ n is not given to a mixture
+	data := writeFile(t, dir, "ss.csv", sparseRegressionCSV(rand.New(rand.NewPCG(1, 2)), 4, 40))
 	model := writeFile(t, dir, "ss.gpp", "data y: real[N]\ndata X: real[N, P]\nparam sigma: positive ~ HalfNormal(2)\nparam w: unit ~ Beta(1, 9)\nparam beta: real[P]\n"+
 		"target += sum(log_mix(w, logpdf(beta, Normal(0, 2)), logpdf(beta, Normal(0, 0.02))))\ny ~ Normal(X * beta, sigma)\n")
 	code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--seed", "1", "--out", filepath.Join(dir, "o"))

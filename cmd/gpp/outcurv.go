@@ -86,7 +86,7 @@ func outputRatios(ctx context.Context, cc *curvCheck, l *pipeline.Loaded, ud *sg
 		if ctx.Err() != nil {
 			return
 		}
-		h := math.Cbrt(0x1p-52) * math.Max(1, math.Abs(u[j])) // the Hessian's step (sgvb's laplaceStep)
+		h := sgvb.LaplaceStep(u[j])
 		xu[j] = u[j] + h
 		vp := eval(xu)
 		xu[j] = u[j] - h

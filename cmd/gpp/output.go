@@ -55,6 +55,14 @@ const predictStream = sgvb.OutputStream
 // predictions share.
 const predictDataStream = sgvb.LeftOutStream
 
+// seedPredictive seeds ev's draws of the outputs' ~ from predictStream and
+// those of the data that are missing or left out (NAME_missing: NaN
+// without a stream) from predictDataStream, as a fit's table draws them.
+func seedPredictive(ev *compile.Evaluator, seed uint64) {
+	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream)))
+	ev.SetDrawRand(rand.New(rand.NewPCG(seed, predictDataStream)))
+}
+
 // looStream seeds the defensive draws of PSIS-LOO (sgvb.Defensive), and
 // looStream+1 their predictive outputs, so that they leave the output draws
 // as they were.
@@ -1053,8 +1061,7 @@ func makeDrawsPaced(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, 
 		}
 	}
 	rng := rand.New(rand.NewPCG(seed, sgvb.DrawStream))
-	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream)))
-	ev.SetDrawRand(rand.New(rand.NewPCG(seed, predictDataStream)))
+	seedPredictive(ev, seed)
 	// the draws of q a batch at a time (the same as one at a time, faster
 	// for a full-rank q), each batch's buffers starting as x
 	xs := make([][]float64, min(n, drawBatch))

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -418,8 +417,7 @@ func evalSampleCoords(sc *sampleCoords, m *compile.Model, seed uint64, lv *level
 	ds := modelDrawSet(m, "nuts", total)
 	sd := &sampleDraws{ds: ds, n: n, chains: chains, chain: sc.chain, draw: sc.draw}
 	x, z := make([]float64, u.TargetDim()), make([]float64, u.TargetDim())
-	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream)))
-	ev.SetDrawRand(rand.New(rand.NewPCG(seed, predictDataStream)))
+	seedPredictive(ev, seed)
 	var xf []float64 // the sample's layout (lv)
 	if lv != nil {
 		xf = make([]float64, lv.dim)

@@ -138,8 +138,7 @@ func makePriorDraws(ctx context.Context, ps *compile.PriorSampler, m *compile.Mo
 	ds := modelDrawSet(m, "prior", n)
 	x, z := make([]float64, m.Dim), make([]float64, m.Dim)
 	rng := rand.New(rand.NewPCG(seed, priorStream))
-	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream)))
-	ev.SetDrawRand(rand.New(rand.NewPCG(seed, predictDataStream))) // a leaf's missing cells (NAME_missing): NaN without it
+	seedPredictive(ev, seed)
 	for d := range n {
 		if err := ctx.Err(); err != nil {
 			return nil, err

@@ -939,8 +939,7 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 	// table (makeDrawsPaced): quantile(x, 0.95) of a column of the table
 	// is its 95% entry, of the same draws
 	rng := rand.New(rand.NewPCG(seed, sgvb.DrawStream))
-	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream)))
-	ev.SetDrawRand(rand.New(rand.NewPCG(seed, predictDataStream)))
+	seedPredictive(ev, seed)
 	coords := make([]float64, m.Dim)
 	var nan, inf nonFiniteDraws
 	for d := range n {

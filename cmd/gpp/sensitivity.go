@@ -17,7 +17,6 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -631,8 +630,7 @@ func sensFromQ(cfg *sensConfig, m *compile.Model, q sgvb.Proposal, seed uint64, 
 	b := &sensBase{ds: ds, lprior: make([]float64, S), llik: make([]float64, S), kFit: math.NaN(), what: what, inputs: inputs}
 	lw := make([]float64, S)
 	x, z := make([]float64, u.TargetDim()), make([]float64, u.TargetDim())
-	ev.SetRand(rand.New(rand.NewPCG(seed, predictStream)))
-	ev.SetDrawRand(rand.New(rand.NewPCG(seed, predictDataStream)))
+	seedPredictive(ev, seed)
 	for d := range S {
 		logq := q.Candidate(seed, d, x)
 		lp, outs, err := ev.Eval(x)

@@ -444,10 +444,11 @@ func pooledDraws(files []*drawsFileData) (*sampleDraws, error) {
 	}
 	var keep []int // the file's columns summarised
 	for j, h := range f.header {
-		// An approximation's columns of densities (a variational lp__, 0,
-		// log_p__, log_g__; pathfinder's lp_approx__, lp__) are its own
-		// bookkeeping, not params: gpp fit's summary lists none of them.
-		if !slices.Contains(bookkeeping, h) && (f.kind.mcmc() || !strings.HasSuffix(h, "__")) {
+		// An approximation's columns of densities, its kind's header prefix
+		// (a variational lp__, 0, log_p__, log_g__; pathfinder's
+		// lp_approx__, lp__), are its own bookkeeping, not params: gpp
+		// fit's summary lists none of them. A param named mu__ stays.
+		if !slices.Contains(bookkeeping, h) && (f.kind.mcmc() || !slices.Contains(drawsKinds[f.kind].prefix, h)) {
 			keep = append(keep, j)
 		}
 	}

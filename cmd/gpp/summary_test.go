@@ -313,3 +313,29 @@ func TestSummaryFrozenChains(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryFitDrawsParamUnderscores: gpp summary of a fit's draws.csv
+// leaves out its columns of densities (lp__, log_p__, log_g__) but keeps
+// a param whose name ends in __, which the language allows.
+func TestSummaryFitDrawsParamUnderscores(t *testing.T) {
+	dir := t.TempDir()
+	model := writeFile(t, dir, "m.gpp", "data y: real[N]\nparam mu__: real ~ Normal(0, 5)\ny ~ Normal(mu__, 1)\n")
+	data := writeFile(t, dir, "d.csv", "y\n1\n2\n3\n")
+	out := filepath.Join(dir, "fit")
+	if code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--out", out); code != exitOK {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := runSafe(t, "summary", filepath.Join(out, "draws.csv"))
+	if code != exitOK {
+		t.Fatalf("summary: exit %d: %s", code, stderr)
+	}
+	rows := map[string]bool{}
+	for _, line := range strings.Split(stdout, "\n") {
+		if f := strings.Fields(line); len(f) > 0 {
+			rows[f[0]] = true
+		}
+	}
+	if !rows["mu__"] || rows["log_p__"] || rows["log_g__"] || rows["lp__"] {
+		t.Errorf("want mu__'s row and no density column's:\n%s", stdout)
+	}
+}

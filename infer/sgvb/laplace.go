@@ -38,6 +38,10 @@ const MaxLaplace = 1000
 // error against the O(ε/h) rounding of the gradients.
 var laplaceStep = math.Cbrt(0x1p-52)
 
+// LaplaceStep is the Hessian's step h at coordinate x, laplaceStep·max(1,
+// |x|): the step of a difference that should match the Hessian's.
+func LaplaceStep(x float64) float64 { return laplaceStep * math.Max(1, math.Abs(x)) }
+
 // LaplaceError says where the Hessian of the log density at the mode of a
 // Laplace fit is not negative definite (or not finite): Latent's element
 // Elem (−1 for a scalar) is the unconstrained coordinate with the largest
@@ -247,7 +251,7 @@ func centralHessian(ctx context.Context, ud *Unconstrained, u []float64) (H *mat
 		if ctx.Err() != nil {
 			return nil, -1, ctx.Err()
 		}
-		h := laplaceStep * math.Max(1, math.Abs(u[j]))
+		h := LaplaceStep(u[j])
 		x[j] = u[j] + h
 		lp, _ := ud.LogDensity(x, gp)
 		x[j] = u[j] - h
