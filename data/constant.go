@@ -32,17 +32,11 @@ func ConstantObserved(file *ast.File, info *check.Info, bound map[string]*Array)
 		if !ok || d == nil || d.Int || seen[id.Name] || info.Uses[id] == nil || info.Uses[id].Kind != check.Data {
 			return false
 		}
-		scale := ""
-		for i, p := range d.Params {
-			if p.Name == "sigma" && i < len(t.Dist.Args) {
-				scale = paramRead(info, t.Dist.Args[i])
-				break
-			}
-		}
-		a := bound[id.Name]
-		if scale == "" || a == nil {
+		scales, a := info.ScaleParams(t), bound[id.Name]
+		if len(scales) == 0 || a == nil {
 			return false
 		}
+		scale := scales[0]
 		first, count := math.NaN(), 0
 		for _, v := range a.Values {
 			if math.IsNaN(v) {
@@ -62,16 +56,4 @@ func ConstantObserved(file *ast.File, info *check.Info, bound map[string]*Array)
 		return false
 	})
 	return warns
-}
-
-// paramRead returns the name of the first param that e reads, "" if none.
-func paramRead(info *check.Info, e ast.Expr) string {
-	name := ""
-	ast.Inspect(e, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok && name == "" && info.Uses[id] != nil && info.Uses[id].Kind == check.Param {
-			name = id.Name
-		}
-		return name == ""
-	})
-	return name
 }

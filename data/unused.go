@@ -125,7 +125,7 @@ func LeftOutNotes(info *check.Info, bound map[string]*Array, notLeaves, undrawn 
 		n, what, where, are := missingCells(d.Name, a, a.Missing)
 		why, drawn := "int data observed only by ~", ""
 		switch {
-		case d.Missing == nil && d.Kind == ast.Int:
+		case d.IntLeftOut():
 			if !undrawn[d.Name] {
 				drawn = fmt.Sprintf(" and drawn from its ~ at each draw as the output %s_missing", d.Name)
 			}

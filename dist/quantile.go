@@ -17,22 +17,30 @@ import (
 // returned.
 type quantileFn func(p float64, q, dq []float64) (x, dx float64)
 
-var quantiles = map[string]quantileFn{
-	"Normal":      normalQuantile,
-	"LogNormal":   logNormalQuantile,
-	"Exponential": exponentialQuantile,
-	"Uniform":     uniformQuantile,
-	"Logistic":    logisticQuantile,
-	"Cauchy":      cauchyQuantile,
-	"Gumbel":      gumbelQuantile,
-	"Weibull":     weibullQuantile,
-	"Gamma":       gammaQuantile,
-	"StudentT":    studentTQuantile,
+// quantiles are the families icdf knows, in the order of the docs.
+var quantiles = []struct {
+	name string
+	fn   quantileFn
+}{
+	{"Normal", normalQuantile},
+	{"LogNormal", logNormalQuantile},
+	{"StudentT", studentTQuantile},
+	{"Exponential", exponentialQuantile},
+	{"Gamma", gammaQuantile},
+	{"Weibull", weibullQuantile},
+	{"Uniform", uniformQuantile},
+	{"Logistic", logisticQuantile},
+	{"Cauchy", cauchyQuantile},
+	{"Gumbel", gumbelQuantile},
 }
 
 // QuantileNames lists the families Quantile knows, in the order of the docs.
 func QuantileNames() []string {
-	return []string{"Normal", "LogNormal", "StudentT", "Exponential", "Gamma", "Weibull", "Uniform", "Logistic", "Cauchy", "Gumbel"}
+	names := make([]string, len(quantiles))
+	for i, q := range quantiles {
+		names[i] = q.name
+	}
+	return names
 }
 
 // Quantile returns the family of icdf(p, name(args)): a kernel whose
@@ -44,9 +52,14 @@ func QuantileNames() []string {
 // which is not finite for most families: an error at fit time too, which
 // Explain words.
 func Quantile(name string) (*Univariate, bool) {
-	f, ok := quantiles[name]
+	var f quantileFn
+	for _, q := range quantiles {
+		if q.name == name {
+			f = q.fn
+		}
+	}
 	u, known := LookupUnivariate(name)
-	if !ok || !known {
+	if f == nil || !known {
 		return nil, false
 	}
 	k := func(p float64, q, dq []float64) (float64, float64) {

@@ -261,8 +261,7 @@ func collapsedScale(m *compile.Model, r *sgvb.Result, rise sgvb.Rise, scales map
 }
 
 // observedScales are the params read in the sigma argument of a ~
-// statement of data (y ~ Normal(mu, s_e[op])): as such a scale → 0 the
-// density of equal or repeated values grows without bound.
+// statement of data (y ~ Normal(mu, s_e[op]); check.Info.ScaleParams).
 func observedScales(f *ast.File, info *check.Info) map[string]bool {
 	if f == nil || info == nil {
 		return nil
@@ -273,20 +272,10 @@ func observedScales(f *ast.File, info *check.Info) map[string]bool {
 		if !ok {
 			return true
 		}
-		sym, d := info.Uses[check.ObservedIdent(t.LHS)], info.Dists[t.Dist]
-		if sym == nil || d == nil || sym.Kind != check.Data {
-			return false
-		}
-		for i, p := range d.Params {
-			if p.Name != "sigma" || i >= len(t.Dist.Args) {
-				continue
+		if sym := info.Uses[check.ObservedIdent(t.LHS)]; sym != nil && sym.Kind == check.Data {
+			for _, name := range info.ScaleParams(t) {
+				scales[name] = true
 			}
-			ast.Inspect(t.Dist.Args[i], func(n ast.Node) bool {
-				if id, ok := n.(*ast.Ident); ok && info.Uses[id] != nil && info.Uses[id].Kind == check.Param {
-					scales[id.Name] = true
-				}
-				return true
-			})
 		}
 		return false
 	})

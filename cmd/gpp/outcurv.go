@@ -110,14 +110,12 @@ func outputRatios(ctx context.Context, cc *curvCheck, l *pipeline.Loaded, ud *sg
 }
 
 // offShare is the share of Σ_i g_i²/Λ_ii (a mean-field q's variance of
-// g by the delta method) from coordinates offScale.
+// g by the delta method, sgvb.Curvature.MeanFieldVar) from coordinates
+// offScale.
 func offShare(cc *curvCheck, g []float64) float64 {
 	all, off := 0.0, 0.0
-	for i, gi := range g {
-		if gi == 0 || cc.c.Left != nil && cc.c.Left[i] {
-			continue
-		}
-		v := gi * gi * cc.c.CondVar(i)
+	for i := range g {
+		v := cc.c.MeanFieldVar(g, i)
 		all += v
 		if cc.offScale(i) {
 			off += v

@@ -433,7 +433,7 @@ func (c *Curvature) DeltaRatio(grad []float64) float64 {
 	}
 	num, den := 0.0, 0.0
 	for _, i := range nz {
-		den += grad[i] * grad[i] / c.lambda.At(i, i)
+		den += c.MeanFieldVar(grad, i)
 		row := 0.0
 		for _, j := range nz {
 			row += c.sigma.At(i, j) * grad[j]
@@ -446,9 +446,16 @@ func (c *Curvature) DeltaRatio(grad []float64) float64 {
 	return math.Sqrt(num / den)
 }
 
-// CondVar returns 1/Λ_ii, the variance of coordinate i that DeltaRatio
-// takes as a mean-field q's.
-func (c *Curvature) CondVar(i int) float64 { return 1 / c.lambda.At(i, i) }
+// MeanFieldVar returns g_i²/Λ_ii, coordinate i's term of a mean-field
+// q's variance of g by the delta method (DeltaRatio's denominator), for
+// g's gradient grad: 0 where g does not move with coordinate i or i is
+// Left.
+func (c *Curvature) MeanFieldVar(grad []float64, i int) float64 {
+	if grad[i] == 0 || c.Left != nil && c.Left[i] {
+		return 0
+	}
+	return grad[i] * grad[i] / c.lambda.At(i, i)
+}
 
 // GroupRatios returns, per coordinate, how many times its sd would still
 // be too small under a q that is mean-field but for one joint normal

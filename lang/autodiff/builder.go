@@ -728,23 +728,10 @@ func (b *Builder) ColSum(x ID, pos ast.Pos) ID {
 	}, pos)
 }
 
-// CumSum returns the running sums of a vector or a row [1, m]: element i
-// is x_0 + ... + x_i (Stan's cumulative_sum).
-func (b *Builder) CumSum(x ID, pos ast.Pos) ID {
-	args, ok := b.operands(x)
-	if !ok {
-		return b.invalid(pos)
-	}
-	s := b.shapeOf(args[0])
-	if s.Rank == 0 || s.Rank == 2 && s.Rows != 1 {
-		return b.fail(pos, "cumsum: needs a vector or a row, got %s", s)
-	}
-	return b.push(node{op: OpCumSum, args: args, shape: s, pos: pos})
-}
-
-// RowCumSum returns the running sums along each row of a matrix [n, m]
-// (a vector as CumSum's): the rows of a loop's cumsum of a vector per
-// iteration, side by side.
+// RowCumSum returns the running sums along each row of a matrix [n, m],
+// or of a vector: element i of a run is x_0 + ... + x_i (Stan's
+// cumulative_sum); a matrix's rows are, say, a loop's cumsum of a vector
+// per iteration, side by side.
 func (b *Builder) RowCumSum(x ID, pos ast.Pos) ID {
 	args, ok := b.operands(x)
 	if !ok {

@@ -325,6 +325,11 @@ func (m *MissingFit) interior() float64 {
 	return 0
 }
 
+// IntLeftOut reports whether d's left-out cells are int data's (no
+// Missing fit), which can never be fitted as a latent: they are drawn
+// from their ~ or stay left out, never fitted as NAME_missing.
+func (d *DataVar) IntLeftOut() bool { return d.Missing == nil && d.Kind == ast.Int }
+
 // LeavesOut reports whether the missing cells (row-major) of d, of that
 // shape, are left out of the likelihood (LeftOut): for real data whose
 // missing cells are leaves, unless an expression reads one of them at
@@ -596,6 +601,29 @@ func checkImputed(f *ast.File, cfg *Config, names []string) (*Info, error) {
 		again.Imputed[n] = true
 	}
 	return Check(f, &again)
+}
+
+// ScaleParams returns the params that the sigma argument of ~ t reads
+// (VisitReads, through lets), in the order read: as such a scale → 0 the
+// density of equal or repeated observed values grows without bound. nil
+// when t's family has no sigma or it reads no param.
+func (info *Info) ScaleParams(t *ast.TildeStmt) []string {
+	d := info.Dists[t.Dist]
+	if d == nil {
+		return nil
+	}
+	var names []string
+	for i, p := range d.Params {
+		if p.Name == "sigma" && i < len(t.Dist.Args) {
+			info.VisitReads(t.Dist.Args[i], true, func(s *Symbol) bool {
+				if s.Kind == Param {
+					names = append(names, s.Name)
+				}
+				return false
+			})
+		}
+	}
+	return names
 }
 
 // ObservedIdent returns the name that e, the value of a ~, observes whole

@@ -114,13 +114,6 @@ func drawsLeaf(d *check.DataVar) bool {
 	return d.Missing != nil || d.Kind == ast.Int
 }
 
-// intLeaf reports whether the left-out cells of d are int data's, which
-// can never be fitted as a latent: where a real leaf is no leaf after all
-// (lowerer.notLeaf), they stay left out and are not drawn.
-func intLeaf(d *check.DataVar) bool {
-	return d.Missing == nil && d.Kind == ast.Int
-}
-
 // drawLeaf draws the left side of ~ s when it observes data whose cells
 // are left out and drawn (leafDraws).
 func (l *lowerer) drawLeaf(s *ast.TildeStmt) {

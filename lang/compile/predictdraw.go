@@ -372,7 +372,7 @@ func (l *lowerer) leafOutput(dd drawnDecl, pieces []drawPiece) {
 		return leaf
 	})
 	if !once {
-		if intLeaf(d) {
+		if d.IntLeftOut() {
 			l.undrawn(&dd, d.Pos, "a ~ observes one of its missing cells twice, and their product has no sampler; they stay left out")
 			return
 		}
@@ -397,7 +397,7 @@ func (l *lowerer) leafOutput(dd drawnDecl, pieces []drawPiece) {
 	elems := make([]autodiff.ID, len(dd.leaf))
 	for k, c := range dd.leaf {
 		if from[c] == 0 {
-			if intLeaf(d) {
+			if d.IntLeftOut() {
 				l.undrawn(&dd, d.Pos, fmt.Sprintf("no ~ that runs observes %s, which has no distribution to draw from; they stay left out", elemText(d.Name, dd.shape, c)))
 				return
 			}

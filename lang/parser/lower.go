@@ -31,7 +31,7 @@ func tokEnd(t lexer.Token) ast.Pos {
 func (l *lowerer) stmt(s *stmt, body string) ast.Stmt {
 	topLevelOnly := func(what string, pos lexer.Position) {
 		if body != "" {
-			l.errs.Add(astPos(pos), "%s is only allowed at the top level, not in %s body", what, article(body))
+			l.errs.Add(astPos(pos), "%s is only allowed at the top level, not in %s body", what, ast.Article(body))
 		}
 	}
 	switch {
@@ -110,14 +110,6 @@ func (l *lowerer) fnDecl(f *fnDecl) *ast.FnDecl {
 	}
 	d.Return, d.Body = astPos(f.Return.Pos), l.expr(f.Body)
 	return d
-}
-
-// article is "a for" or "an if".
-func article(body string) string {
-	if body == "if" {
-		return "an if"
-	}
-	return "a " + body
 }
 
 func (l *lowerer) body(ss []*stmt, kind string) []ast.Stmt {
