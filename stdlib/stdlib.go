@@ -127,6 +127,7 @@ const (
 	TVFilter                            // a [T] or [T, K], e [T] (or [T, K]) → e's shape: tv_filter
 	Diff                                // x [n] → [n − 1]; x [n], int d → [n − d]: diff
 	ICDF                                // icdf(p, D(args)): p and args broadcast as logpdf's value and args
+	Interp                              // x any shape, xp [n], fp [n] → x's shape: interp
 )
 
 var shapeText = [...]string{
@@ -193,6 +194,7 @@ var shapeText = [...]string{
 	TVFilter:       "a [T], e [T] → [T]; a [T] (shared by the columns) or [T, K], e [T, K] → [T, K] (each column filtered alone)",
 	Diff:           "[n] → [n − 1]; [n], int d → [n − d]",
 	ICDF:           "p and the distribution's arguments broadcast; a column p against row arguments gives [n, k]",
+	Interp:         "x (any shape), xp [n], fp [n] → x's shape",
 }
 
 // FilterPhiTooLong is the error at phi of ar_filter(phi, e) when phi [p]

@@ -61,7 +61,7 @@ func TestTable(t *testing.T) {
 		linspaced_vector one_hot_vector hmm_marginal hmm_hidden_state_prob hmm_latent_rng hmm_viterbi ode_rk45 ode_rk45_tol ode_bdf ode_bdf_tol solve_newton solve_newton_tol solve_powell solve_powell_tol integrate_1d
 		mdivide_right_tri_low matrix_exp matrix_exp_multiply scale_matrix_exp_multiply matrix_power eigenvalues_sym
 		eigenvectors_sym singular_values sort_asc sort_desc reverse sort_indices_asc sort_indices_desc rank to_matrix
-		csr_matrix_times_vector csr_to_dense_matrix csr_extract_w csr_extract_v csr_extract_u group_sum
+		csr_matrix_times_vector csr_to_dense_matrix csr_extract_w csr_extract_v csr_extract_u group_sum interp
 		fmod ldexp lmgamma hypergeometric_2F1 hypergeometric_pFq hypergeometric_3F2
 		linspaced_array linspaced_row_vector linspaced_int_array one_hot_array one_hot_int_array one_hot_row_vector
 		ones_vector ones_array ones_int_array ones_row_vector zeros_vector zeros_array zeros_int_array zeros_row_vector uniform_simplex

@@ -208,6 +208,11 @@ var funcs = []*Func{
 		Doc: "sum of each row: a vector", Example: "rowsum(W .* r')"},
 	{Name: "colsum", Range: SumRange, Args: argMat, Shape: ColSum, Support: sumRule, Elem: IntIfAllInt, Op: "colsum",
 		Doc: "sum of each column: a row [1, m]", Example: "colsum(W)"},
+	{Name: "interp", Args: []Arg{{Name: "x", Ranks: AnyRank}, {Name: "xp", Ranks: Vector, Data: "the table's grid is fixed, and checked to increase, when the model compiles"}, {Name: "fp", Ranks: Vector}}, Shape: Interp,
+		// an average of two of fp's values keeps their sign and (0, 1)
+		Support: SupportRule{Kind: FromArg, Arg: 2, Default: dist.Real, Cases: []SupportCase{
+			{If: dist.Unit, Then: dist.Unit}, {If: dist.Positive, Then: dist.Positive}, {If: dist.NonNegative, Then: dist.NonNegative}}}, Elem: RealResult, Op: "interp",
+		Doc: "the piecewise linear interpolation of the table (xp, fp) at each element of x, in x's shape (numpy.interp): xp [n] data strictly increasing, fp [n] data or a param; fp[0] below xp[0] and fp[n-1] from xp[n-1] on, with derivative 0 in x there (bound x's param to the table's range); at a knot the derivative is the right segment's slope; O(log n) per element by binary search: a calibration curve (section 3, Interpolating a table)", Example: "interp(t, calBP, c14)"},
 	{Name: "group_sum", Args: []Arg{{Name: "x", Ranks: Vector | Matrix}, {Name: "g", Ranks: Vector, Int: true, Data: groupWhy}, {Name: "K", Ranks: Scalar, Int: true}}, Shape: GroupSum, Support: groupSumRule, Elem: IntIfAllInt, Op: "group_sum",
 		Doc: "the sums of x by group: element k is the sum of the x[i] whose 0-based code g[i] is k, 0 where no g[i] is (JAX's segment_sum, R's rowsum(x, g), NumPy's bincount(g, weights = x, minlength = K)); x [N, m] sums its rows into [K, m]; x may be a param, g is int data or constants, each code in [0, K), checked when the model compiles; O(N) with its gradient: poststratification (section 3, Aggregation by group)", Example: "group_sum(count .* p_cell, cstate, S) / group_sum(count, cstate, S)"},
 	{Name: "cumsum", Range: SumRange, Args: argVecOrRows, Shape: Elementwise1, Support: sumRule, Elem: IntIfAllInt, Op: "cumsum",

@@ -216,6 +216,8 @@ func (p *Program) eval(n *node) bool {
 		return p.evalSingularValues(n, z)
 	case op == OpCSRMatVec:
 		p.evalCSR(n, z)
+	case op == OpInterp:
+		p.evalInterp(n, z)
 	case op == OpQR:
 		return p.evalQR(n, z)
 	case op == OpSVDVec:

@@ -196,6 +196,8 @@ func (p *Program) grad(n *node) {
 		p.gradSingularValues(n, g)
 	case op == OpCSRMatVec:
 		p.gradCSR(n, g)
+	case op == OpInterp:
+		p.gradInterp(n, g)
 	case op == OpQR:
 		p.gradQR(n, g)
 	case op == OpChol2Inv:

@@ -169,6 +169,10 @@ const (
 	// A x for a sparse A in compressed sparse row form: w and x the
 	// operands, idx the non-zeros' columns, idy the rows' starts (sparse.go)
 	OpCSRMatVec
+	// the piecewise linear interpolation of the table (xp, fp) at each
+	// element of x (numpy.interp): operands x, xp (data, increasing), fp
+	// (interp.go)
+	OpInterp
 	OpQR          // a factor of the QR decomposition of A (i0: QRThinQ, QRThinR, QRFatQ, QRFatR; qr.go)
 	OpSVDVec      // the left (i0 0) or right (i0 1) singular vectors of A, thin, as columns
 	OpChol2Inv    // (L Lᵀ)⁻¹ from a Cholesky factor L
@@ -292,7 +296,7 @@ var opNames = [numOps]string{
 	OpRowSum: "rowsum", OpColSum: "colsum", OpCumSum: "cumsum", OpRowMax: "rowmax", OpRowMin: "rowmin", OpRowProd: "rowprod", OpARFilter: "ar_filter", OpTVFilter: "tv_filter", OpHMMMarginal: "hmm_marginal", OpHMMStateProb: "hmm_hidden_state_prob", OpHMMViterbi: "hmm_viterbi", OpODE: "ode_rk45", OpAlgebraSolve: "solve_newton", OpIntegrate: "integrate_1d",
 	OpMatMul: "matmul", OpTranspose: "transpose", OpOuter: "outer", OpRowScatter: "outer", OpDiagMatrix: "diag",
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
-	OpCholSolve: "solve", OpTriSolve: "mdivide_left_tri_low", OpInverse: "inverse", OpDeterminant: "determinant", OpLogAbsDet: "log_determinant", OpMatrixExp: "matrix_exp", OpSort: "sort", OpSortIndex: "sort_indices", OpQuantile: "quantile", OpEigvalsSym: "eigenvalues_sym", OpEigvecsSym: "eigenvectors_sym", OpSingularVal: "singular_values", OpCSRMatVec: "csr_matrix_times_vector", OpQR: "qr_thin_Q", OpSVDVec: "svd_U", OpChol2Inv: "chol2inv", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",
+	OpCholSolve: "solve", OpTriSolve: "mdivide_left_tri_low", OpInverse: "inverse", OpDeterminant: "determinant", OpLogAbsDet: "log_determinant", OpMatrixExp: "matrix_exp", OpSort: "sort", OpSortIndex: "sort_indices", OpQuantile: "quantile", OpEigvalsSym: "eigenvalues_sym", OpEigvecsSym: "eigenvectors_sym", OpSingularVal: "singular_values", OpCSRMatVec: "csr_matrix_times_vector", OpInterp: "interp", OpQR: "qr_thin_Q", OpSVDVec: "svd_U", OpChol2Inv: "chol2inv", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",
 	OpSlice: "index", OpCol: "index", OpGather: "gather", OpGatherAt: "index", OpStack: "vector", OpConcat: "append_row", OpInside: "inside", OpOrdered: "ordered", OpCholCorr: "cholesky_factor_corr", OpCholCorrJac: "cholesky_factor_corr_jacobian", OpCorrFromChol: "corr_matrix", OpCholCov: "cholesky_factor_cov", OpCholCovJac: "cholesky_factor_cov_jacobian", OpCovFromChol: "cov_matrix", OpSumToZero: "sum_to_zero_vector", OpDensity: "density", OpLogPDF: "logpdf", OpRand: "rand",
 	OpCategorical: "categorical", OpOrderedLogistic: "ordered_logistic", OpLKJCorrChol: "LKJCorrCholesky", OpMvNormalChol: "MvNormalCholesky", OpWishart: "Wishart", OpMultinomial: "multinomial", OpPoissonBinomial: "PoissonBinomial", OpRowSumProd: "rowsum",
 	OpLt: "<", OpLe: "<=", OpGt: ">", OpGe: ">=", OpEq: "==", OpNe: "!=", OpAnd: "&&", OpOr: "||", OpNot: "!",

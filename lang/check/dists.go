@@ -918,8 +918,8 @@ func (c *checker) explain(e ast.Expr, req dist.Support) string {
 			}
 			return is
 		}
-		if len(x.Args) > 0 {
-			return is + " because " + c.explain(x.Args[0], req)
+		if a := f.Support.Arg; len(x.Args) > a { // the argument a FromArg rule reads
+			return is + " because " + c.explain(x.Args[a], req)
 		}
 	}
 	return is

@@ -1356,6 +1356,8 @@ func (c *checker) callShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape
 		return Shape{m, n}, ok
 	case stdlib.GroupSum:
 		return c.groupSumShape(e, f, args)
+	case stdlib.Interp:
+		return c.interpShape(e, f, args)
 	case stdlib.CSRNonZeros:
 		return Shape{csrNonZeros(e.Args[0])}, true
 	case stdlib.CSRRowStarts:

@@ -564,6 +564,14 @@ func (c *vecScan) expr1(e ast.Expr, cond bool) (dep, ok bool) {
 		if c.rowReduce(e) {
 			return true, true
 		}
+		if f.Shape == stdlib.Interp {
+			// elementwise in x, the table the same for every row
+			if c.mentions(e.Args[1]) || c.mentions(e.Args[2]) {
+				return true, false
+			}
+			_, ok := c.expr(e.Args[0], cond)
+			return true, ok
+		}
 		if f.Shape != stdlib.Elementwise1 && f.Shape != stdlib.Elementwise2 {
 			return true, false
 		}

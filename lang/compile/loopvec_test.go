@@ -56,6 +56,10 @@ var loopModels = []struct{ name, body string }{
 	{"regression", `for i in 0:N {
     y[i] ~ Normal(a + b * x[i], s)
 }`},
+	// interp is elementwise in x, its table shared by the rows (fp a param)
+	{"interp", `for i in 0:N {
+    y[i] ~ Normal(a + interp(b * x[i], [-1.0, 0.0, 1.5], beta), s)
+}`},
 	{"glmm", `for i in 0:N {
     y[i] ~ Normal(a + b * x[i] + u[g[i]], s * exp(0.1 * u[h[i]]))
 }`},

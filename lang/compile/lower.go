@@ -1025,6 +1025,9 @@ func (l *lowerer) call(e *ast.CallExpr) value {
 	if f.Name == "hypergeometric_pFq" || f.Name == "hypergeometric_3F2" {
 		return l.pfq(e, f.Name, pos)
 	}
+	if f.Shape == stdlib.Interp {
+		return l.interp(e, pos)
+	}
 	if v, ok := l.csrCall(e, f.Name, pos); ok {
 		return v
 	}

@@ -417,12 +417,20 @@ func (c *rowChecker) expr(e ast.Expr) int {
 			defer c.inCall(x)()
 			return c.expr(in.Body)
 		}
-		r := readsNone
-		for _, a := range x.Args {
-			r = c.mix(a.Pos(), r, c.expr(a))
+		interp := c.info.Calls[x] != nil && c.info.Calls[x].Shape == stdlib.Interp
+		r, table := readsNone, readsNone // table: what interp's xp and fp read
+		for i, a := range x.Args {
+			ra := c.expr(a)
+			if i > 0 {
+				table = max(table, ra)
+			}
+			r = c.mix(a.Pos(), r, ra)
 		}
 		if r != readsRows {
 			return r // of one row (and values that read none), any function is that row's
+		}
+		if interp && table == readsNone {
+			return readsRows // elementwise in x, its table the full data's
 		}
 		if f := stdlib.LookupFunc(x.Fun.Name); f != nil && (!rowSafe[f.Form(len(x.Args)).Shape] || rowMixing[f.Name]) {
 			why := ""
