@@ -1170,7 +1170,7 @@ func (b *binder) check(d *check.DataVar, a *Array) {
 		return
 	}
 	if len(a.Missing) > 0 && d.Missing == nil && !d.LeftOut && !(b.drawsMissing() && d.Observed) {
-		b.errs = append(b.errs, missingError(d, a))
+		b.errs = append(b.errs, missingError(d, a, b.raw))
 		b.skipSizes(d)
 		return
 	}
@@ -1863,7 +1863,7 @@ func axisWord(rank, axis int) string {
 // missingError is the error for a missing cell of data whose missing
 // values the model does not fit: at the first missing cell, with why
 // (check.DataVar.NoMissing) and what to do.
-func missingError(d *check.DataVar, a *Array) *ast.Error {
+func missingError(d *check.DataVar, a *Array, raw map[string]*Array) *ast.Error {
 	n := ""
 	if len(a.Missing) > 1 {
 		n = fmt.Sprintf(" (the first of %d)", len(a.Missing))
@@ -1876,16 +1876,70 @@ func missingError(d *check.DataVar, a *Array) *ast.Error {
 	if first == nil { // an Array made in code
 		first = ast.Errorf(a.Locate(a.Missing[0]), "%s: element %d is missing", a.Name, a.Missing[0])
 	}
+	at, rows, needed := rowBranchNote(d, a, raw)
+	if rows != "" {
+		why = strings.TrimSuffix(why, check.IfMissingNote(d.Name)) + rows
+		if at != a.Missing[0] {
+			first = ast.Errorf(a.Locate(at), "column %q: the cell of row %d is missing", a.Name, at+1)
+			n = ""
+		}
+	}
 	label := ""
 	if a.Levels != nil && strings.Contains(first.Msg, "is read as a missing value") {
 		// "none" beside "right": meant as a label, most likely
 		label = fmt.Sprintf(" (or, if that text is a label of `%s`, not a missing value, write it otherwise in the file: NA, N/A, NaN, null and none, in any case, are always read as missing)", d.Name)
 	}
 	remedy := d.Remedy
-	if remedy == "" {
+	switch {
+	case remedy != "":
+	case needed: // a fill would change the likelihood
+		remedy = fmt.Sprintf("mend that row's `%s` or drop the row", d.Name)
+	default:
 		remedy = fmt.Sprintf("drop or fill in the rows with missing `%s`", d.Name)
 	}
 	return ast.Errorf(first.Pos, "%s%s: %s; %s%s", first.Msg, n, why, remedy, label)
+}
+
+// rowBranchNote says, for d's missing cells in a, which rows' branches of
+// an if on data read them (check.DataVar.RowBranch), from the data of the
+// conditions in raw: at the first missing cell whose row's branch reads
+// d, needed, the row's error; where none is, that they may be filled.
+// at is the missing cell's element the note is of; "" where the rows are
+// not known. needed reports a cell that its row's branch reads.
+func rowBranchNote(d *check.DataVar, a *Array, raw map[string]*Array) (at int, note string, needed bool) {
+	rb := d.RowBranch
+	if rb == nil {
+		return 0, "", false
+	}
+	read, unread := -1, 0
+	var cond check.RowCond
+	for _, m := range a.Missing {
+		k, ok := rb.Branch(func(name string) (float64, bool) {
+			c := raw[name]
+			if c == nil || c.labels != nil || c.bad != nil || m >= len(c.Values) || math.IsNaN(c.Values[m]) {
+				return 0, false
+			}
+			return c.Values[m], true
+		})
+		switch {
+		case !ok:
+			return 0, "", false
+		case rb.Reads[k] && read < 0:
+			read = m
+			cond = rb.Conds[min(k, len(rb.Conds)-1)]
+		case !rb.Reads[k]:
+			unread++
+		}
+	}
+	if read < 0 {
+		return a.Missing[0], fmt.Sprintf("; but no row with a missing `%[1]s` takes a branch of the if that reads it (as `%[2]s` decides): gpp binds the whole column first and refuses a missing value anywhere in it, so fill those cells with any value of `%[1]s`'s type, which no branch taken reads", d.Name, rb.Conds[0].Data), false
+	}
+	v := raw[cond.Data].Values[read]
+	note = fmt.Sprintf("; on this row `%s` is %s, and the branch of the if that this row takes reads `%s`: the cell is needed, a data error to mend at this row (a fill would change the likelihood)", cond.Data, strconv.FormatFloat(v, 'g', -1, 64), d.Name)
+	if unread > 0 {
+		note += fmt.Sprintf("; %d other missing cell%s of `%s` %s on rows whose branch never reads it, which may be filled with any value of its type", unread, plural(unread), d.Name, map[bool]string{true: "is", false: "are"}[unread == 1])
+	}
+	return read, note, true
 }
 
 // plural is "s" unless n is 1.

@@ -263,13 +263,38 @@ func orderedUses(file *ast.File, info *check.Info, coded map[*check.Symbol]*chec
 	if len(coded) == 0 || file == nil {
 		return first
 	}
+	// reads records the coded columns e reads, through the lets it reads,
+	// but not as indices or as group_sum's group codes (groupSum).
 	reads := func(e ast.Node, pos ast.Pos, what string) {
-		info.VisitReads(e, false, func(s *check.Symbol) bool {
-			if _, ok := first[s]; !ok && coded[s] != nil {
-				first[s] = codeUse{pos, what}
+		seen := map[*check.Symbol]bool{}
+		var walk func(n ast.Node) bool
+		walk = func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.IndexExpr:
+				ast.Inspect(n.X, walk)
+				return false
+			case *ast.CallExpr:
+				if groupSum(info, n) {
+					ast.Inspect(n.Args[0], walk)
+					ast.Inspect(n.Args[2], walk)
+					return false
+				}
+			case *ast.Ident:
+				s := info.Uses[n]
+				if s == nil || seen[s] {
+					return true
+				}
+				seen[s] = true
+				if _, ok := first[s]; !ok && coded[s] != nil {
+					first[s] = codeUse{pos, what}
+				}
+				if ls, ok := s.Decl.(*ast.LetStmt); ok && s.Kind == check.Let {
+					ast.Inspect(ls.Value, walk)
+				}
 			}
-			return false
-		})
+			return true
+		}
+		ast.Inspect(e, walk)
 	}
 	// value is the observed value of the family call names: an ordered
 	// outcome, a categorical one (order-free) or another family's value,
@@ -300,7 +325,7 @@ func orderedUses(file *ast.File, info *check.Info, coded map[*check.Symbol]*chec
 			}
 			return false
 		case *ast.CallExpr:
-			if f := info.Calls[n]; f != nil && f.Shape == stdlib.GroupSum && len(n.Args) == 3 {
+			if groupSum(info, n) {
 				ast.Inspect(n.Args[0], visit) // group codes, as indices, are order-free
 				ast.Inspect(n.Args[2], visit)
 				return false
@@ -322,6 +347,13 @@ func orderedUses(file *ast.File, info *check.Info, coded map[*check.Symbol]*chec
 	}
 	ast.Inspect(file, visit)
 	return first
+}
+
+// groupSum reports whether call is group_sum(x, g, K), whose group codes
+// g name groups, as indices do, in no order.
+func groupSum(info *check.Info, call *ast.CallExpr) bool {
+	f := info.Calls[call]
+	return f != nil && f.Shape == stdlib.GroupSum && len(call.Args) == 3
 }
 
 // axisSize returns the size of an axis of dimension dim: its known size,

@@ -132,7 +132,11 @@ func readColumn(t *testing.T, src string) (*Array, error) {
 func TestBindLabelsErrors(t *testing.T) {
 	for _, c := range []struct{ name, model, csv, want string }{
 		{"mixed", "data g: int[N]\n", "g\n1\nA\n2\n", `d.csv:3:1: column "g": "A" is not a number` + "\x00"},
-		{"mixed, text first", "data g: int[N]\n", "g\nA\n1\nB\n", `d.csv:2:1: column "g": "A" is not a number` + "\x00"},
+		{"mixed, text first", "data g: int[N]\n", "g\nA\n1\nB\n", `d.csv:2:1: column "g": "A" is not a number, nor is 1 more of the column's 3 cells, on line 4` + "\x00"},
+		// a lab's export: values below a detection limit, counted, with the remedy
+		{"censored text", "data c: real[N]\n", "c\n<5.0\n1.5\nND\n< 2\n2.5\nn.d.\n<LOD\nBDL\n", `d.csv:2:1: column "c": "<5.0" is not a number, nor are 5 more of the column's 8 cells, on lines 4, 5, 7, 8, … (a value below a detection limit, as lab exports write it? give the column as numbers, the limit in such rows and the value measured in the others, and add a 0/1 column that is 1 where the value is censored, which the model reads in an if: docs/language.md, Censored data: logcdf and logccdf)` + "\x00"},
+		{"censored text second", "data c: real[N]\n", "c\n1.5\nBDL\n", `d.csv:3:1: column "c": "BDL" is not a number (a value below a detection limit`},
+		{"other text, no hint", "data c: real[N]\n", "c\n1.5\nabc\n2\nx\n", `d.csv:3:1: column "c": "abc" is not a number, nor is 1 more of the column's 4 cells, on line 5` + "\x00"},
 		{"logical", "data g: int[N]\n", "g\nTRUE\nA\n", `d.csv:3:1: column "g": "A" is not a number` + "\x00"},
 		{"infinity", "data g: int[N]\n", "g\nInf\nA\n", `d.csv:2:1: column "g": "Inf": infinite values are not allowed in data` + "\x00"},
 		{"thousands", "data g: int[N]\n", "g\n\"1,000\"\n\"2,500\"\n", `d.csv:2:1: column "g": "1,000" is not a number (a thousands separator? write 1000)` + "\x00"},

@@ -33,8 +33,8 @@ func checkedFile(t *testing.T, src string) (*ast.File, *check.Info) {
 // let too; a count family's value; arithmetic) is warned of, naming the
 // column, the coding, the use's position and --levels (a user density's
 // value as well); indexing by the
-// codes, group_sum's group codes and a categorical outcome, which are
-// order-free, are not, nor is a
+// codes, group_sum's group codes (in the likelihood and outputs, through
+// a let too) and a categorical outcome, which are order-free, are not, nor is a
 // column whose order --levels gave, nor one of two labels.
 func TestLevelOrderWarnings(t *testing.T) {
 	const head = "data q: int<lower=1, upper=5>[N]\ndata g: int[N]\ndata x: real[N]\nparam c: ordered[4] ~ Normal(0, 5)\nparam b: real ~ Normal(0, 1)\nparam a: real[3] ~ Normal(0, 1)\n"
@@ -52,6 +52,9 @@ func TestLevelOrderWarnings(t *testing.T) {
 		{"categorical", "q - 1 ~ CategoricalLogit(rep(b, 5))\n", ""},
 		{"group codes", "output s = group_sum(x, q - 1, 5)\n", ""},
 		{"group sums of the codes", "output s = group_sum(q, g, 3)\n", "m.gpp:7:22 reads the codes as numbers"},
+		{"group codes in the likelihood, through a let", "let n = group_sum(x, q - 1, 5)\ntarget += b * sum(n)\n", ""},
+		{"group codes in an output, through a let", "let n = group_sum(x, q - 1, 5)\noutput s = n\n", ""},
+		{"group sums of the codes in the likelihood, through a let", "let n = group_sum(q, g, 3)\ntarget += b * sum(n)\n", "m.gpp:8:19 reads the codes as numbers"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f, info := checkedFile(t, head+c.body)

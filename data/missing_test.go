@@ -1,6 +1,7 @@
 package data
 
 import (
+	"github.com/gpplang/gpp/lang/check"
 	"math"
 	"slices"
 	"strings"
@@ -201,5 +202,29 @@ func TestMissingCellsNotLeaves(t *testing.T) {
 	got := MissingCells(info, bound, map[string]bool{"y": true})
 	if len(got) != 1 || got[0].Latent != "y_missing" || len(got[0].Cells) != 1 || got[0].Cells[0].Line != 3 {
 		t.Errorf("no leaves: MissingCells %+v, want y_missing's cell at y.csv line 3", got)
+	}
+}
+
+// TestMissingRowBranch: a missing detection limit is needed where its
+// row's branch of the if on data reads it (the error at that row, with the
+// condition's value, and the count of the others, which may be filled),
+// and may be filled where no row's branch does; a condition column with a
+// missing cell leaves the rows unknown (the general advice).
+func TestMissingRowBranch(t *testing.T) {
+	const model = "data dl: positive[N]\ndata conc: positive[N]\ndata cens: int<lower=0, upper=1>[N]\nparam mu: real ~ Normal(0, 3)\nfor i in 0:N {\n  if cens[i] == 1 {\n    target += logcdf(dl[i], LogNormal(mu, 1))\n  } else {\n    conc[i] ~ LogNormal(mu, 1)\n  }\n}\n"
+	const needed = "the branch of the if that this row takes reads `dl`: the cell is needed, a data error to mend at this row (a fill would change the likelihood)"
+	for _, c := range []struct{ name, csv, want string }{
+		{"read", "dl,conc,cens\n1,1,1\n,2,1\n", `d.csv:3:1: column "dl": empty cell: ` + "`dl`" + ` is observed through the target += at m.gpp:7:5, as the value of logcdf at m.gpp:7:22, and by no ~, so its missing values cannot be fitted: no ~ gives them a distribution (the value of a logcdf is a censoring bound, which a ~ would not model); on this row ` + "`cens` is 1, and " + needed + "; mend that row's `dl` or drop the row\x00"},
+		{"read after unread", "dl,conc,cens\n,3,0\n1,1,1\n,2,0\n,2,1\n", `d.csv:5:1: column "dl": the cell of row 4 is missing: ` + "`dl`" + ` is observed through the target += at m.gpp:7:5, as the value of logcdf at m.gpp:7:22, and by no ~, so its missing values cannot be fitted: no ~ gives them a distribution (the value of a logcdf is a censoring bound, which a ~ would not model); on this row ` + "`cens` is 1, and " + needed + "; 2 other missing cells of `dl` are on rows whose branch never reads it, which may be filled with any value of its type; mend that row's `dl` or drop the row\x00"},
+		{"unread", "dl,conc,cens\n,3,0\n1,1,1\n,2,0\n", `d.csv:2:1: column "dl": empty cell (the first of 2): ` + "`dl`" + ` is observed through the target += at m.gpp:7:5, as the value of logcdf at m.gpp:7:22, and by no ~, so its missing values cannot be fitted: no ~ gives them a distribution (the value of a logcdf is a censoring bound, which a ~ would not model); but no row with a missing ` + "`dl` takes a branch of the if that reads it (as `cens` decides): gpp binds the whole column first and refuses a missing value anywhere in it, so fill those cells with any value of `dl`'s type, which no branch taken reads; drop"},
+		{"condition missing", "dl,conc,cens\n1,1,1\n,2,\n", "d.csv:3:1: column \"dl\": empty cell: `dl` is observed through the target += at m.gpp:7:5, as the value of logcdf at m.gpp:7:22, and by no ~, so its missing values cannot be fitted: no ~ gives them a distribution (the value of a logcdf is a censoring bound, which a ~ would not model)" + check.IfMissingNote("dl")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			info := checked(t, model)
+			_, err := Bind(info, []Input{csvInput(t, "", "d.csv", c.csv)}, nil)
+			if err == nil || !strings.Contains(err.Error()+"\x00", c.want) {
+				t.Errorf("error:\n%v\nwant it to contain:\n%s", err, c.want)
+			}
+		})
 	}
 }

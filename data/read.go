@@ -713,6 +713,9 @@ func parseDelimited(file string, src []byte, f delimited, keep func(string) bool
 		lines = bytes.Split(src, []byte("\n"))
 	}
 	prevEnd := headerLine
+	// notNum counts each column's cells that are not numbers, for its
+	// error (notNumbers), with the first few's lines.
+	notNum := make([]notNumbers, len(header))
 	const atEnd = " (a blank line at the end: delete it if it is not a missing value)"
 	lastText := len(lines) // the last line that is not blank
 	for lastText > 0 && len(bytes.TrimSpace(lines[lastText-1])) == 0 {
@@ -813,8 +816,14 @@ func parseDelimited(file string, src []byte, f delimited, keep func(string) bool
 			}
 			if fail != numberOK {
 				if c.bad == nil {
-					c.bad = ast.Errorf(pos, "column %q: %v%s", header[j], fail.err(text), f.cellHint(header, cell))
+					hint := f.cellHint(header, cell)
+					if hint == "" && censoredText(text) {
+						hint = censoredHint
+					}
+					c.bad = ast.Errorf(pos, "column %q: %v", header[j], fail.err(text))
+					notNum[j].hint = hint
 				}
+				notNum[j].add(cellLine)
 				v, isInt, exact = math.NaN(), false, true
 				if !store {
 					c.notLabels = true // no labels are kept
@@ -830,6 +839,7 @@ func parseDelimited(file string, src []byte, f delimited, keep func(string) bool
 				}
 			} else {
 				c.notLabels = true // a number or a logical
+				notNum[j].nums++
 			}
 			c.Int = c.Int && isInt
 			if !store {
@@ -845,6 +855,7 @@ func parseDelimited(file string, src []byte, f delimited, keep func(string) bool
 		t.Rows++
 	}
 	for j, c := range t.Columns {
+		notNum[j].tell(c.bad, t.Rows)
 		c.Shape = []int{t.Rows}
 		if c.notLabels || c.labels == nil {
 			c.labels = nil // a column mixing numbers and text is no column of labels
@@ -907,6 +918,67 @@ func (f delimited) cellHint(header []string, cell string) string {
 		return fmt.Sprintf(" (a decimal comma? write %s)", strings.Replace(text, ",", ".", 1))
 	}
 	return ""
+}
+
+// censoredHint follows the error of a cell that reads as a value below a
+// detection limit (censoredText).
+const censoredHint = " (a value below a detection limit, as lab exports write it? give the column as numbers, the limit in such rows and the value measured in the others, and add a 0/1 column that is 1 where the value is censored, which the model reads in an if: docs/language.md, Censored data: logcdf and logccdf)"
+
+// censoredText reports whether a cell's text is a value below a detection
+// limit as laboratories export it: "<5.0", "< 5", "<LOD", "ND", "n.d.",
+// "BDL".
+func censoredText(text string) bool {
+	if strings.HasPrefix(text, "<") || strings.HasPrefix(text, "\u2264") {
+		return true
+	}
+	t := strings.NewReplacer(".", "", " ", "", "_", "", "-", "").Replace(strings.ToLower(text))
+	switch t {
+	case "nd", "bdl", "bql", "blq", "lod", "loq", "belowdl", "belowlod", "notdetected", "nondetect":
+		return true
+	}
+	return false
+}
+
+// notNumbers counts the cells of a column that are not numbers, with the
+// lines of the first few, so that its error says how many there are.
+type notNumbers struct {
+	n, nums int // cells that are not numbers, and that are
+	lines   []int
+	hint    string // the first's (cellHint, censoredHint)
+}
+
+// add counts a cell at line.
+func (b *notNumbers) add(line int) {
+	b.n++
+	if len(b.lines) < 5 {
+		b.lines = append(b.lines, line)
+	}
+}
+
+// tell adds the count to err, the column's error at its first such cell,
+// when there are more than one among numbers (of rows: a column of text
+// alone is one of labels, or of another kind, which its hint names), and
+// then the first's hint.
+func (b *notNumbers) tell(err *ast.Error, rows int) {
+	if err == nil {
+		return
+	}
+	defer func() { err.Msg += b.hint }()
+	if b.n < 2 || b.nums == 0 {
+		return
+	}
+	lines := make([]string, 0, len(b.lines)+1)
+	for _, l := range b.lines[1:] {
+		lines = append(lines, strconv.Itoa(l))
+	}
+	if b.n > len(b.lines) {
+		lines = append(lines, "…")
+	}
+	more := fmt.Sprintf("are %d more of the column's %d cells, on lines", b.n-1, rows)
+	if b.n == 2 {
+		more = fmt.Sprintf("is 1 more of the column's %d cells, on line", rows)
+	}
+	err.Msg += fmt.Sprintf(", nor %s %s", more, strings.Join(lines, ", "))
 }
 
 // otherDigits rewrites s in ASCII digits when it is a number written with

@@ -1125,8 +1125,17 @@ func (p *Program) densityErrorAt(n *node, only int) error {
 				if d.CDFTail > 0 {
 					end, prob = "upper", "P(X > x)"
 				}
-				err = ast.Errorf(n.pos, "%s%s; a log 0 is a value only where a later function takes it in (log_diff_exp(a, it) is a), not in the log joint or a product (0 times it is NaN): give such rows a branch of their own (if L[i] == 0 {...} in a loop; docs/language.md, Censored data)",
-					msg(fmt.Sprintf("%s is -Inf: value %g is the %s end of the support of %s, where %s is 0", quantity(d), x, end, d.Name, prob), el), cell)
+				what := msg(fmt.Sprintf("%s is -Inf: value %g is the %s end of the support of %s, where %s is 0", quantity(d), x, end, d.Name, prob), el)
+				doomed, sums := p.endZeroOfData(n, par)
+				if sums { // a data error, not a start's
+					err = ast.Errorf(n.pos, "%s%s; the log joint adds it as it is, and %s", what, cell, DataValueNote)
+					return false
+				}
+				if doomed { // the model's, not a start's
+					what += cell + "; " + ProductZeroNote
+					cell = ""
+				}
+				err = ast.Errorf(n.pos, "%s%s; a log 0 is a value only where a later function takes it in (log_diff_exp(a, it) is a), not in the log joint or a product (0 times it is NaN): give such rows a branch of their own (if L[i] == 0 {...} in a loop; docs/language.md, Censored data)", what, cell)
 				return false
 			}
 		}

@@ -200,3 +200,37 @@ func (p *Program) supportAloneElems(n *node, set func(k int)) {
 		return true
 	})
 }
+
+// endZeroOfData reports whether log CDF node n's log 0 at an end of the
+// support (ZeroAtEnd), with arguments par, is so for any params and makes
+// the log joint non-finite for any params: its value no param reaches,
+// the end no param moves, and n reaches the root through sums and
+// products alone (toRoot). sums says it reaches it through sums alone: a
+// detection limit of 0 in a censored row, a data error; where a product
+// takes it in (cens .* logcdf(...), with cens 0: NaN) a branch of its own
+// mends it.
+func (p *Program) endZeroOfData(n *node, par []float64) (ok, sums bool) {
+	if p.arg(n, 0).aoff >= 0 {
+		return false, false
+	}
+	moved := append([]float64(nil), par...)
+	for a := range moved {
+		if p.arg(n, a+1).aoff >= 0 { // a param reaches it: move it
+			moved[a] = moved[a]*0.5 + 0.25
+		}
+	}
+	lo, hi := n.dist.Ends(par)
+	if lo2, hi2 := n.dist.Ends(moved); lo2 != lo || hi2 != hi {
+		return false, false
+	}
+	for j := range p.nodes {
+		if &p.nodes[j] == n {
+			users := p.jointUsers()
+			if p.toRoot(users, int32(j), false) {
+				return true, true
+			}
+			return p.toRoot(users, int32(j), true), false
+		}
+	}
+	return false, false
+}

@@ -265,7 +265,18 @@ func (p *Program) doomedZero(zeros []int32) int32 {
 	if len(zeros) == 0 {
 		return -1
 	}
-	users := make([][]int32, len(p.nodes)) // the log joint's nodes that read each
+	users := p.jointUsers()
+	for _, z := range zeros {
+		if p.toRoot(users, z, false) {
+			return z
+		}
+	}
+	return -1
+}
+
+// jointUsers returns, for each node, the log joint's nodes that read it.
+func (p *Program) jointUsers() [][]int32 {
+	users := make([][]int32, len(p.nodes))
 	for j := range p.nodes {
 		if m := &p.nodes[j]; m.live && m.joint {
 			for _, a := range m.args {
@@ -273,30 +284,34 @@ func (p *Program) doomedZero(zeros []int32) int32 {
 			}
 		}
 	}
-	for _, z := range zeros {
-		seen := map[int32]bool{z: true}
-		stack, reached, taken := []int32{z}, false, false
-		for len(stack) > 0 && !taken {
-			i := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			reached = reached || i == p.root
-			for _, j := range users[i] {
-				switch p.nodes[j].op {
-				case OpAdd, OpSub, OpNeg, OpSum:
-				default:
-					taken = true // a node that may take it in
-				}
-				if !seen[j] {
-					seen[j] = true
-					stack = append(stack, j)
-				}
+	return users
+}
+
+// toRoot reports whether node z reaches the log joint's root through sums
+// alone (+, −, negation, sum()) and, with products, elementwise products
+// too: none of them takes a −Inf in, each keeps it non-finite (0 times it
+// is NaN). users: jointUsers.
+func (p *Program) toRoot(users [][]int32, z int32, products bool) bool {
+	seen := map[int32]bool{z: true}
+	stack, reached := []int32{z}, false
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		reached = reached || i == p.root
+		for _, j := range users[i] {
+			switch op := p.nodes[j].op; {
+			case op == OpAdd, op == OpSub, op == OpNeg, op == OpSum:
+			case op == OpMul && products:
+			default:
+				return false // a node that may take it in
+			}
+			if !seen[j] {
+				seen[j] = true
+				stack = append(stack, j)
 			}
 		}
-		if reached && !taken {
-			return z
-		}
 	}
-	return -1
+	return reached
 }
 
 // checkDataValues reports, before any evaluation of the log joint, the

@@ -19,11 +19,17 @@ const NoTermNote = "no value of the params makes a term of it finite (an abundan
 // lp2): a log 0 for any params, so no start helps.
 const DataValueNote = "no value of the params makes it finite: mend the data, not the start"
 
+// ProductZeroNote follows a log CDF's error where its log 0 at an end,
+// of the data alone, reaches the log joint through a product (cens .*
+// logcdf(...), NaN where cens is 0): no start helps, a branch does.
+const ProductZeroNote = "a product carries it into the log joint, non-finite for any values of the params"
+
 // DataOnly reports whether err is of the data and constants alone: a row
-// whose terms are all −Inf so (zeroRowError's NoTermNote), or a logpdf's
-// value outside its support (DataValueNote).
+// whose terms are all −Inf so (zeroRowError's NoTermNote), a logpdf's
+// value outside its support (DataValueNote), or a log CDF's log 0 of the
+// data in a product (ProductZeroNote).
 func DataOnly(err error) bool {
-	return err != nil && (strings.Contains(err.Error(), NoTermNote) || strings.Contains(err.Error(), DataValueNote))
+	return err != nil && (strings.Contains(err.Error(), NoTermNote) || strings.Contains(err.Error(), DataValueNote) || strings.Contains(err.Error(), ProductZeroNote))
 }
 
 // zeroRowError is the error of a log joint that failed at node i (which

@@ -452,6 +452,9 @@ type DataVar struct {
 	// nil when a missing cell is an error, and NoMissing then says why.
 	Missing   *MissingFit
 	NoMissing string
+	// RowBranch, with NoMissing, says which rows read the data's cells
+	// where an if on data picks them (rowBranch), or nil.
+	RowBranch *RowBranch
 	// Remedy, when not "", is what to do about a missing cell in place of
 	// dropping or filling in its rows: for int data read only as the
 	// value of logpdf, a 0/1 mask weighting those terms (missing.go).

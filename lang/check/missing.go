@@ -284,6 +284,9 @@ func (c *checker) missingData() {
 			d.NoMissing = o.why + ", and missing values are fitted only under built-in families on real, positive or unit values, truncated by constants if at all"
 		case len(o.narrow) == 0 && outcome[d.Symbol].Symbol != nil:
 			d.NoMissing = targetNoMissing(d, outcome[d.Symbol])
+			if outcome[d.Symbol].InIf && len(d.Dims) == 1 {
+				d.RowBranch = c.rowBranch(d)
+			}
 			d.Remedy = seriesRemedy(d, outcome[d.Symbol])
 		case len(o.narrow) == 0 && o.inValue.IsValid():
 			d.NoMissing = fmt.Sprintf("`%s` is observed only inside the expression on the left of the ~ at %s, which observes it as a whole, not cell by cell, so its missing values cannot be fitted: gpp fits them only where a ~ observes the data itself (%s ~ D(...) or %s[i] ~ D(...))", d.Name, o.inValue, d.Name, d.Name)
@@ -529,9 +532,15 @@ func targetNoMissing(d *DataVar, r TargetRead) string {
 		msg += fmt.Sprintf(" (the value of a %s is a censoring bound, which a ~ would not model)", r.Func)
 	}
 	if r.InIf {
-		msg += fmt.Sprintf("; where an if's branch that reads `%s` does not run on a row, its cell is not read, but gpp binds the whole column first and refuses a missing value anywhere in it: fill those cells with any value of `%s`'s type that the branch taken never reads", d.Name, d.Name)
+		msg += IfMissingNote(d.Name)
 	}
 	return msg
+}
+
+// IfMissingNote ends NoMissing where an if's branch reads data name, when
+// bind cannot tell which rows' branches read it (DataVar.RowBranch).
+func IfMissingNote(name string) string {
+	return fmt.Sprintf("; an if's branch reads `%[1]s`, so a row that takes another branch leaves its cell unread, but gpp binds the whole column first and refuses a missing value anywhere in it: where the branch a row takes reads `%[1]s` (the condition is data), its cell is needed, a data error to mend at that row (a fill would change the likelihood); only a cell that its row's branch never reads may be filled, with any value of `%[1]s`'s type", name)
 }
 
 // imputableTogether reports whether the file checks with all the

@@ -1,6 +1,7 @@
 package check_test
 
 import (
+	"github.com/gpplang/gpp/lang/check"
 	"strings"
 	"testing"
 )
@@ -80,7 +81,7 @@ func TestMissingTargetObserved(t *testing.T) {
 			[]string{"`t` is observed through the target += at m.gpp:7:1 through let lp (m.gpp:6:1), as the value of logccdf at m.gpp:6:18"},
 			[]string{"covariate"}},
 		{"in an if", "for i in 0:N {\n  if c[i] == 1 {\n    target += logcdf(t[i], Weibull(k, exp(b)))\n  }\n}\n", "t",
-			[]string{"as the value of logcdf at m.gpp:8:22", "a censoring bound", "where an if's branch that reads `t` does not run on a row"},
+			[]string{"as the value of logcdf at m.gpp:8:22", "a censoring bound", check.IfMissingNote("t")},
 			[]string{"covariate"}},
 		{"covariate", "target += logpdf(t, Weibull(k, exp(b * x)))\n", "x",
 			[]string{"(a covariate)", "needs a model of its own (x ~ D(...))"},

@@ -191,13 +191,19 @@ func TestLogCDFAtSupportEnds(t *testing.T) {
 		}
 	}
 	const branch = "; a log 0 is a value only where a later function takes it in (log_diff_exp(a, it) is a), not in the log joint or a product (0 times it is NaN): give such rows a branch of their own (if L[i] == 0 {...} in a loop; docs/language.md, Censored data)"
+	// added to the log joint through sums alone, a log 0 at an end that no
+	// param moves is -Inf for any params: the data's, not the start's
+	const dataErr = "; the log joint adds it as it is, and " + autodiff.DataValueNote
 	for _, c := range []struct{ src, want string }{
-		{"target += logcdf(0, Weibull(k, 1.5))\n", "m.gpp:3:11: log probability is -Inf: value 0 is the lower end of the support of logcdf(Weibull), where P(X <= x) is 0" + branch},
-		{"target += logccdf(5, Binomial(5, p))\n", "m.gpp:3:11: log probability is -Inf: value 5 is the upper end of the support of logccdf(Binomial), where P(X > x) is 0" + branch},
+		{"target += logcdf(0, Weibull(k, 1.5))\n", "m.gpp:3:11: log probability is -Inf: value 0 is the lower end of the support of logcdf(Weibull), where P(X <= x) is 0" + dataErr},
+		{"target += logccdf(5, Binomial(5, p))\n", "m.gpp:3:11: log probability is -Inf: value 5 is the upper end of the support of logccdf(Binomial), where P(X > x) is 0" + dataErr},
 		{"target += logcdf(-2, Exponential(k))\n", "m.gpp:3:11: log probability is -Inf: value -2 outside the support of logcdf(Exponential); " + autodiff.DataValueNote},
 		// a log 0 that a later node does not take in is blamed, not that node
-		{"target += 2 + logcdf(0, Weibull(k, 1.5))\n", "m.gpp:3:15: log probability is -Inf: value 0 is the lower end of the support of logcdf(Weibull), where P(X <= x) is 0" + branch},
-		{"target += 0 * logcdf(0, Weibull(k, 1.5))\n", "m.gpp:3:15: log probability is -Inf: value 0 is the lower end of the support of logcdf(Weibull), where P(X <= x) is 0" + branch},
+		{"target += 2 + logcdf(0, Weibull(k, 1.5))\n", "m.gpp:3:15: log probability is -Inf: value 0 is the lower end of the support of logcdf(Weibull), where P(X <= x) is 0" + dataErr},
+		// a product: -Inf or NaN for any params, which a branch mends
+		{"target += 0 * logcdf(0, Weibull(k, 1.5))\n", "m.gpp:3:15: log probability is -Inf: value 0 is the lower end of the support of logcdf(Weibull), where P(X <= x) is 0; " + autodiff.ProductZeroNote + branch},
+		// an end that a param moves: another start may help
+		{"target += logcdf(0, Uniform(k - 1, 3))\n", "m.gpp:3:11: log probability is -Inf: value 0 is the lower end of the support of logcdf(Uniform), where P(X <= x) is 0" + branch},
 		{"target += log_diff_exp(logcdf(0, Weibull(k, 1.5)), logcdf(0, Weibull(k, 1.5)))\n", "m.gpp:3:24: log probability is -Inf: value 0 is the lower end of the support of logcdf(Weibull), where P(X <= x) is 0" + branch},
 		// a later failure that does not read the log 0 is its own
 		{"target += log_sum_exp(logcdf(0, Weibull(k, 1.5)), logcdf(2, Weibull(k, 1.5)))\ntarget += log(k - 3)\n", "m.gpp:4:11: log: argument -2 < 0"},
