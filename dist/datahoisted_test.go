@@ -17,9 +17,11 @@ func TestDataHoistedKernels(t *testing.T) {
 	xs := []float64{0, 1, 2, 8, 9, 10, 11, 12, 16, 20, 50, 999, 1e6, 1e6 + 1, 1e15, 2.5, -1, 1e300, nan, inf, -inf}
 	grids := map[Support][]float64{
 		Positive: {1e-300, 1e-3, 0.5, 3, 9.5, 10, 16, 1e3, 1e6, 1e200, 0, -1, nan, inf},
-		Real:     {-800, -40, -3, 0, 2, 2.77, 13.8, 40, 709.5, 800, nan, inf, -inf},
-		Unit:     {1e-300, 1e-3, 0.25, 0.5, 0.9, 1 - 0x1p-53, 0, 1, -0.5, 2, nan},
-		Count:    {0, 1, 5, 9, 10, 11, 16, 20, 1e6, 1e15, 2.5, -1, nan, inf},
+		// Poisson's rate: 0 is valid, the point mass at 0
+		NonNegative: {0, 1e-300, 1e-3, 0.5, 3, 9.5, 10, 16, 1e3, 1e6, 1e200, -1e-300, -1, nan, inf},
+		Real:        {-800, -40, -3, 0, 2, 2.77, 13.8, 40, 709.5, 800, nan, inf, -inf},
+		Unit:        {1e-300, 1e-3, 0.25, 0.5, 0.9, 1 - 0x1p-53, 0, 1, -0.5, 2, nan},
+		Count:       {0, 1, 5, 9, 10, 11, 16, 20, 1e6, 1e15, 2.5, -1, nan, inf},
 	}
 	same := func(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
 	var families, argRuns []string

@@ -415,11 +415,14 @@ func (negBinomialHoisted) Eval(k float64, p, s, dp []float64) (float64, float64)
 // of a count), whose values replace the calls in k alone.
 func negBinomialHoistedEval(k float64, p, s, ds, dp []float64) (float64, float64) {
 	mu, phi := p[0], p[1]
-	if s[0] == 0 || !positive(mu) || (ds == nil && math.IsNaN(k)) {
+	if s[0] == 0 || !nonNegative(mu) || (ds == nil && math.IsNaN(k)) {
 		return invalid(dp)
 	}
 	if ds == nil && !isCount(k) {
 		return outside(dp)
+	}
+	if mu == 0 {
+		return negBinomialZeroMean(k, dp)
 	}
 	l1p := math.Log1p(mu / phi)
 	var lp float64

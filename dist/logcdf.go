@@ -297,6 +297,16 @@ func poissonLogCDF(x float64, p, dp []float64, upper bool) (float64, float64) {
 		return belowSupport(dp, upper)
 	}
 	k, r := math.Floor(x), p[0]
+	if r == 0 { // all mass at 0: P(X ≤ x) = 1, whose log's right derivative is −1 at k = 0
+		if upper {
+			return outside(dp)
+		}
+		dp[0] = 0
+		if k == 0 {
+			dp[0] = -1
+		}
+		return 0, 0
+	}
 	lp := GammaLogCDF(k+1, r, !upper)
 	lk, _ := math.Lgamma(k + 1)
 	g := math.Exp(k*math.Log(r) - r - lk - lp)

@@ -269,6 +269,16 @@ func negBinomialLogCDF(x float64, p, dp []float64, upper bool) (float64, float64
 		return belowSupport(dp, upper)
 	}
 	mu, phi := p[0], p[1]
+	if mu == 0 { // all mass at 0, as Poisson's rate 0 (poissonLogCDF)
+		if upper {
+			return outside(dp)
+		}
+		dp[0], dp[1] = 0, 0
+		if x < 1 {
+			dp[0] = -1
+		}
+		return 0, 0
+	}
 	l, c := negBinomialTail(math.Floor(x), mu, phi, phi/(mu+phi), mu/(mu+phi), dp, upper)
 	dp[0] = c / mu
 	return l, 0

@@ -283,7 +283,7 @@ func TestLogCDFMoreEdges(t *testing.T) {
 		{"Beta", []float64{0, 1}}, {"Beta", []float64{1, -2}}, {"Uniform", []float64{1, 1}}, {"Uniform", []float64{2, 1}},
 		{"Uniform", []float64{0, math.Inf(1)}}, {"PoissonLog", []float64{math.Inf(1)}}, {"Bernoulli", []float64{1.5}},
 		{"Bernoulli", []float64{0}}, {"BernoulliLogit", []float64{math.NaN()}}, {"Binomial", []float64{2.5, 0.5}},
-		{"Binomial", []float64{3, 1.2}}, {"BinomialLogit", []float64{-1, 0}}, {"NegBinomial", []float64{0, 1}},
+		{"Binomial", []float64{3, 1.2}}, {"BinomialLogit", []float64{-1, 0}}, {"NegBinomial", []float64{-1e-300, 1}},
 		{"NegBinomial", []float64{1, math.Inf(1)}},
 	} {
 		for _, upper := range []bool{false, true} {

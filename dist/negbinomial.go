@@ -6,8 +6,8 @@ import (
 )
 
 // NegBinomial is the negative binomial distribution in the mean–dispersion
-// parameterisation (Stan's neg_binomial_2): mean Mu > 0 and dispersion
-// Phi > 0, variance Mu + Mu²/Phi, mass
+// parameterisation (Stan's neg_binomial_2): mean Mu ≥ 0 (0 the point
+// mass at 0) and dispersion Phi > 0, variance Mu + Mu²/Phi, mass
 // C(k+Phi−1, k)·(Mu/(Mu+Phi))^k·(Phi/(Mu+Phi))^Phi on the counts 0, 1, ….
 // It is the Poisson(λ) mixture with λ ~ Gamma(Phi, Phi/Mu); Phi → ∞ gives
 // Poisson(Mu).
@@ -49,11 +49,14 @@ func (d NegBinomial) Variance() float64 { return d.Mu + d.Mu*d.Mu/d.Phi }
 
 func (d NegBinomial) eval(k float64, dp []float64) (lp, dx float64) {
 	mu, phi := d.Mu, d.Phi
-	if !positive(mu) || !positive(phi) || math.IsNaN(k) {
+	if !nonNegative(mu) || !positive(phi) || math.IsNaN(k) {
 		return invalid(dp)
 	}
 	if !isCount(k) {
 		return outside(dp)
+	}
+	if mu == 0 {
+		return negBinomialZeroMean(k, dp)
 	}
 	// Written with log1p(mu/phi) so that large phi (the Poisson limit) keeps
 	// its accuracy.
@@ -83,6 +86,19 @@ func (d NegBinomial) eval(k float64, dp []float64) (lp, dx float64) {
 		dp[1] = dpsi - l1p + (mu-k)/(mu+phi)
 	}
 	return lp, 0
+}
+
+// negBinomialZeroMean is NegBinomial at mean 0, the point mass at 0 (as
+// Poisson's rate 0): log mass 0 at 0, with the partials −1 in μ (the
+// limit of the positive means') and 0 in φ; −Inf above.
+func negBinomialZeroMean(k float64, dp []float64) (float64, float64) {
+	if k > 0 {
+		return outside(dp)
+	}
+	if dp != nil {
+		dp[0], dp[1] = -1, 0
+	}
+	return 0, 0
 }
 
 // NegBinomialLog is the negative binomial distribution with mean e^Eta and

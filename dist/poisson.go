@@ -5,8 +5,9 @@ import (
 	"math/rand/v2"
 )
 
-// Poisson is the Poisson distribution with rate Rate > 0 on the counts
-// 0, 1, 2, …; a non-integer or negative value has log mass −Inf.
+// Poisson is the Poisson distribution with rate Rate ≥ 0 on the counts
+// 0, 1, 2, …; a non-integer or negative value has log mass −Inf. Rate 0
+// (Stan's too) is the point mass at 0: log mass 0 at 0, −Inf above.
 type Poisson struct {
 	Rate float64
 }
@@ -36,11 +37,19 @@ func (d Poisson) Variance() float64 { return d.Rate }
 
 func (d Poisson) eval(k float64, dp []float64) (lp, dx float64) {
 	lam := d.Rate
-	if !positive(lam) || math.IsNaN(k) {
+	if !nonNegative(lam) || math.IsNaN(k) {
 		return invalid(dp)
 	}
-	if !isCount(k) {
+	if !isCount(k) || lam == 0 && k > 0 {
 		return outside(dp)
+	}
+	if lam == 0 {
+		// −λ at k = 0: its right derivative −1, which a rate 0 of data
+		// multiplies by 0 and a param's scale of the rate keeps finite
+		if dp != nil {
+			dp[0] = -1
+		}
+		return 0, 0
 	}
 	if dp != nil {
 		dp[0] = (k - lam) / lam // k/λ − 1 would cancel near the mode

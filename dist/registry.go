@@ -332,8 +332,8 @@ var Univariates = []*Univariate{
 		},
 	},
 	{
-		Name: "Poisson", Params: []Param{{"rate", Positive}},
-		Support: Count, Doc: "Poisson counts with mean rate",
+		Name: "Poisson", Params: []Param{{"rate", NonNegative}},
+		Support: Count, Doc: "Poisson counts with mean rate (rate 0: all zeros)",
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return Poisson{p[0]}.eval(x, dp)
 		},
@@ -408,7 +408,7 @@ var Univariates = []*Univariate{
 		Rand: func(p []float64, rng *rand.Rand) float64 { return BetaNegBinomial{p[0], p[1], p[2]}.Rand(rng) },
 	},
 	{
-		Name: "NegBinomial", Params: []Param{{"mu", Positive}, {"phi", Positive}},
+		Name: "NegBinomial", Params: []Param{{"mu", NonNegative}, {"phi", Positive}},
 		Support: Count, Doc: "negative binomial counts with mean mu and dispersion phi (variance mu + mu^2/phi)",
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return NegBinomial{p[0], p[1]}.eval(x, dp)

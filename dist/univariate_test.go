@@ -897,9 +897,9 @@ func TestUnivariateConventions(t *testing.T) {
 		{"LogNormal", []float64{0, 0}, 1}, {"Exponential", []float64{-1}, 1},
 		{"Gamma", []float64{0, 1}, 1}, {"Gamma", []float64{1, -1}, 1}, {"InvGamma", []float64{1, 0}, 1},
 		{"Beta", []float64{0, 1}, 0.5}, {"Uniform", []float64{1, 1}, 1}, {"Uniform", []float64{2, 1}, 1.5},
-		{"Poisson", []float64{0}, 1}, {"Bernoulli", []float64{1.5}, 1}, {"BernoulliLogit", []float64{nan}, 1},
+		{"Poisson", []float64{-1}, 1}, {"Bernoulli", []float64{1.5}, 1}, {"BernoulliLogit", []float64{nan}, 1},
 		{"Binomial", []float64{2.5, 0.5}, 1}, {"Binomial", []float64{-1, 0.5}, 0}, {"Binomial", []float64{3, -0.1}, 1},
-		{"NegBinomial", []float64{0, 1}, 1}, {"NegBinomial", []float64{1, -1}, 1},
+		{"NegBinomial", []float64{-1, 1}, 1}, {"NegBinomial", []float64{1, -1}, 1},
 		{"Laplace", []float64{0, 0}, 1}, {"Laplace", []float64{math.Inf(1), 1}, 1}, {"Laplace", []float64{0, 1}, nan},
 		{"Weibull", []float64{-1, 1}, 1}, {"Weibull", []float64{1, 0}, 1}, {"Weibull", []float64{math.Inf(1), 1}, 1},
 		{"Weibull", []float64{2, 1}, nan},
@@ -1162,6 +1162,115 @@ func TestPoissonSmallCounts(t *testing.T) {
 			if got, _ := (PoissonLog{eta}).eval(k, nil); math.Float64bits(got) != math.Float64bits(want) {
 				t.Errorf("PoissonLog(%g) at %g: %v, want %v", eta, k, got, want)
 			}
+		}
+	}
+}
+
+// TestPoissonZeroRate: rate 0 is the point mass at 0, as in Stan: log mass
+// 0 at 0 with the right derivative −1 (the limit of the positive rates'
+// partials), −Inf above with zero partials, log CDF 0 (and log CCDF −Inf),
+// draws 0; a negative rate stays invalid.
+func TestPoissonZeroRate(t *testing.T) {
+	u, _ := LookupUnivariate("Poisson")
+	dp := []float64{math.NaN()}
+	if lp, dx := u.Kernel(0, []float64{0}, dp); lp != 0 || dx != 0 || dp[0] != -1 {
+		t.Errorf("Poisson(0) at 0: (%v, %v), partial %v, want (0, 0), -1", lp, dx, dp[0])
+	}
+	small := []float64{0}
+	u.Kernel(0, []float64{1e-12}, small)
+	if small[0] != dp[0] {
+		t.Errorf("Poisson(1e-12) at 0: partial %v, Poisson(0)'s %v: not its limit", small[0], dp[0])
+	}
+	for _, k := range []float64{1, 7, 40} {
+		dp[0] = math.NaN()
+		if lp, _ := u.Kernel(k, []float64{0}, dp); !math.IsInf(lp, -1) || dp[0] != 0 {
+			t.Errorf("Poisson(0) at %v: %v, partial %v, want -Inf, 0", k, lp, dp[0])
+		}
+	}
+	if lp, _ := u.Kernel(0, []float64{-1e-300}, dp); !math.IsNaN(lp) || !math.IsNaN(dp[0]) {
+		t.Errorf("Poisson(-1e-300) at 0: %v, partial %v, want NaN", lp, dp[0])
+	}
+	for _, c := range []struct {
+		x     float64
+		upper bool
+		lp    float64
+		dp    float64
+	}{{0, false, 0, -1}, {3, false, 0, 0}, {0, true, math.Inf(-1), 0}, {3, true, math.Inf(-1), 0}, {-1, false, math.Inf(-1), 0}} {
+		k, _ := LogCDF("Poisson", c.upper)
+		dp[0] = math.NaN()
+		if lp, _ := k(c.x, []float64{0}, dp); lp != c.lp || dp[0] != c.dp {
+			t.Errorf("Poisson(0) at %v, upper %v: %v, partial %v, want %v, %v", c.x, c.upper, lp, dp[0], c.lp, c.dp)
+		}
+		if c.lp == 0 {
+			lp, _ := k(c.x, []float64{1e-12}, dp)
+			if math.Abs(lp) > 1e-11 || math.Abs(dp[0]-c.dp) > 1e-11 {
+				t.Errorf("Poisson(1e-12) at %v: log CDF %v, partial %v, want near Poisson(0)'s %v, %v", c.x, lp, dp[0], c.lp, c.dp)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 100 {
+		if v := (Poisson{0}).Rand(rng); v != 0 {
+			t.Fatalf("Poisson(0) drew %v", v)
+		}
+	}
+}
+
+// TestNegBinomialZeroMean: mean 0 is the point mass at 0, as Poisson's
+// rate 0, in the kernel, the kernel with φ's work hoisted and the log CDF:
+// log mass 0 at 0 with partials (−1, 0), the limit of small means'; −Inf
+// above with zero partials; draws 0.
+func TestNegBinomialZeroMean(t *testing.T) {
+	u, _ := LookupUnivariate("NegBinomial")
+	hs := make([]float64, u.Hoisted.StateLen())
+	for _, phi := range []float64{0.3, 4, 1e3} {
+		u.Hoisted.Prepare([]float64{0, phi}, hs)
+		evals := map[string]func(k float64, dp []float64) float64{
+			"kernel": func(k float64, dp []float64) float64 {
+				lp, _ := u.Kernel(k, []float64{0, phi}, dp)
+				return lp
+			},
+			"hoisted": func(k float64, dp []float64) float64 {
+				lp, _ := u.Hoisted.Eval(k, []float64{0, phi}, hs, dp)
+				return lp
+			},
+		}
+		for name, eval := range evals {
+			dp := []float64{math.NaN(), math.NaN()}
+			if lp := eval(0, dp); lp != 0 || dp[0] != -1 || dp[1] != 0 {
+				t.Errorf("NegBinomial(0, %v) %s at 0: %v, partials %v, want 0, [-1 0]", phi, name, lp, dp)
+			}
+			small := make([]float64, 2)
+			u.Kernel(0, []float64{1e-12, phi}, small)
+			if math.Abs(small[0]+1) > 1e-9 || math.Abs(small[1]) > 1e-9 {
+				t.Errorf("NegBinomial(1e-12, %v) at 0: partials %v, not near mean 0's [-1 0]", phi, small)
+			}
+			for _, k := range []float64{1, 30} {
+				dp[0], dp[1] = math.NaN(), math.NaN()
+				if lp := eval(k, dp); !math.IsInf(lp, -1) || dp[0] != 0 || dp[1] != 0 {
+					t.Errorf("NegBinomial(0, %v) %s at %v: %v, partials %v, want -Inf, [0 0]", phi, name, k, lp, dp)
+				}
+			}
+		}
+		for _, c := range []struct {
+			x      float64
+			upper  bool
+			lp, d0 float64
+		}{{0, false, 0, -1}, {0.5, false, 0, -1}, {3, false, 0, 0}, {0, true, math.Inf(-1), 0}, {3, true, math.Inf(-1), 0}} {
+			k, _ := LogCDF("NegBinomial", c.upper)
+			dp := []float64{math.NaN(), math.NaN()}
+			if lp, _ := k(c.x, []float64{0, phi}, dp); lp != c.lp || dp[0] != c.d0 || dp[1] != 0 {
+				t.Errorf("NegBinomial(0, %v) at %v, upper %v: %v, partials %v, want %v, [%v 0]", phi, c.x, c.upper, lp, dp, c.lp, c.d0)
+			}
+		}
+	}
+	if lp, _ := u.Kernel(0, []float64{-1e-300, 1}, make([]float64, 2)); !math.IsNaN(lp) {
+		t.Errorf("NegBinomial(-1e-300, 1) at 0: %v, want NaN", lp)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 100 {
+		if v := (NegBinomial{0, 2}).Rand(rng); v != 0 {
+			t.Fatalf("NegBinomial(0, 2) drew %v", v)
 		}
 	}
 }

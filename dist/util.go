@@ -22,6 +22,9 @@ func finite(v float64) bool { return v-v == 0 }
 // positive reports whether v is in (0, ∞).
 func positive(v float64) bool { return v > 0 && v < math.Inf(1) }
 
+// nonNegative reports whether v is in [0, ∞).
+func nonNegative(v float64) bool { return v >= 0 && v < math.Inf(1) }
+
 // isCount reports whether v is a finite non-negative integer.
 func isCount(v float64) bool { return v >= 0 && v == math.Trunc(v) && v < math.Inf(1) }
 

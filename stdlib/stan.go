@@ -31,6 +31,8 @@ var (
 	argN         = []Arg{{Name: "n", Ranks: Scalar, Int: true}}
 	argNK        = []Arg{{Name: "n", Ranks: Scalar, Int: true}, {Name: "k", Ranks: Scalar, Int: true}}
 	argLinspaced = []Arg{{Name: "n", Ranks: Scalar, Int: true}, {Name: "lo", Ranks: Scalar}, {Name: "hi", Ranks: Scalar}}
+	// linspacedRule: linspaced_vector's values lie between lo and hi.
+	linspacedRule = SupportRule{Kind: Between, Default: dist.Real}
 	// fatQRWhy says why the fat QR factors take data only.
 	// argFatQR, argCSRExtract and argCSR are the arguments of the fat QR
 	// factors, of the csr_extract functions and of a sparse matrix's
@@ -276,13 +278,13 @@ var stanFuncs = []*Func{
 		Doc: "the 0-based column of each element of csr_extract_w(A) (Stan's count from 1); of data and constants", Example: "csr_extract_v(X)"},
 	{Name: "csr_extract_u", Args: argCSRExtract, Shape: CSRRowStarts, Support: countRule, Elem: IntResult, Op: "csr_extract_u",
 		Doc: "where each row of A starts in csr_extract_w(A), 0-based, then the number of non-zeros: [m + 1] (Stan's count from 1); of data and constants", Example: "csr_extract_u(X)"},
-	{Name: "linspaced_vector", Args: argLinspaced, Shape: Sized, Support: realRule, Elem: RealResult, Op: "linspaced_vector",
+	{Name: "linspaced_vector", Range: BetweenRange, Args: argLinspaced, Shape: Sized, Support: linspacedRule, Elem: RealResult, Op: "linspaced_vector",
 		Doc: "the vector [n] of n evenly spaced values from lo to hi, lo + (hi - lo) * i / (n - 1) (hi alone for n = 1); n is a constant, a size or int data, lo and hi may be params", Example: "linspaced_vector(K, 0, 1)"},
 	{Name: "one_hot_vector", Args: argNK, Shape: Sized, Support: nonNegRule, Elem: RealResult, Op: "one_hot_vector",
 		Doc: "the vector [n] of zeros with a 1 at index k, 0-based (Stan's k counts from 1); n and k known before the fit", Example: "one_hot_vector(K, 0)"},
-	{Name: "linspaced_array", Args: argLinspaced, Shape: Sized, Support: realRule, Elem: RealResult, Op: "linspaced_vector",
+	{Name: "linspaced_array", Range: BetweenRange, Args: argLinspaced, Shape: Sized, Support: linspacedRule, Elem: RealResult, Op: "linspaced_vector",
 		Doc: "linspaced_vector(n, lo, hi) under Stan's array name (gpp's real[n] is a vector)", Example: "linspaced_array(T, 0, 1)"},
-	{Name: "linspaced_row_vector", Args: argLinspaced, Shape: SizedRow, Support: realRule, Elem: RealResult, Op: "linspaced_vector",
+	{Name: "linspaced_row_vector", Range: BetweenRange, Args: argLinspaced, Shape: SizedRow, Support: linspacedRule, Elem: RealResult, Op: "linspaced_vector",
 		Doc: "linspaced_vector(n, lo, hi)' as a row [1, n]", Example: "linspaced_row_vector(K, 0, 1)"},
 	{Name: "linspaced_int_array", Args: []Arg{{Name: "n", Ranks: Scalar, Int: true}, {Name: "lo", Ranks: Scalar, Int: true}, {Name: "hi", Ranks: Scalar, Int: true}}, Shape: Sized, Support: linspacedIntRule, Elem: IntResult, Op: "linspaced_int_array",
 		Doc: "the int [n] from lo to hi ≥ lo as Stan (Eigen's integer LinSpaced) spaces it: lo + i·⌊(hi − lo)/(n − 1)⌋ when hi − lo + 1 ≥ n (hi lowered to fit), else each value repeated, lo + ⌊i/d⌋ with d = ⌊(n + hi − lo)/(hi − lo + 1)⌋; hi alone for n = 1; all arguments known when the model compiles", Example: "linspaced_int_array(5, 0, 8)"},

@@ -255,6 +255,14 @@ const (
 	// otherwise Default; a simplex counts as non-negative, as a row or
 	// column of it need not sum to 1.
 	SumsOfProducts
+	// Between: each value lies between arguments 1 and 2 (linspaced_vector's
+	// lo and hi): unit if both are unit, positive if both are positive,
+	// non-negative if both are non-negative, otherwise Default.
+	Between
+	// Larger: the larger of the two arguments (fmax): unit if both are
+	// unit, positive if either is positive, non-negative if either is
+	// non-negative, otherwise Default.
+	Larger
 )
 
 // SupportCase maps an argument support to a result support: it applies when
@@ -326,6 +334,28 @@ func (r SupportRule) Result(args []dist.Support) dist.Support {
 				return dist.NonNegative
 			}
 		}
+	case Between:
+		if len(args) == 3 {
+			switch a, b := args[1], args[2]; {
+			case a == dist.Unit && b == dist.Unit:
+				return dist.Unit
+			case dist.Positive.Contains(a) && dist.Positive.Contains(b):
+				return dist.Positive
+			case nonNeg(a) && nonNeg(b):
+				return dist.NonNegative
+			}
+		}
+	case Larger:
+		if len(args) == 2 {
+			switch a, b := args[0], args[1]; {
+			case a == dist.Unit && b == dist.Unit:
+				return dist.Unit
+			case dist.Positive.Contains(a) || dist.Positive.Contains(b):
+				return dist.Positive
+			case nonNeg(a) || nonNeg(b):
+				return dist.NonNegative
+			}
+		}
 	case Recursive:
 		if len(args) == 2 {
 			switch {
@@ -385,6 +415,10 @@ func (r SupportRule) Describe(arg string) string {
 		return "positive if " + arg + " is non-negative and e positive, non-negative if both are; else " + r.Default.String()
 	case SumsOfProducts:
 		return "positive if both arguments are positive, non-negative if both are non-negative; else " + r.Default.String()
+	case Between:
+		return "unit if lo and hi are unit, positive if both are positive, non-negative if both are non-negative; else " + r.Default.String()
+	case Larger:
+		return "unit if both arguments are unit, positive if either is positive, non-negative if either is non-negative; else " + r.Default.String()
 	case SumOfProducts:
 		return "positive if both arguments are positive, or one is a simplex and the other positive; non-negative if both are non-negative; else " + r.Default.String()
 	}
@@ -424,6 +458,11 @@ const (
 	SquareRange
 	// PowRange: x^y for a constant exponent y.
 	PowRange
+	// BetweenRange: each value lies between arguments 1 and 2, in the
+	// hull of their intervals (linspaced_vector's lo and hi).
+	BetweenRange
+	// LargerRange: the larger of the two arguments (fmax).
+	LargerRange
 )
 
 // Func is a built-in function.

@@ -664,7 +664,28 @@ func (c *checker) supportHint(req dist.Support, e ast.Expr, t Type) string {
 			}
 		}
 	}
+	if (req == dist.Positive || req == dist.NonNegative) && t.Support == dist.Real && !strings.Contains(c.explain(e, req), "declare ") {
+		if id, ok := ast.Unparen(e).(*ast.Ident); ok {
+			if sym := c.info.Uses[id]; sym != nil && (sym.Kind == Param || sym.Kind == Data) {
+				return "" // its declaration states its support
+			}
+		}
+		return signHint(req)
+	}
 	return ""
+}
+
+// signHint names the common ways to make a value of either sign provably
+// positive (non-negative): the checker infers a support from the
+// expression, and a let has no declared one.
+func signHint(req dist.Support) string {
+	floor := "fmax(·, c), c > 0"
+	if req == dist.NonNegative {
+		floor = "fmax(·, 0)"
+	}
+	return "; a support is proved from the expression (a let takes none declared): make it " + req.String() +
+		" with exp(·) or softplus(·) of a real (as exp(a + b * x)), a sum or product of positive terms, or a floor " +
+		floor + " (gradient 0 where the floor holds)"
 }
 
 // oneMinusExp reads e as 1 - exp(-E) (negated) or 1 - exp(E), a
@@ -918,7 +939,19 @@ func (c *checker) explain(e ast.Expr, req dist.Support) string {
 			}
 			return is
 		}
-		if a := f.Support.Arg; len(x.Args) > a { // the argument a FromArg rule reads
+		if k := f.Support.Kind; k == stdlib.Between && len(x.Args) == 3 || k == stdlib.Larger && len(x.Args) == 2 {
+			// the value bounded (linspaced's ends, fmax's operands) of
+			// either sign first, then one short of req
+			for _, need := range []dist.Support{dist.NonNegative, dist.Positive, req} {
+				for _, a := range x.Args[len(x.Args)-2:] {
+					if !satisfies(need, c.info.Types[a]) {
+						return is + " because " + c.explain(a, req)
+					}
+				}
+			}
+			return is
+		}
+		if a := f.Support.Arg; a < len(x.Args) {
 			return is + " because " + c.explain(x.Args[a], req)
 		}
 	}

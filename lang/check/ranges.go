@@ -154,6 +154,16 @@ func hull(a, b Interval) Interval {
 	return r
 }
 
+// maxInterval is the interval of max(x, y) for x in a, y in b: from the
+// larger lower end (attained with both ends at a tie) to the larger upper.
+func maxInterval(a, b Interval) Interval {
+	a, b = a.norm(), b.norm()
+	r := Interval{Known: true}
+	r.Lo, r.LoIn = pickEnd(a.Lo, a.LoIn, b.Lo, b.LoIn, above, true)
+	r.Hi, r.HiIn = pickEnd(a.Hi, a.HiIn, b.Hi, b.HiIn, above, false)
+	return r
+}
+
 func negInterval(a Interval) Interval {
 	a = a.norm()
 	return Interval{Lo: -a.Hi, Hi: -a.Lo, LoIn: a.HiIn, HiIn: a.LoIn, Known: true}
@@ -489,6 +499,14 @@ func (c *checker) rangeOf(e ast.Expr, t Type) Interval {
 		case stdlib.PowRange:
 			if len(e.Args) == 2 {
 				return powInterval(x, c.info.Types[e.Args[1]].Const)
+			}
+		case stdlib.BetweenRange:
+			if len(e.Args) == 3 {
+				return hull(of(e.Args[1]), of(e.Args[2]))
+			}
+		case stdlib.LargerRange:
+			if len(e.Args) == 2 {
+				return maxInterval(x, of(e.Args[1]))
 			}
 		}
 	}

@@ -116,19 +116,20 @@ output total = sum(cnt)
 }
 
 // A draw whose argument leaves its parameter's support is NaN, and the
-// output's error says where.
+// output's error says where; a Poisson rate of 0 is in its support and
+// draws 0.
 func TestPredictiveBadArgument(t *testing.T) {
-	m := compileSrc(t, "p.gpp", "param b: real\ntarget += -b * b\noutput y ~ Poisson(exp(b))\n", nil, data.Input{})
+	m := compileSrc(t, "p.gpp", "param b: real\ntarget += -b * b\noutput y ~ Gamma(2, exp(b))\noutput z ~ Poisson(exp(b))\n", nil, data.Input{})
 	ev, err := m.NewEvaluator()
 	if err != nil {
 		t.Fatal(err)
 	}
 	ev.SetRand(rand.New(rand.NewPCG(1, 1)))
 	_, outs, err := ev.Eval([]float64{-800}) // exp(-800) underflows to 0
-	if err != nil || !math.IsNaN(outs[0][0]) {
-		t.Fatalf("outs %v, err %v; want a NaN draw", outs, err)
+	if err != nil || !math.IsNaN(outs[0][0]) || outs[1][0] != 0 {
+		t.Fatalf("outs %v, err %v; want a NaN draw, then 0", outs, err)
 	}
-	if oe := ev.OutputErr(); oe == nil || !strings.Contains(oe.Error(), "p.gpp:3:10: Poisson draw: rate = 0 is not a valid positive parameter") {
+	if oe := ev.OutputErr(); oe == nil || !strings.Contains(oe.Error(), "p.gpp:3:10: Gamma draw: rate = 0 is not a valid positive parameter") {
 		t.Errorf("OutputErr = %v, want an error at line 3", oe)
 	}
 }
