@@ -100,7 +100,7 @@ func TestMissingErrors(t *testing.T) {
 			"but a ~ on `x` is truncated or not of a built-in count family with one term per cell and 0 in its support (Poisson, NegBinomial, Binomial, Bernoulli, ...)" + what},
 		{"int geometric", "data x: int[N]\nparam p: unit\nx ~ Geometric(p)\n", "x\n1\nNA\n",
 			"but a ~ on `x` is truncated or not of a built-in count family with one term per cell and 0 in its support"},
-		{"int categorical", "data x: int[N]\nparam th: simplex[3]\nx ~ Categorical(th)\n", "x\n1\nNA\n",
+		{"int multinomial", "data x: int[N, 3]\nparam th: simplex[3]\nx ~ Multinomial(th)\n", "x.1,x.2,x.3\n1,0,2\nNA,1,1\n",
 			"but a ~ on `x` is truncated or not of a built-in count family"},
 		{"int covariate", "data x: int[N]\ndata y: real[N]\nparam l: positive\ny ~ Normal(l * x, 1)\n", "x,y\n1,2\nNA,3\n",
 			"d.csv:3:1: column \"x\": \"NA\" is read as a missing value: `x` is int data: a missing count or class would be a discrete latent, which neither gpp fit (SGVB) nor gpp sample (NUTS) can infer: both follow gradients, which a discrete value has none of (fit or sample the other rows)" + what},

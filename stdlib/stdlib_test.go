@@ -48,7 +48,7 @@ func TestDocs(t *testing.T) {
 
 func TestTable(t *testing.T) {
 	want := strings.Fields(`exp log log1p expm1 log1mexp lgamma digamma softplus sqrt square abs
-		inv_logit logit pow sum mean max min logsumexp rowlogsumexp rowsum colsum cumsum diff ar_filter tv_filter variance sd I rep rep_matrix diag diag_pre_multiply diag_post_multiply chol logdet solve trace outer logpdf logcdf logccdf icdf
+		inv_logit logit pow sum mean max min logsumexp rowlogsumexp rowsum colsum rowmean colmean cumsum diff ar_filter tv_filter variance sd I rep rep_matrix diag diag_pre_multiply diag_post_multiply chol logdet solve trace outer logpdf logcdf logccdf icdf
 		softmax log_softmax dot_product dot_self crossprod tcrossprod quad_form quad_form_diag head tail segment to_vector append_row append_col
 		log1m log_inv_logit log1m_inv_logit inv_cloglog Phi Phi_approx inv_Phi lbeta lchoose tanh sin cos atan
 		inv inv_sqrt inv_square fmin fmax log_mix
@@ -189,6 +189,9 @@ func TestSupportRules(t *testing.T) {
 		{"rowsum", []dist.Support{dist.Positive}, dist.Positive},
 		{"colsum", []dist.Support{dist.NonNegative}, dist.NonNegative},
 		{"mean", []dist.Support{dist.Unit}, dist.Unit},
+		{"colmean", []dist.Support{dist.Unit}, dist.Unit},
+		{"colmean", []dist.Support{dist.Count}, dist.NonNegative}, // means of counts, no counts
+		{"rowmean", []dist.Support{dist.Positive}, dist.Positive},
 		{"inv_logit", []dist.Support{dist.Real}, dist.Unit},
 		{"softplus", []dist.Support{dist.Real}, dist.Positive},
 		{"pow", []dist.Support{dist.Positive, dist.Real}, dist.Positive},

@@ -42,6 +42,14 @@ var (
 		{If: dist.Count, Then: dist.Count},
 		{If: dist.NonNegative, Then: dist.NonNegative},
 	}}
+	// meanRule: a mean of unit, positive or non-negative values is one
+	// too (mean, rowmean, colmean).
+	meanRule = SupportRule{Kind: FromArg, Default: dist.Real, Cases: []SupportCase{
+		{If: dist.Unit, Then: dist.Unit},
+		{If: dist.Positive, Then: dist.Positive},
+		{If: dist.Simplex, Then: dist.Positive},
+		{If: dist.NonNegative, Then: dist.NonNegative},
+	}}
 	// groupSumRule: group_sum's sums keep a sign as sumRule's do, but a
 	// group with no element sums to 0, so positive values give non-negative
 	// sums.
@@ -187,13 +195,8 @@ var funcs = []*Func{
 	{Name: "sum", Range: SumRange, Args: []Arg{{Name: "x", Ranks: AnyRank}}, Shape: ReduceScalar, Support: sumRule, Elem: IntIfAllInt, Op: "sum",
 		Doc: "sum of all elements", Example: "sum(log1mexp(rate))", Fold: fold1(identity)},
 	{Name: "mean", Range: ElementRange, Args: []Arg{{Name: "x", Ranks: AnyRank}}, Shape: ReduceScalar, Elem: RealResult, Op: "mean",
-		Support: SupportRule{Kind: FromArg, Default: dist.Real, Cases: []SupportCase{
-			{If: dist.Unit, Then: dist.Unit},
-			{If: dist.Positive, Then: dist.Positive},
-			{If: dist.Simplex, Then: dist.Positive},
-			{If: dist.NonNegative, Then: dist.NonNegative},
-		}},
-		Doc: "mean of all elements", Example: "mean(y)", Fold: fold1(identity)},
+		Support: meanRule,
+		Doc:     "mean of all elements", Example: "mean(y)", Fold: fold1(identity)},
 	{Name: "max", Range: ElementRange, Args: []Arg{{Name: "x", Ranks: AnyRank}}, Shape: ReduceScalar, Support: elementRule, Elem: IntIfAllInt, Op: "max",
 		Doc: "the largest element (its derivative goes to the first largest), −∞ of no elements, as in Stan; a test statistic of a posterior predictive check", Example: "max(y_rep)", Fold: fold1(identity)},
 	{Name: "min", Range: ElementRange, Args: []Arg{{Name: "x", Ranks: AnyRank}}, Shape: ReduceScalar, Support: elementRule, Elem: IntIfAllInt, Op: "min",
@@ -208,6 +211,10 @@ var funcs = []*Func{
 		Doc: "sum of each row: a vector", Example: "rowsum(W .* r')"},
 	{Name: "colsum", Range: SumRange, Args: argMat, Shape: ColSum, Support: sumRule, Elem: IntIfAllInt, Op: "colsum",
 		Doc: "sum of each column: a row [1, m]", Example: "colsum(W)"},
+	{Name: "rowmean", Range: ElementRange, Args: argMat, Shape: RowSum, Support: meanRule, Elem: RealResult, Op: "rowmean",
+		Doc: "mean of each row, rowsum(x) / m: a vector", Example: "rowmean(Y)"},
+	{Name: "colmean", Range: ElementRange, Args: argMat, Shape: ColSum, Support: meanRule, Elem: RealResult, Op: "colmean",
+		Doc: "mean of each column, colsum(x) / n: a row [1, m]", Example: "colmean(theta)"},
 	{Name: "interp", Args: []Arg{{Name: "x", Ranks: AnyRank}, {Name: "xp", Ranks: Vector, Data: "the table's grid is fixed, and checked to increase, when the model compiles"}, {Name: "fp", Ranks: Vector}}, Shape: Interp,
 		// an average of two of fp's values keeps their sign and (0, 1)
 		Support: SupportRule{Kind: FromArg, Arg: 2, Default: dist.Real, Cases: []SupportCase{

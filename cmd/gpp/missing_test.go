@@ -644,3 +644,96 @@ func TestIntLeftOutDrawn(t *testing.T) {
 		}
 	}
 }
+
+// A choice model's NA holdout choices (CategoricalLogit) are left out of
+// the likelihood as missing counts are and drawn as choice_missing, each
+// a class 0..2; every other column of draws.csv is the hand-masked
+// model's with the same seed, and loo.csv lists the observed rows only,
+// each elpd_loo the masked model's for that row.
+func TestCategoricalLeftOutDrawn(t *testing.T) {
+	d := t.TempDir()
+	src, err := os.ReadFile("testdata/fit_choice_na.gpp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	masked := writeFile(t, d, "masked.gpp", strings.Replace(string(src),
+		"choice ~ CategoricalLogit(asc' + bp * price)",
+		"data M: real[N]\ntarget += sum(M .* logpdf(choice, CategoricalLogit(asc' + bp * price)))", 1))
+	csv, err := os.ReadFile("testdata/fit_choice_na.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
+	var missing []string // the log_lik elements at NA choices
+	for i, ln := range lines {
+		switch {
+		case i == 0:
+			lines[i] = ln + ",M"
+		case strings.HasSuffix(ln, ",NA"):
+			lines[i] = strings.TrimSuffix(ln, "NA") + "0,0"
+			missing = append(missing, fmt.Sprintf("log_lik[%d]", i-1))
+		default:
+			lines[i] = ln + ",1"
+		}
+	}
+	filled := writeFile(t, d, "filled.csv", strings.Join(lines, "\n")+"\n")
+	for _, cmd := range []string{"fit", "sample"} {
+		args := []string{"--seed", "4", "--quiet"}
+		if cmd == "sample" {
+			args = append(args, "--draws", "100", "--warmup", "100")
+		}
+		run := func(model, data, out string) []map[string]float64 {
+			t.Helper()
+			code, _, stderr := runSafe(t, append([]string{cmd, model, data, "--out", filepath.Join(d, out)}, args...)...)
+			if code != exitOK {
+				t.Fatalf("%s: exit %d: %s", cmd, code, stderr)
+			}
+			return readDrawsCSV(t, filepath.Join(d, out, "draws.csv"))
+		}
+		got, ref := run("testdata/fit_choice_na.gpp", "testdata/fit_choice_na.csv", cmd+"-na"), run(masked, filled, cmd+"-masked")
+		if len(got) != len(ref) || len(missing) != 4 {
+			t.Fatalf("%s: %d draws, the masked model's %d; %d NA rows", cmd, len(got), len(ref), len(missing))
+		}
+		for i := range got {
+			for k := range len(missing) {
+				name := fmt.Sprintf("choice_missing.%d", k+1)
+				if v, ok := got[i][name]; !ok || v != math.Trunc(v) || v < 0 || v > 2 {
+					t.Fatalf("%s: draw %d: %s = %v (present %v), want a class 0..2", cmd, i, name, v, ok)
+				}
+			}
+			for k, v := range ref[i] {
+				if got[i][k] != v && !(math.IsNaN(v) && math.IsNaN(got[i][k])) {
+					t.Fatalf("%s: draw %d: %s = %v, the masked model's %v", cmd, i, k, got[i][k], v)
+				}
+			}
+			if len(got[i]) != len(ref[i])+len(missing) {
+				t.Fatalf("%s: columns %d, the masked model's %d: want choice_missing's %d more", cmd, len(got[i]), len(ref[i]), len(missing))
+			}
+		}
+		looOf := func(out string) map[string]float64 {
+			m := map[string]float64{}
+			for _, r := range reftest.ReadCSV(t, filepath.Join(d, out, "loo.csv"))[2:] {
+				v, err := strconv.ParseFloat(r[1], 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m[r[0]] = v
+			}
+			return m
+		}
+		gl, rl := looOf(cmd+"-na"), looOf(cmd+"-masked")
+		if len(gl) != len(rl)-len(missing) {
+			t.Fatalf("%s: loo.csv has %d rows, the masked model's %d less the %d NA rows", cmd, len(gl), len(rl), len(missing))
+		}
+		for _, name := range missing {
+			if _, ok := gl[name]; ok {
+				t.Errorf("%s: loo.csv has %s, an NA choice", cmd, name)
+			}
+		}
+		for name, v := range gl {
+			if rl[name] != v {
+				t.Errorf("%s: loo.csv %s elpd_loo %v, the masked model's %v", cmd, name, v, rl[name])
+			}
+		}
+	}
+}

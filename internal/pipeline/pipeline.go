@@ -314,7 +314,8 @@ func (l *Loaded) bindCoded(inputs []data.Input, sets map[string]string, levels m
 	l.Notes = append(l.Notes, data.LevelNotes(l.Info, bound, levels != nil)...)
 	l.Notes = append(l.Notes, data.ColumnNotes(l.Info, bound)...)
 	if levels == nil { // new data for a fit's predictions may well have a constant column
-		l.Notes = append(l.Notes, data.DesignNotes(l.Info, bound)...)
+		notes, warns := data.DesignNotes(l.File, l.Info, bound)
+		l.Notes, l.Warnings = append(l.Notes, notes...), append(l.Warnings, warns...)
 	}
 	m, err := compile.Compile(l.File, l.Info, bound)
 	if err != nil {

@@ -728,6 +728,26 @@ func (b *Builder) ColSum(x ID, pos ast.Pos) ID {
 	}, pos)
 }
 
+// RowMean returns the mean of each row of a matrix [n, m], a vector [n]:
+// RowSum over m (a vector is returned as it is).
+func (b *Builder) RowMean(x ID, pos ast.Pos) ID {
+	s := b.RowSum(x, pos)
+	if b.Failed(s) {
+		return s
+	}
+	return b.Div(s, b.Scalar(float64(b.Shape(x).Cols), pos), pos)
+}
+
+// ColMean returns the mean of each column of a matrix [n, m], a row
+// [1, m]: ColSum over n (a vector [n] gives its mean as [1, 1]).
+func (b *Builder) ColMean(x ID, pos ast.Pos) ID {
+	s := b.ColSum(x, pos)
+	if b.Failed(s) {
+		return s
+	}
+	return b.Div(s, b.Scalar(float64(b.Shape(x).Rows), pos), pos)
+}
+
 // RowCumSum returns the running sums along each row of a matrix [n, m],
 // or of a vector: element i of a run is x_0 + ... + x_i (Stan's
 // cumulative_sum); a matrix's rows are, say, a loop's cumsum of a vector

@@ -622,6 +622,30 @@ func TestGradReductions(t *testing.T) {
 				return res
 			}},
 		{name: "colsum/vector", args: vector, build: func(b *Builder, x []ID) ID { return b.ColSum(x[0], testPos) }, ref: sumRef},
+		{name: "rowmean/matrix", args: matrix, build: func(b *Builder, x []ID) ID { return b.RowMean(x[0], testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 {
+				res := make([]float64, s[0].Rows)
+				for i := range res {
+					for j := 0; j < s[0].Cols; j++ {
+						res[i] += v[0][i*s[0].Cols+j] / float64(s[0].Cols)
+					}
+				}
+				return res
+			}},
+		{name: "rowmean/vector", args: vector, build: func(b *Builder, x []ID) ID { return b.RowMean(x[0], testPos) },
+			ref: func(v [][]float64, _ []Shape) []float64 { return v[0] }},
+		{name: "colmean/matrix", args: matrix, build: func(b *Builder, x []ID) ID { return b.ColMean(x[0], testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 {
+				res := make([]float64, s[0].Cols)
+				for i := 0; i < s[0].Rows; i++ {
+					for j := range res {
+						res[j] += v[0][i*s[0].Cols+j] / float64(s[0].Rows)
+					}
+				}
+				return res
+			}},
+		{name: "colmean/vector", args: vector, build: func(b *Builder, x []ID) ID { return b.ColMean(x[0], testPos) },
+			ref: func(v [][]float64, s []Shape) []float64 { return []float64{sumRef(v, s)[0] / float64(len(v[0]))} }},
 	})
 }
 

@@ -740,3 +740,16 @@ func TestUndeclaredSizeIDColumn(t *testing.T) {
 		t.Errorf("error %v, want the id column g's hint with its size [M]", err)
 	}
 }
+
+// TestRowColMean: rowmean and colmean take colsum's and rowsum's shapes,
+// real even of int data, and keep a unit or positive support as mean does.
+func TestRowColMean(t *testing.T) {
+	src := "data C: int<lower=0>[N, K]\nparam u: unit[N, K]\nlet a = colmean(C)\nlet b = rowmean(u)\n"
+	f, info := checkSource(t, "m.gpp", src, nil)
+	for text, want := range map[string]string{"colmean(C)": "[1, K] real non-negative", "rowmean(u)": "[N] real unit"} {
+		ty := info.Types[findExpr(t, f, src, text)]
+		if got := fmt.Sprintf("%s %s %s", ty.Shape, map[bool]string{true: "int", false: "real"}[ty.Elem == check.Int], ty.Support); got != want {
+			t.Errorf("%s: %s, want %s", text, got, want)
+		}
+	}
+}

@@ -465,8 +465,15 @@ func zeroMass(d *stdlib.Dist) bool {
 // weights their terms by 0, or a family of real values with a point mass
 // at 0 (ZeroMass), which 0 is in too (Hypergeometric's and DiscreteUniform's
 // supports depend on their arguments; Geometric's starts at 1, so that
-// 0 · −Inf there would be NaN).
+// 0 · −Inf there would be NaN). The families of classes and ordered
+// categories (Categorical, CategoricalLogit, OrderedLogistic,
+// OrderedProbit) and PoissonBinomial have a term per element too, and 0
+// in their support: a choice model's NA holdout choices.
 func leavesOut(d *stdlib.Dist) bool {
+	switch d.Shape {
+	case stdlib.DistCategorical, stdlib.DistOrdinal, stdlib.DistPoissonBinomial:
+		return true
+	}
 	u, ok := dist.LookupUnivariate(d.Name)
 	if !ok || d.Shape != stdlib.DistElementwise || d.Name == "Hypergeometric" || u.Least > 0 {
 		return false

@@ -75,6 +75,10 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 		}
 		l.dirichlet(val, args[0], lat, pos)
 	case "Categorical", "CategoricalLogit":
+		if l.obsMask.node { // classes left out (leftout.go)
+			l.maskedDensity(l.b.CategoricalLogPDF(val, args[0], d.Name == "CategoricalLogit", pos), l.obsMask.id, pos)
+			break
+		}
 		l.add(l.b.Categorical(val, args[0], d.Name == "CategoricalLogit", pos), pos)
 	case "Multinomial", "MultinomialLogit":
 		if len(args) > 1 && !l.multinomialTotals(d, val, args[1], call.Args[1], pos) {
@@ -88,8 +92,16 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 		l.add(l.b.Sum(l.dirichletMultinomial(val, args[0], pos), pos), pos)
 	case "OrderedLogistic", "OrderedProbit":
 		l.ordinalEmptyNote(call, lhs, v, args[1])
+		if l.obsMask.node {
+			l.maskedDensity(l.b.OrderedLogPDF(val, args[0], args[1], d.Name == "OrderedProbit", pos), l.obsMask.id, pos)
+			break
+		}
 		l.add(l.b.OrderedLogistic(val, args[0], args[1], d.Name == "OrderedProbit", pos), pos)
 	case "PoissonBinomial":
+		if l.obsMask.node {
+			l.maskedDensity(l.b.PoissonBinomial(val, args[0], 0, true, pos), l.obsMask.id, pos)
+			break
+		}
 		l.add(l.b.PoissonBinomial(val, args[0], 0, false, pos), pos)
 	case "LKJCorrCholesky": // the checker made the value a cholesky_factor_corr param
 		l.add(l.b.LKJCorrCholesky(val, args[0], pos), pos)

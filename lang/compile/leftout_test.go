@@ -46,6 +46,22 @@ func TestLeftOutMatchesMask(t *testing.T) {
 			"data N: int\ndata x: real[N]\ndata y: int<lower=0, upper=1>[N]\nparam a: real ~ Normal(0, 1)\nparam b: real ~ Normal(0, 1)\ny ~ BernoulliLogit(a + b * x)\n",
 			"data N: int\ndata x: real[N]\ndata y: int<lower=0, upper=1>[N]\ndata M: real[N]\nparam a: real ~ Normal(0, 1)\nparam b: real ~ Normal(0, 1)\ntarget += sum(M .* logpdf(y, BernoulliLogit(a + b * x)))\n",
 			vecData + `, "y": [1, %v, 0, 1, %v, 0]`, `"M": [1, 0, 1, 1, 0, 1]`, 0, []int{1, 4}},
+		{"CategoricalLogit rows",
+			"data N: int\ndata x: real[N]\ndata y: int<lower=0, upper=2>[N]\nparam b: real[3] ~ Normal(0, 1)\ny ~ CategoricalLogit(x * b')\n",
+			"data N: int\ndata x: real[N]\ndata y: int<lower=0, upper=2>[N]\ndata M: real[N]\nparam b: real[3] ~ Normal(0, 1)\ntarget += sum(M .* logpdf(y, CategoricalLogit(x * b')))\n",
+			vecData + `, "y": [2, %v, 0, 1, %v, 2]`, `"M": [1, 0, 1, 1, 0, 1]`, 0, []int{1, 4}},
+		{"CategoricalLogit loop",
+			"data N: int\ndata x: real[N]\ndata y: int<lower=0, upper=2>[N]\nparam b: real[3] ~ Normal(0, 1)\nlet E = x * b'\nfor n in 0:N {\n  y[n] ~ CategoricalLogit(E[n])\n}\n",
+			"data N: int\ndata x: real[N]\ndata y: int<lower=0, upper=2>[N]\ndata M: real[N]\nparam b: real[3] ~ Normal(0, 1)\nlet E = x * b'\nfor n in 0:N {\n  target += M[n] * logpdf(y[n], CategoricalLogit(E[n]))\n}\n",
+			vecData + `, "y": [2, %v, 0, 1, %v, 2]`, `"M": [1, 0, 1, 1, 0, 1]`, 1e-12, []int{1, 4}},
+		{"OrderedLogistic",
+			"data N: int\ndata x: real[N]\ndata y: int<lower=0, upper=2>[N]\nparam b: real ~ Normal(0, 1)\nparam c: ordered[2] ~ Normal(0, 2)\ny ~ OrderedLogistic(b * x, c)\n",
+			"data N: int\ndata x: real[N]\ndata y: int<lower=0, upper=2>[N]\ndata M: real[N]\nparam b: real ~ Normal(0, 1)\nparam c: ordered[2] ~ Normal(0, 2)\ntarget += sum(M .* logpdf(y, OrderedLogistic(b * x, c)))\n",
+			vecData + `, "y": [2, %v, 0, 1, %v, 2]`, `"M": [1, 0, 1, 1, 0, 1]`, 0, []int{1, 4}},
+		{"PoissonBinomial",
+			"data N: int\ndata x: real[N]\ndata y: int<lower=0, upper=3>[N]\nparam th: unit[3] ~ Beta(2, 2)\ny ~ PoissonBinomial(th)\n",
+			"data N: int\ndata x: real[N]\ndata y: int<lower=0, upper=3>[N]\ndata M: real[N]\nparam th: unit[3] ~ Beta(2, 2)\ntarget += sum(M .* logpdf(y, PoissonBinomial(th)))\n",
+			vecData + `, "y": [3, %v, 0, 1, %v, 2]`, `"M": [1, 0, 1, 1, 0, 1]`, 0, []int{1, 4}},
 	} {
 		for _, unroll := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s unrolled %v", c.name, unroll), func(t *testing.T) {

@@ -211,6 +211,8 @@ func TestStanFuncs(t *testing.T) {
 		{"prod", "target += prod(s + x)\n", "target += (s + x[0]) * (s + x[1]) * (s + x[2])\n"},
 		{"rows_dot_product", "target += sum(rows_dot_product(a * outer(x, x), outer(x, n)))\n", "target += sum(rowsum(a * outer(x, x) .* outer(x, n)))\n"},
 		{"columns_dot_product", "target += sum(columns_dot_product(a * outer(x, x), outer(x, k)))\n", "target += sum(colsum(a * outer(x, x) .* outer(x, k)))\n"},
+		{"colmean", "target += sum(colmean(a * outer(x, x) .* outer(x, k)))\n", "target += sum(colsum(a * outer(x, x) .* outer(x, k))) / 3\n"},
+		{"rowmean", "target += sum(rowmean(a * outer(x, x) .* outer(x, n)))\n", "target += sum(rowsum(a * outer(x, x) .* outer(x, n))) / 3\n"},
 		{"columns_dot_product of vectors", "target += sum(columns_dot_product(a * x, x))\n", "target += a * dot_self(x)\n"},
 		{"rounding of data", "target += a * sum(floor(x) + ceil(x) + round(x) + trunc(x + 0.5))\n", "target += a * (-2 + 0 + 2 - 1 + 1 + 2 - 2 + 0 + 2 - 1 + 0 + 2)\n"},
 	} {
