@@ -192,47 +192,53 @@ func noCounts(req dist.Support, t Type) bool {
 	return r.Hi < 0 || r.Hi == 0 && !r.HiIn
 }
 
-// scaledByData reports whether arg, which reads params, is positive once
-// the data-only values it multiplies or divides by are: a product or
-// quotient (*, .*, /) each of whose operands is positive, computed from
-// data alone (computedFromData), or such a product itself — a scale from
-// the data times a param, `tau0 * sigma` with `let tau0 = p0 / (P - p0) /
-// sqrt(N)`, or `sigma / sqrt(N)`, whose sign the checker cannot show from
-// the data's declarations (N may be 0, P − p0 negative). Those data-only
-// operands are recorded in Info.PositiveData, and the compiler checks
-// that their values are > 0 when the model compiles with its data; the
-// argument is also checked at every evaluation, as any is. Only for a
-// positive argument: a scale or a rate.
+// scaledByData reports whether arg, which reads params, is positive
+// (non-negative, as req asks) once the data-only values it multiplies or
+// divides by are: a product or quotient (*, .*, /) each of whose operands
+// is so, computed from data alone (computedFromData), or such a product
+// itself — a scale from the data times a param, `tau0 * sigma` with `let
+// tau0 = p0 / (P - p0) / sqrt(N)`, or `sigma / sqrt(N)`, a rate
+// `exp(logR) .* (W * cases)`, whose sign the checker cannot show from the
+// data's declarations (N may be 0, P − p0 negative). Those data-only
+// operands are recorded in Info.PositiveData with the support their
+// values need (a divisor's positive), and the compiler checks them when
+// the model compiles with its data; the argument is also checked at every
+// evaluation, as any is. Only for a positive or non-negative argument: a
+// scale, a rate or a mean.
 func (c *checker) scaledByData(arg ast.Expr, req dist.Support) bool {
-	if req != dist.Positive {
+	if req != dist.Positive && req != dist.NonNegative {
 		return false
 	}
-	var deferred []ast.Expr
-	var walk func(e ast.Expr) bool
-	walk = func(e ast.Expr) bool {
+	deferred := map[ast.Expr]dist.Support{}
+	var walk func(e ast.Expr, need dist.Support) bool
+	walk = func(e ast.Expr, need dist.Support) bool {
 		be, ok := ast.Unparen(e).(*ast.BinaryExpr)
 		if !ok || be.Op != ast.Mul && be.Op != ast.EMul && be.Op != ast.Div {
 			return false
 		}
-		for _, x := range []ast.Expr{be.X, be.Y} {
+		for i, x := range []ast.Expr{be.X, be.Y} {
+			xneed := need
+			if i == 1 && be.Op == ast.Div {
+				xneed = dist.Positive // a divisor of 0 is no value
+			}
 			t := c.info.Types[x]
 			switch {
 			case !t.Valid():
 				return false
-			case satisfies(dist.Positive, t):
+			case satisfies(xneed, t):
 			case c.computedFromData(x, t) && !c.dataRef(x):
-				deferred = append(deferred, x)
-			case t.DataOnly || !walk(x):
+				deferred[x] = xneed
+			case t.DataOnly || !walk(x, xneed):
 				return false
 			}
 		}
 		return true
 	}
-	if c.info.Types[arg].DataOnly || !walk(arg) || len(deferred) == 0 {
+	if c.info.Types[arg].DataOnly || !walk(arg, req) || len(deferred) == 0 {
 		return false
 	}
-	for _, x := range deferred {
-		c.info.PositiveData[x] = true
+	for x, need := range deferred {
+		c.info.PositiveData[x] = need
 	}
 	return true
 }

@@ -55,11 +55,12 @@ type Info struct {
 	// whose family is a user density NAME to the call NAME_lpdf(value,
 	// args...) that the checker built and expanded: its sum is the term.
 	UserDensities map[*ast.CallExpr]*ast.CallExpr
-	// PositiveData holds the data-only factors of a positive distribution
-	// argument that also reads params (`tau0 * sigma`, `sigma / sqrt(N)`):
+	// PositiveData holds the data-only factors of a positive (or
+	// non-negative) distribution argument that also reads params (`tau0 *
+	// sigma`, `sigma / sqrt(N)`), with the support their values need:
 	// the checker cannot show their sign, so the compiler checks that
-	// their values are > 0 (scaledByData).
-	PositiveData map[ast.Expr]bool
+	// their values are > 0 (≥ 0) (scaledByData).
+	PositiveData map[ast.Expr]dist.Support
 	// CountData holds the count arguments (Binomial's n, Multinomial's n)
 	// that are int data of a sign the checker cannot show (`data n:
 	// int[N]`): the compiler checks that their values are counts when the
