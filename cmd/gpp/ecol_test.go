@@ -90,7 +90,7 @@ target += sum(rowlogsumexp(lp))
 // check, gpp fit and gpp sample say no start helps, not --init; gpp fit
 // says so before fitting.
 func TestAllTermsZeroRow(t *testing.T) {
-	const want = "nmix_k13.gpp:14:15: rowlogsumexp: every term of row 43 is -Inf, so its log of a sum is -Inf; its last term is Binomial: log density is -Inf at value 14 (n 13, p 0.5, element [43, 13]); the value is y's at testdata/nmix_k13.json:1:611; no value of the params makes a term of it finite"
+	const want = "nmix_k13.gpp:14:15: rowlogsumexp: every term of row 43 is -Inf, so its log of a sum is -Inf; its last term is Binomial: log density is -Inf at value 14 (n 13, p 0.5, element [43, 13]); the value is y's at testdata/nmix_k13.json:1:611; the value is above the last term's upper end 13, as a count y above an abundance grid's bound K is; no value of the params makes a term of it finite"
 	code, _, stderr := runSafe(t, "check", "testdata/nmix_k13.gpp", "testdata/nmix_k13.json")
 	if code != exitError || !strings.Contains(stderr, want) || !strings.Contains(stderr, dataOnlyNote) || strings.Contains(stderr, startNote) {
 		t.Errorf("check: exit %d; stderr\n%s", code, stderr)

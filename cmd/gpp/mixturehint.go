@@ -23,7 +23,12 @@ var mixtureFuncs = map[string]bool{"log_mix": true, "logsumexp": true, "rowlogsu
 // (mixtureFuncs), nil where none: a mixture model, whose ELBO has an
 // optimum per way of sharing the data among the components. An output's
 // call (a classifier's probabilities) does not count.
-func mixtureCall(f *ast.File) *ast.CallExpr {
+//
+// With info (nil: by the syntax alone), a rowlogsumexp that sums a
+// discrete value out over a grid (gridSum: an N-mixture's abundance on
+// 0..Kmax) does not count: its columns have no params of their own, so
+// no labels to trade places.
+func mixtureCall(f *ast.File, info *check.Info) *ast.CallExpr {
 	if f == nil {
 		return nil
 	}
@@ -37,7 +42,7 @@ func mixtureCall(f *ast.File) *ast.CallExpr {
 			}
 			switch n := n.(type) {
 			case *ast.CallExpr:
-				if mixtureFuncs[n.Fun.Name] && mixtureArgsRead(n, func(a ast.Expr) bool { return d.reads(a, d.params, map[string]bool{}) }) {
+				if mixtureFuncs[n.Fun.Name] && mixtureArgsRead(n, func(a ast.Expr) bool { return d.reads(a, d.params, map[string]bool{}) }) && !d.gridSum(n, info) {
 					call = n
 					return false
 				}
@@ -108,6 +113,73 @@ func (d *modelDecls) reads(e ast.Expr, names, seen map[string]bool) bool {
 	return found
 }
 
+// gridSum reports whether call, a rowlogsumexp, sums a discrete value
+// out over a grid of data or constants (an N-mixture's abundance N on
+// 0..Kmax, logpdf(Nv', Poisson(lam)) + logpdf(y, Binomial(Nv', p))):
+// every part of its argument that reads a param is constant along the
+// columns it sums (a scalar, or a column [S] broadcast across them), so
+// the columns differ only by data and constants (Nv'). A mixture's
+// components have params of their own along the columns (mu' of a
+// param mu[K]), which is what lets their labels trade places. It follows
+// lets and elementwise operations (arithmetic, elementwise built-ins,
+// logpdf of an elementwise family) and matrix products X * Y whose Y
+// reads no param; any other part that reads a param and has columns (a
+// transpose, an index) counts as a component's. info nil: false.
+func (d *modelDecls) gridSum(call *ast.CallExpr, info *check.Info) bool {
+	if info == nil || call.Fun.Name != "rowlogsumexp" || len(call.Args) != 1 {
+		return false
+	}
+	return d.flatCols(call.Args[0], info, map[string]bool{})
+}
+
+// flatCols reports whether every part of e that reads a param is constant
+// along e's columns (gridSum); seen holds the lets already followed.
+func (d *modelDecls) flatCols(e ast.Expr, info *check.Info, seen map[string]bool) bool {
+	if !d.reads(e, d.params, map[string]bool{}) {
+		return true // data and constants: the grid
+	}
+	if t, ok := info.Types[e]; ok && t.Valid() && (t.Shape.Rank() < 2 || t.Shape[1].N == 1) {
+		return true // broadcast across the columns
+	}
+	all := func(args []ast.Expr) bool {
+		for _, a := range args {
+			if !d.flatCols(a, info, seen) {
+				return false
+			}
+		}
+		return true
+	}
+	switch e := e.(type) {
+	case *ast.ParenExpr:
+		return d.flatCols(e.X, info, seen)
+	case *ast.UnaryExpr:
+		return d.flatCols(e.X, info, seen)
+	case *ast.BinaryExpr:
+		if e.Op == ast.Mul && info.Types[e.X].Shape.Rank() > 0 && info.Types[e.Y].Shape.Rank() > 0 {
+			// column k of X * Y is X times Y's column k: the columns
+			// differ by Y alone
+			return !d.reads(e.Y, d.params, map[string]bool{})
+		}
+		return all([]ast.Expr{e.X, e.Y})
+	case *ast.Ident:
+		if v := d.lets[e.Name]; v != nil && !seen[e.Name] {
+			seen[e.Name] = true
+			return d.flatCols(v, info, seen)
+		}
+	case *ast.CallExpr:
+		if ds := stdlib.LookupDist(e.Fun.Name); ds != nil {
+			return ds.Shape == stdlib.DistElementwise && all(e.Args)
+		}
+		if e.Fun.Name == "logpdf" && len(e.Args) == 2 {
+			return all(e.Args) // its family's own case above
+		}
+		if f := info.Calls[e]; f != nil && (f.Shape == stdlib.Elementwise1 || f.Shape == stdlib.Elementwise2) {
+			return all(e.Args)
+		}
+	}
+	return false
+}
+
 // mixesData reports whether some component of a mixture call of f
 // (mixtureCall's) reads data: a likelihood's mixture, whose components
 // share the data. One whose components read params alone (a
@@ -162,7 +234,7 @@ func mixtureHint(s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result, mix *sgvb.
 	if s.Method == sgvb.SGVB && !sgvb.ParetoAlarm(k, ess) {
 		return ""
 	}
-	call := mixtureCall(l.File)
+	call := mixtureCall(l.File, l.Info)
 	if call == nil {
 		return ""
 	}

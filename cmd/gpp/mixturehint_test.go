@@ -12,6 +12,7 @@ import (
 	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/check"
 	"github.com/gpplang/gpp/lang/compile"
 	"github.com/gpplang/gpp/lang/parser"
 )
@@ -39,11 +40,49 @@ func TestMixtureCall(t *testing.T) {
 			t.Fatalf("%q: %v", c.body, err)
 		}
 		got := ""
-		if call := mixtureCall(f); call != nil {
+		if call := mixtureCall(f, nil); call != nil {
 			got = call.Fun.Name
 		}
 		if got != c.want {
 			t.Errorf("%q: mixtureCall = %q, want %q", c.body, got, c.want)
+		}
+	}
+}
+
+// TestGridSumNotMixture: with the checker's shapes, a rowlogsumexp that
+// sums a count out over a grid of constants (an N-mixture: the columns
+// differ only by Nv', the params are columns [S] broadcast across them)
+// is no mixture, while one whose columns hold params of their own
+// (mu', log(w)', a matrix param, a matrix product) still is.
+func TestGridSumNotMixture(t *testing.T) {
+	const head = "const Kmax = 20\ndata y: int[S, J]\ndata x: real[S]\ndata z: real[S, 3]\nparam a: real[2] ~ Normal(0, 2)\nparam c: real ~ Normal(0, 2)\n" +
+		"param w: simplex[3] ~ Dirichlet(1)\nparam mu: real[3] ~ Normal(0, 5)\nparam B: real[S, 3] ~ Normal(0, 1)\n" +
+		"let lam = exp(a[0] + a[1] * x)\nlet p = inv_logit(c + 0 * y)\nlet Nv = linspaced_int_array(Kmax + 1, 0, Kmax)\n"
+	for _, c := range []struct {
+		body  string
+		mixed bool
+	}{
+		{"let lp = logpdf(Nv', Poisson(lam)) + logpdf(y[:, 0], Binomial(Nv', p[:, 0])) + logpdf(y[:, 1], Binomial(Nv', p[:, 1]))\ntarget += sum(rowlogsumexp(lp))\n", false},
+		{"target += sum(rowlogsumexp(logpdf(Nv', Poisson(lam .* exp(c)))))\n", false},
+		{"let lp = log(w)' + logpdf(x, Normal(mu', 1))\ntarget += sum(rowlogsumexp(lp))\n", true},
+		{"target += sum(rowlogsumexp(logpdf(z, Normal(x, exp(mu')))))\n", true},
+		{"target += sum(rowlogsumexp(logpdf(z, Normal(B, 1))))\n", true},
+		{"target += sum(rowlogsumexp(logpdf(z, Normal(lam * [1, 2, 3]', 1))))\n", false},
+		{"target += sum(rowlogsumexp(logpdf(z, Normal(x * mu', 1))))\n", true},
+	} {
+		f, err := parser.ParseFile("m.gpp", []byte(head+c.body))
+		if err != nil {
+			t.Fatalf("%q: %v", c.body, err)
+		}
+		info, err := check.Check(f, &check.Config{})
+		if err != nil {
+			t.Fatalf("%q: %v", c.body, err)
+		}
+		if mixtureCall(f, nil) == nil {
+			t.Fatalf("%q: no sum over components by the syntax", c.body)
+		}
+		if got := mixtureCall(f, info) != nil; got != c.mixed {
+			t.Errorf("%q: a mixture %v, want %v", c.body, got, c.mixed)
 		}
 	}
 }
@@ -225,7 +264,11 @@ func TestMixtureCallExamples(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
-		if got, want := mixtureCall(f) != nil, filepath.Base(p) == "mixture.gpp"; got != want {
+		info, err := check.Check(f, &check.Config{})
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if got, want := mixtureCall(f, info) != nil, filepath.Base(p) == "mixture.gpp"; got != want {
 			t.Errorf("%s: a mixture: %v, want %v", p, got, want)
 		}
 	}
@@ -250,7 +293,7 @@ func TestMixesData(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", c.body, err)
 		}
-		call := mixtureCall(f)
+		call := mixtureCall(f, nil)
 		if call == nil {
 			t.Fatalf("%q: no mixture call", c.body)
 		}

@@ -142,7 +142,7 @@ func fitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Res
 	ns.evidence(ev)
 	ns.fitHints(s, l, r, mix, found, k, ess, curv, cfg.autoLost, cfg.warmInit, cfg.curvSkipped)
 	ns.hint(againstHint(cfg, s, k, ess, r.Dim, stepSeconds(r)))
-	ns.hint(localOptimumHint(cfg, s, k, ess, r.Dim, observedValues(l), mixtureCall(l.File) != nil))
+	ns.hint(localOptimumHint(cfg, s, k, ess, r.Dim, observedValues(l), mixtureCall(l.File, l.Info) != nil))
 	if mix == nil && s.Method != sgvb.MAP {
 		ns.warnAt("", separationWarnings(ds.observed))
 	}

@@ -12,7 +12,16 @@ import (
 // NoTermNote ends zeroRowError's message where the row's −Inf is of the
 // data and constants alone (a grid's bound K below a count y): no start
 // of a fit helps, so gpp check and gpp fit do not advise --init.
-const NoTermNote = "no value of the params makes a term of it finite (an abundance grid's bound K below a count y is such a case): mend the constants or the data, not the start"
+const NoTermNote = "no value of the params makes a term of it finite: mend the constants or the data, not the start"
+
+// aboveGridNote names the cause of a row's −Inf where its last term's
+// value is above the family's upper end there (a count y above the top N
+// = K of an abundance grid); belowNote where it is below the lower end (a
+// count of −1), which no grid's bound explains.
+const (
+	aboveGridNote = "the value is above the last term's upper end %s, as a count y above an abundance grid's bound K is"
+	belowNote     = "the value is below the family's lower end %s"
+)
 
 // DataValueNote ends a logpdf's error where its value, data, is outside a
 // support whose ends no param moves (a Bernoulli 2 in log_mix's lp1 and
@@ -76,7 +85,12 @@ func (p *Program) zeroRowError(i int32) error {
 		why = "is " + err.Msg
 	}
 	msg := fmt.Sprintf("%s: %s is -Inf, %s; its last term %s", rn.op, what, so, why)
-	if p.supportOfDataAlone(zn, kz) {
+	if alone, x, lo, hi := p.supportOfDataAlone(zn, kz); alone {
+		if x > hi {
+			msg += "; " + fmt.Sprintf(aboveGridNote, g(hi))
+		} else {
+			msg += "; " + fmt.Sprintf(belowNote, g(lo))
+		}
 		msg += "; " + NoTermNote
 	}
 	return ast.Errorf(rn.pos, "%s", msg)
@@ -167,12 +181,12 @@ func (p *Program) termZero(i int32, k int, seen map[int32]bool) (int32, int) {
 // supportOfDataAlone reports whether element k of logpdf node n is −Inf
 // because its value, which no param reaches, is outside a support whose
 // ends no param moves (Binomial's n from a constant grid): the log 0 is
-// the data's and constants', wherever a fit starts.
-func (p *Program) supportOfDataAlone(n *node, k int) bool {
+// the data's and constants', wherever a fit starts; x is the value and
+// [lo, hi] the support.
+func (p *Program) supportOfDataAlone(n *node, k int) (alone bool, x, lo, hi float64) {
 	if p.arg(n, 0).aoff >= 0 {
-		return false
+		return false, 0, 0, 0
 	}
-	var x float64
 	var par []float64
 	p.densityTerms(n, func(e int, v float64, pr []float64, _, _ float64, _ []float64) bool {
 		if e != k {
@@ -182,11 +196,11 @@ func (p *Program) supportOfDataAlone(n *node, k int) bool {
 		return false
 	})
 	if par == nil {
-		return false
+		return false, 0, 0, 0
 	}
-	lo, hi := n.dist.Ends(par)
+	lo, hi = n.dist.Ends(par)
 	if x >= lo && x <= hi {
-		return false
+		return false, x, lo, hi
 	}
 	moved := append([]float64(nil), par...)
 	for a := range moved {
@@ -195,5 +209,5 @@ func (p *Program) supportOfDataAlone(n *node, k int) bool {
 		}
 	}
 	lo2, hi2 := n.dist.Ends(moved)
-	return lo2 == lo && hi2 == hi
+	return lo2 == lo && hi2 == hi, x, lo, hi
 }

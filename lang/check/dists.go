@@ -876,6 +876,11 @@ func (c *checker) explain(e ast.Expr, req dist.Support) string {
 			dt.Kind = ast.Positive
 			return is + " (data declared at " + sym.Pos.String() + "; if its values are positive, declare it `data " + x.Name + ": " + ast.FormatType(&dt) + "`, checked when it loads)"
 		}
+		if let, ok := sym.Decl.(*ast.LetStmt); ok && sym.Fn == nil && let.Value != nil && c.info.Types[let.Value].Valid() {
+			// into the let's value, down to the name or operation its
+			// support came from
+			return is + " (let declared at " + sym.Pos.String() + ") because " + c.explain(let.Value, req)
+		}
 		return is + " (" + kind + " declared at " + sym.Pos.String() + ")"
 	case *ast.UnaryExpr:
 		if x.Op == ast.Not {

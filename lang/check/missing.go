@@ -290,6 +290,10 @@ func (c *checker) missingData() {
 			d.Remedy = seriesRemedy(d, outcome[d.Symbol])
 		case len(o.narrow) == 0 && o.inValue.IsValid():
 			d.NoMissing = fmt.Sprintf("`%s` is observed only inside the expression on the left of the ~ at %s, which observes it as a whole, not cell by cell, so its missing values cannot be fitted: gpp fits them only where a ~ observes the data itself (%s ~ D(...) or %s[i] ~ D(...))", d.Name, o.inValue, d.Name, d.Name)
+		case len(o.narrow) == 0 && o.readPos.Line != 0 && c.inTarget(o.readPos) != nil && !c.inDistArgs(o.readPos):
+			// no family's argument, so no covariate: a hand-written log
+			// density's value (a distance x in target += -square(x) / ...)
+			d.NoMissing = fmt.Sprintf("`%s` is data read at %s, in the target += at %s (a log density written by hand), and observed by no ~, so its missing values would have no distribution: gpp fits missing values only where a ~ gives them one (%s ~ D(...)), whose ~ is then their prior", d.Name, o.readPos, c.inTarget(o.readPos).Pos(), d.Name)
 		case len(o.narrow) == 0 && o.readPos.Line != 0:
 			d.NoMissing = fmt.Sprintf("`%s` is read in an expression at %s (a covariate) and observed by no ~, so its missing values would have no distribution: a missing covariate needs a model of its own (%s ~ D(...)), whose ~ is then their prior", d.Name, o.readPos, d.Name)
 		case len(o.narrow) == 0:
@@ -311,6 +315,31 @@ func (c *checker) missingData() {
 			d.LeftOut, d.LeafReads, d.Fill = true, o.constReads, d.Missing.interior()
 		}
 	}
+}
+
+// inTarget returns the target += statement whose value holds pos, or nil.
+func (c *checker) inTarget(pos ast.Pos) *ast.TargetStmt {
+	var found *ast.TargetStmt
+	ast.Inspect(c.file, func(n ast.Node) bool {
+		if t, ok := n.(*ast.TargetStmt); ok && found == nil && pos.File == t.Pos().File && !pos.Before(t.Value.Pos()) && pos.Before(t.Value.End()) {
+			found = t
+		}
+		return found == nil
+	})
+	return found
+}
+
+// inDistArgs reports whether pos lies in the arguments of a family's call
+// (the mu of Normal(mu, s)), where data is a covariate.
+func (c *checker) inDistArgs(pos ast.Pos) bool {
+	found := false
+	ast.Inspect(c.file, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok && c.info.Dists[call] != nil && pos.File == call.Lparen.File && call.Lparen.Before(pos) && pos.Before(call.Rparen) {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // interior returns a value inside m's range, which the compiler puts in
@@ -774,8 +803,15 @@ func (c *checker) maskHint(d *DataVar, calls []*ast.CallExpr) (why, remedy strin
 	for c.info.DataVar(mask) != nil {
 		mask = "o" + mask
 	}
-	remedy = fmt.Sprintf("to leave out only the missing cells' terms, not the rows (whose other values still inform the fit), mask them: add a 0/1 column %s (1 where `%s` is observed, 0 where it is missing), fill the missing cells of `%s` with any value of its support (0), declare `data %s: int%s` and weight each term by it, `%s .* %s`; where each logpdf of `%s` is a term of the log likelihood (summed into target +=, or into a mixture component's log density in log_mix), that is the posterior given the observed cells, as a ~ gives (docs/language.md, Missing data)",
-		mask, d.Name, d.Name, mask, d.Dims, mask, shorten(ast.FormatExpr(calls[0])), d.Name)
+	// the mask picks the cells the term reads: o_y[:, 0] .* logpdf(y[:, 0], ...)
+	var weight ast.Expr = &ast.Ident{Name: mask}
+	indexed := ""
+	if ix, ok := ast.Unparen(calls[0].Args[0]).(*ast.IndexExpr); ok {
+		weight = &ast.IndexExpr{X: weight, Indices: ix.Indices}
+		indexed = " indexed as the term indexes `" + d.Name + "`"
+	}
+	remedy = fmt.Sprintf("to leave out only the missing cells' terms, not the rows (whose other values still inform the fit), mask them: add a 0/1 column %s (1 where `%s` is observed, 0 where it is missing), fill the missing cells of `%s` with any value of its support (0), declare `data %s: int%s` and weight each term by it%s, `%s .* %s`; where each logpdf of `%s` is a term of the log likelihood (summed into target +=, or into a mixture component's log density in log_mix), that is the posterior given the observed cells, as a ~ gives (docs/language.md, Missing data)",
+		mask, d.Name, d.Name, mask, d.Dims, indexed, ast.FormatExpr(weight), shorten(ast.FormatExpr(calls[0])), d.Name)
 	return why, remedy
 }
 

@@ -33,6 +33,8 @@ func TestMissingCovariate(t *testing.T) {
 			"m.gpp:5:21: a param's lower bound must be known before the fit"},
 		{"data bound", "data w: real<lower=min(x) - 1>[N]\nx ~ Normal(m, 1)\nw ~ Normal(b, 1)\n", "5:24",
 			"m.gpp:5:20: lower bound must depend only on data and constants; `x` is data whose missing values would be fitted"},
+		{"read in a target +=", "target += -sum(square(x))\ny ~ Normal(b, 1)\n", "5:23",
+			"`x` is data read at m.gpp:5:23, in the target += at m.gpp:5:1 (a log density written by hand), and observed by no ~"},
 		{"no model of its own", "y ~ Normal(b * x, 1)\n", "5:16",
 			"`x` is read in an expression at m.gpp:5:16 (a covariate) and observed by no ~, so its missing values would have no distribution: a missing covariate needs a model of its own (x ~ D(...))"},
 	} {

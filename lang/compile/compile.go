@@ -69,8 +69,10 @@ type Latent struct {
 	// (dist.SumToZeroMatrixValues). nil for every other latent.
 	Value []int
 	// Init is the prior mean per element when the prior's arguments are
-	// constants (a starting point for the fit), else nil; for a bounded
-	// param, mapped to Support.
+	// constants (priorMean: literals and consts, scalars or vectors and
+	// matrices broadcast to the shape; a starting point for the fit), else
+	// nil; NaN for an element with no usable mean; for a bounded param,
+	// mapped to Support.
 	Init []float64
 	// Loc and Scale (when Scale is not 0): a bounded param, whose value is
 	// Loc + Scale·b for the value b on Support (check.Latent.Affine). The
@@ -1002,7 +1004,7 @@ func (l *lowerer) addLatent(lat *check.Latent, shape []int) error {
 	l.env[lat.Symbol] = value{id: z, node: true}
 	l.lats = append(l.lats, Latent{
 		Name: lat.Name, Pos: pos, Offset: l.dim, Size: size, Shape: shape,
-		Support: lat.Support, Family: lat.Family, Init: l.priorMean(lat, size),
+		Support: lat.Support, Family: lat.Family, Init: l.priorMean(lat, shape, size),
 		Loc: loc, Scale: scale, LocV: locV, ScaleV: scaleV, Value: valShape,
 	})
 	l.dim += size
@@ -1039,75 +1041,6 @@ func (l *lowerer) dims(exprs []ast.Expr) ([]int, error) {
 		shape = append(shape, v.ints[0])
 	}
 	return shape, nil
-}
-
-// priorMean returns the prior mean per element when the prior has constant
-// arguments and a finite mean inside the support.
-func (l *lowerer) priorMean(lat *check.Latent, size int) []float64 {
-	if lat.Prior == nil || lat.PriorDist == nil {
-		return nil
-	}
-	args := make([]float64, len(lat.Prior.Args))
-	for i, a := range lat.Prior.Args {
-		t, ok := l.info.Types[a]
-		if !ok || t.Const == nil {
-			return nil
-		}
-		args[i] = *t.Const
-	}
-	var m float64
-	switch lat.PriorDist.Name {
-	case "Gamma":
-		m = args[0] / args[1]
-	case "Exponential":
-		m = 1 / args[0]
-	case "Normal", "StudentT", "Cauchy", "Laplace":
-		m = args[len(args)-2]
-	case "LogNormal":
-		m = math.Exp(args[0] + args[1]*args[1]/2)
-	case "Beta":
-		m = args[0] / (args[0] + args[1])
-	case "BetaProportion":
-		m = args[0]
-	case "HalfNormal":
-		m = args[0] * math.Sqrt(2/math.Pi)
-	case "HalfCauchy":
-		m = args[0]
-	case "Weibull":
-		m = dist.Weibull{Alpha: args[0], Sigma: args[1]}.Mean()
-	default:
-		return nil
-	}
-	if math.IsInf(m, 0) || math.IsNaN(m) {
-		return nil // Weibull and LogNormal means overflow at extreme arguments
-	}
-	if lat.LowerV != nil || lat.UpperV != nil {
-		return elemPriorMean(lat, m, size)
-	}
-	if lat.Bounded() { // inside the bounds, mapped to b
-		if !lat.Range().Contains(m) {
-			return nil
-		}
-		loc, scale := lat.Affine()
-		m = (m - loc) / scale
-	}
-	switch lat.Support {
-	case dist.Positive:
-		if !(m > 0) || lat.Truncated && !lat.Bounded() {
-			return nil
-		}
-	case dist.Unit:
-		if !(m > 0 && m < 1) {
-			return nil
-		}
-	case dist.Simplex, dist.Ordered, dist.PositiveOrdered, dist.CholCorr, dist.CorrMatrix, dist.CholCov, dist.CovMatrix, dist.SumToZero, dist.SumToZeroMatrix: // a mean per element is no point of these
-		return nil
-	}
-	init := make([]float64, size)
-	for i := range init {
-		init[i] = m
-	}
-	return init
 }
 
 // dimsOf is shapeOf's inverse: the dimensions of a tape shape ([] for a

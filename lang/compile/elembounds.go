@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/autodiff"
 	"github.com/gpplang/gpp/lang/check"
@@ -118,30 +117,4 @@ func (l *lowerer) elemAffine(lat *check.Latent, z autodiff.ID, s autodiff.Shape,
 	}
 	z = l.b.InsideEach(z, lat.LowerV, lat.UpperV, pos)
 	return z, loc, scale
-}
-
-// elemPriorMean returns the prior mean m mapped to b per element of a
-// latent with a bound per element, as priorMean maps it for a scalar
-// bounded param; an element whose bounds do not hold m gets NaN (the
-// engine's default start for that element), and the result is nil when
-// no element's do.
-func elemPriorMean(lat *check.Latent, m float64, size int) []float64 {
-	init := make([]float64, size)
-	some := false
-	for i := range init {
-		init[i] = math.NaN()
-		if !lat.RangeAt(i).Contains(m) {
-			continue
-		}
-		loc, scale := lat.AffineAt(i)
-		b := (m - loc) / scale
-		if lat.Support == dist.Unit && !(b > 0 && b < 1) || lat.Support == dist.Positive && !(b > 0) {
-			continue
-		}
-		init[i], some = b, true
-	}
-	if !some {
-		return nil
-	}
-	return init
 }
