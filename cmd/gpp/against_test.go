@@ -227,6 +227,43 @@ func TestAgainstSummary(t *testing.T) {
 	}
 }
 
+// TestAgainstSummaryByVar: where the elements' median sd ratio pools
+// variables of many elements and few, the line names each variable's
+// median, so that 2400 z elements at 1.01 do not hide mu and tau at
+// 0.675 and 0.34 (a hierarchical logit's trial); past 6 variables, the 6
+// farthest from 1 in either direction (the first on a tie), in the rows'
+// order, and the rest counted.
+func TestAgainstSummaryByVar(t *testing.T) {
+	var rows []againstRow
+	add := func(name string, n int, ratio func(i int) float64) {
+		for i := range n {
+			rows = append(rows, againstRow{name: fmt.Sprintf("%s[%d]", name, i), sd: 1, ratio: ratio(i)})
+		}
+	}
+	add("mu", 8, func(i int) float64 { return 0.5 + 0.05*float64(i) })  // median 0.675
+	add("tau", 8, func(i int) float64 { return 0.2 + 0.04*float64(i) }) // median 0.34
+	add("z", 2400, func(i int) float64 { return 1.01 + 0.001*float64(i%3-1) })
+	rows = append(rows, againstRow{name: "sigma", sd: 1, ratio: 0.9})
+	got := againstSummary(rows)
+	if want := "2417 of 2417 elements within 0.1 sd of NUTS's mean, median sd ratio 1.01 (by param: mu 0.675, tau 0.34, z 1.01, sigma 0.9); no element's"; !strings.HasPrefix(got, want) {
+		t.Errorf("got  %s\nwant %s…", got, want)
+	}
+	for _, v := range []string{"a", "b", "c", "d", "e"} {
+		rows = append(rows, againstRow{name: v, sd: 1, ratio: 1.05})
+	}
+	rows = append(rows, againstRow{name: "w", sd: 1, ratio: 3})
+	if want := "(by param: mu 0.675, tau 0.34, sigma 0.9, a 1.05, b 1.05, w 3; 4 more params, none farther from 1)"; !strings.Contains(againstSummary(rows), want) {
+		t.Errorf("got  %s\nwant %s", againstSummary(rows), want)
+	}
+	// outputs are named as such, in their own clause
+	for i := range rows {
+		rows[i].output = true
+	}
+	if got := againstSummary(rows); !strings.Contains(got, "(by output: mu 0.675,") {
+		t.Errorf("outputs: %s", got)
+	}
+}
+
 // TestSampleAgainstCorrelated compares mean-field and full-rank fits of a
 // regression on an uncentred x (intercept and slope correlated -0.976 a
 // posteriori: exact sds 1.328 and 0.0836) with NUTS. A mean-field q's

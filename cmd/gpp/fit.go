@@ -1670,7 +1670,7 @@ func sdCell(cell string, v *variable, k int, narrow map[string]bool, marked *int
 }
 
 // narrowNote explains the table's marks of sds too small (narrowSds).
-var narrowNote = fmt.Sprintf("* q's sd is at least %.1f× too small by the log density's curvature at q's mode: a mean-field q cannot represent how these params move together, and its intervals are too narrow (hint below); an output's mark is the same reading of it by the delta method (its gradient at q's mode)", curvRatio)
+var narrowNote = fmt.Sprintf("* q's sd is at least %.1f× too small by the log density's curvature at q's mode: a mean-field q cannot represent how these params move together, and its intervals are too narrow (hint below); an output's mark is the same reading of it by the delta method (its gradient at q's mode), which sees no tail: a ratio whose denominator can come near 0 may be far wider than q says, marked or not", curvRatio)
 
 // narrowSds returns the elements, by the table's names, whose sds the
 // curvature hint calls too small (curvCheck.bad at curvRatio), and the

@@ -45,6 +45,11 @@ func TestMvCentredParams(t *testing.T) {
 		{"param r: real[J, 2] ~ MvNormalCholesky(0, diag_pre_multiply(sd_school, L))", "sd_school", "(diag_pre_multiply(sd_school, L) * r_z')'"},
 		{"param m: real[2] ~ Normal(0, 1)\nparam r: real[J, 2] ~ MvNormalCholesky(m, diag_pre_multiply(sd_school, L))", "sd_school", "m' + (diag_pre_multiply(sd_school, L) * r_z')'"},
 		{"param r: real[J, 2] ~ MvNormal(0, diag_pre_multiply(sd_school, L) * diag_pre_multiply(sd_school, L)')", "diag_pre_multiply(sd_school, L) * diag_pre_multiply(sd_school, L)'", "(chol(diag_pre_multiply(sd_school, L) * diag_pre_multiply(sd_school, L)') * r_z')'"},
+		{"param r: real[J, 2]\nr ~ MvNormalCholesky(0, diag_pre_multiply(sd_school, L))", "sd_school", "(diag_pre_multiply(sd_school, L) * r_z')'"},
+		{"param r: real[J, 2]\nr ~ MvNormal(0, diag_pre_multiply(sd_school, L) * diag_pre_multiply(sd_school, L)')", "diag_pre_multiply(sd_school, L) * diag_pre_multiply(sd_school, L)'", "(chol(diag_pre_multiply(sd_school, L) * diag_pre_multiply(sd_school, L)') * r_z')'"},
+		{"param r: real[J, 2]\nr[0] ~ MvNormalCholesky(0, diag_pre_multiply(sd_school, L))\nr[1:] ~ MvNormalCholesky(0, diag_pre_multiply(sd_school, L))", "", ""},
+		{"param r: real[J, 2]\nr ~ MvNormalCholesky(0, diag_pre_multiply(sd_school, L))\nr ~ MvNormalCholesky(0, diag_pre_multiply(sd_school, L))", "", ""},
+		{"data sd_fixed: positive[2]\nparam r: real[J, 2]\nr ~ MvNormalCholesky(0, diag_pre_multiply(sd_fixed, L))", "", ""},
 		{"data sd_fixed: positive[2]\nparam r: real[J, 2] ~ MvNormalCholesky(0, diag_pre_multiply(sd_fixed, L))", "", ""},
 		{"param r0: real[2] ~ MvNormalCholesky(0, diag_pre_multiply(sd_school, L))\nlet r = rep_matrix(0, J, 2) + r0'", "", ""},
 	} {
@@ -71,6 +76,29 @@ func TestMvCentredParams(t *testing.T) {
 		}
 		if f, i := checkedSrc(t, nc); len(centredParams(f, i)) != 0 {
 			t.Errorf("the non-centred form of %s is still centred", tc.decl)
+		}
+	}
+}
+
+// TestMvCentredStmtHint: the fit's centred hint is given alike for a
+// multivariate prior declared with the param and for the same prior as a
+// ~ statement (a trial's hierarchical logit had it only for the first),
+// the second naming the statement and the non-centred form in its place.
+func TestMvCentredStmtHint(t *testing.T) {
+	const prior = "MvNormalCholesky(0, diag_pre_multiply(sd_school, L))"
+	const nc = "param r_z: real[J, 2] ~ Normal(0, 1) with let r = (diag_pre_multiply(sd_school, L) * r_z')'"
+	for _, tc := range []struct{ decl, want string }{
+		{"param r: real[J, 2] ~ " + prior, "r's prior " + prior + " has a Cholesky factor that depends on params"},
+		{"param r: real[J, 2]\nr ~ " + prior, "r's prior, the statement r ~ " + prior + " at 13:1, has a Cholesky factor that depends on params"},
+	} {
+		file, info := checkedSrc(t, mvCentredHead+tc.decl+"\n"+mvCentredTail)
+		hints := centredHints(file, info, 1.0, 0.01)
+		if len(hints) != 1 || !strings.HasPrefix(hints[0], tc.want) || !strings.Contains(hints[0], nc) {
+			t.Errorf("%s: hints %q, want one starting %q with %q", tc.decl, hints, tc.want, nc)
+			continue
+		}
+		if stmt := strings.Contains(tc.decl, "\nr ~"); strings.Contains(hints[0], "in place of the statement at 13:1") != stmt {
+			t.Errorf("%s: hint %q: want the statement replaced %v", tc.decl, hints[0], stmt)
 		}
 	}
 }

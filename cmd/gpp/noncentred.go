@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
@@ -30,6 +31,12 @@ type nonCentredParam struct {
 	// elem is the element of z that use scales (s_op * zb[op]), nil
 	// where use scales z itself.
 	elem *ast.IndexExpr
+	// matrix: use is z * M, M a square matrix of params that each row of
+	// z multiplies (varying slopes' z * (diag(tau) * L)', matrixScaling).
+	matrix bool
+	// sd is the sds of a matrix scaling's factor (diag(tau) * L)': tau,
+	// the hierarchy's scales, which the hint names; nil for none.
+	sd ast.Expr
 	// local is a param of z's shape, other than z, that the scale reads
 	// (through lets): a local scale per element, as a horseshoe's lambda or
 	// R2-D2's phi, nil for none (localScale).
@@ -64,6 +71,10 @@ func nonCentredParams(file *ast.File, info *check.Info) []nonCentredParam {
 		}
 		if p.use == nil {
 			continue
+		}
+		p.matrix = !scalingOp(p.use, info)
+		if t, ok := p.scale.(*ast.TransposeExpr); ok && p.matrix {
+			p.sd, _ = cholTimesSD(ast.Unparen(t.X), info)
 		}
 		ast.Inspect(p.use, func(n ast.Node) bool {
 			if ix, ok := n.(*ast.IndexExpr); ok && p.elem == nil && isZ(ix, lat.Symbol, info, true) {
@@ -105,6 +116,10 @@ func scaledUse(n ast.Node, z *check.Symbol, info *check.Info) (use *ast.BinaryEx
 					use, scale, walk = e, sc, inWalk
 					return false
 				}
+				if sc, ok := matrixScaling(e, z, info); ok && !inWalk {
+					use, scale = e, sc
+					return false
+				}
 			}
 			return true
 		})
@@ -143,6 +158,23 @@ func localScale(info *check.Info, z *check.Latent, scale ast.Expr) *check.Latent
 // scaling: varying slopes' z * (diag(tau) * L)').
 func scalingOp(b *ast.BinaryExpr, info *check.Info) bool {
 	return b.Op == ast.EMul || b.Op == ast.Mul && (info.Types[b.X].Shape.Rank() == 0 || info.Types[b.Y].Shape.Rank() == 0)
+}
+
+// matrixScaling reports whether e is z * M, z the matrix param itself and
+// M a square matrix that does not read z and is not data only, as
+// varying slopes write their non-centred rows: z * (diag(tau) * L)'. Each
+// row of z times M has the covariance M'M, the hierarchy's, scaled by
+// params as tau * z is; with M.
+func matrixScaling(e *ast.BinaryExpr, z *check.Symbol, info *check.Info) (ast.Expr, bool) {
+	if e.Op != ast.Mul || info.Types[e.X].Shape.Rank() != 2 || info.Types[e.Y].Shape.Rank() != 2 {
+		return nil, false
+	}
+	m := ast.Unparen(e.Y)
+	if !isZ(ast.Unparen(e.X), z, info, false) || reads(info, m, z, false) || info.Types[e.Y].DataOnly ||
+		!sameDims(info.Types[e].Shape, info.Types[e.X].Shape) {
+		return nil, false
+	}
+	return m, true
 }
 
 // scaling reports whether e, a chain of scalings (scalingOp) through
@@ -288,6 +320,9 @@ func nonCentredForm(p nonCentredParam, info *check.Info) string {
 		}
 		return ast.FormatExpr(loc)
 	}
+	if p.matrix {
+		return matrixCentredForm(p, info, drop)
+	}
 	if !p.walk {
 		if p.let != nil {
 			if loc, ok := splitLoc(p.let.Value, p.use, p.lat.Symbol, info); ok && sameDims(info.Types[p.let.Value].Shape, p.lat.Dims) {
@@ -309,6 +344,90 @@ func nonCentredForm(p nonCentredParam, info *check.Info) string {
 		}
 	}
 	return fmt.Sprintf("the walk itself as a param, whose first element has a prior of its own and each later one the prior Normal(the one before plus the step's mean, %s), in place of %s and the cumsum", ast.FormatExpr(p.scale), drop)
+}
+
+// matrixCentredForm writes the centred form of a matrix scaling z * M
+// (p.matrix): for let theta = loc + z * X' with X a Cholesky factor
+// times sds, diag(tau) * L or diag_pre_multiply(tau, L), L a
+// cholesky_factor_corr or _cov param, and loc 0, a scalar or a vector's
+// transpose mu', the param theta ~ MvNormalCholesky(mu, X) in place of z
+// and the let; otherwise in words, the rows' prior MvNormal(0, M' * M).
+func matrixCentredForm(p nonCentredParam, info *check.Info, drop string) string {
+	m := p.scale
+	t, isT := m.(*ast.TransposeExpr)
+	var sd, l ast.Expr
+	if isT {
+		sd, l = cholTimesSD(ast.Unparen(t.X), info)
+	}
+	if sd != nil && p.let != nil && sameDims(info.Types[p.let.Value].Shape, p.lat.Dims) {
+		if loc, ok := splitLoc(p.let.Value, p.use, p.lat.Symbol, info); ok {
+			mu := "0"
+			if loc != nil {
+				l := ast.Unparen(loc)
+				switch lt, isT := l.(*ast.TransposeExpr); {
+				case isT && info.Types[lt.X].Shape.Rank() == 1:
+					mu = ast.FormatExpr(lt.X)
+				case info.Types[l].Shape.Rank() == 0:
+					mu = ast.FormatExpr(l)
+				default:
+					mu = ""
+				}
+			}
+			if mu != "" {
+				return fmt.Sprintf("param %s: %s ~ MvNormalCholesky(%s, diag_pre_multiply(%s, %s)) in place of %s and of the let at %d:%d (%s's uses unchanged)",
+					p.let.Name.Name, ast.FormatType(p.lat.Decl.Type), mu, ast.FormatExpr(sd), ast.FormatExpr(l), drop, p.let.Let.Line, p.let.Let.Col, p.let.Name.Name)
+			}
+		}
+	}
+	wrap := func(e ast.Expr) string {
+		x := ast.FormatExpr(e)
+		if strings.ContainsRune(x, ' ') {
+			x = "(" + x + ")"
+		}
+		return x
+	}
+	cov := wrap(m) + "' * " + wrap(m) // M'M
+	if isT {                          // X X'
+		cov = wrap(ast.Unparen(t.X)) + " * " + wrap(ast.Unparen(t.X)) + "'"
+	}
+	return fmt.Sprintf("a param of %s's shape whose rows have the prior MvNormal(0, %s) in place of %s", p.lat.Name, cov, ast.FormatExpr(p.use))
+}
+
+// cholTimesSD returns sd and L where x is diag(sd) * L or
+// diag_pre_multiply(sd, L), sd a positive vector param and L a param
+// declared cholesky_factor_corr or cholesky_factor_cov: a lower-triangular
+// factor with a positive diagonal, as MvNormalCholesky takes and
+// mvCentred finds written diag_pre_multiply(sd, L); nils otherwise.
+func cholTimesSD(x ast.Expr, info *check.Info) (sd, l ast.Expr) {
+	switch x := x.(type) {
+	case *ast.CallExpr:
+		if x.Fun.Name != "diag_pre_multiply" || len(x.Args) != 2 {
+			return nil, nil
+		}
+		sd, l = x.Args[0], x.Args[1]
+	case *ast.BinaryExpr:
+		d, ok := ast.Unparen(x.X).(*ast.CallExpr)
+		if x.Op != ast.Mul || !ok || d.Fun.Name != "diag" || len(d.Args) != 1 {
+			return nil, nil
+		}
+		sd, l = d.Args[0], x.Y
+	default:
+		return nil, nil
+	}
+	id, ok := ast.Unparen(l).(*ast.Ident)
+	sid, sok := ast.Unparen(sd).(*ast.Ident)
+	if !ok || !sok || info.Types[sd].Shape.Rank() != 1 || info.Uses[id] == nil || info.Uses[sid] == nil {
+		return nil, nil
+	}
+	chol, pos := false, false
+	for _, lat := range info.Latents {
+		chol = chol || lat.Symbol == info.Uses[id] && (lat.Support == dist.CholCorr || lat.Support == dist.CholCov)
+		pos = pos || lat.Symbol == info.Uses[sid] && lat.Support == dist.Positive
+	}
+	if !chol || !pos {
+		return nil, nil
+	}
+	return sid, id
 }
 
 // centredWalk writes the centred random walk for p's let x = x0 +
@@ -448,11 +567,18 @@ func nonCentredHint(p nonCentredParam) string {
 		where = fmt.Sprintf(" in the let %s at %d:%d", p.let.Name.Name, p.let.Let.Line, p.let.Let.Col)
 	}
 	scale := ast.FormatExpr(p.scale)
-	return fmt.Sprintf("%s's prior%s and %s%s, which scales %s by %s, a scale that depends on params, make %s: "+
+	scales := fmt.Sprintf("scales %s by %s, a scale", z, scale)
+	if p.matrix {
+		scales = fmt.Sprintf("multiplies %s's rows by %s, a matrix", z, scale)
+	}
+	if p.sd != nil { // name the sds, not the factor
+		scale = ast.FormatExpr(p.sd)
+	}
+	return fmt.Sprintf("%s's prior%s and %s%s, which %s that depends on params, make %s: "+
 		"where the data pin each element of %s down, the posterior of %s and %s is a narrow curved ridge that a mean-field q cannot follow, and q's %s and %s may be far off; "+
-		"the centred form, %s, has no such ridge but a funnel where the data say little about each element, and which of the two fits better (with few groups either can) this fit cannot tell: fit the centred form too and keep the one with the higher ELBO (docs/inference.md, Centred hierarchies)",
-		z, priorPhrase(p.lat, p.stmt, p.loop), ast.FormatExpr(p.use), where, z, scale, nonCentredKind(p, false),
-		p.pinned(), z, scale, scale, z, p.centred)
+		"the centred form, %s, has no such ridge but a funnel where the data say little about each element, and which of the two fits better (with few groups either can) this fit cannot tell: %s",
+		z, priorPhrase(p.lat, p.stmt, p.loop), ast.FormatExpr(p.use), where, scales, nonCentredKind(p, false),
+		p.pinned(), z, scale, scale, z, p.centred, compareForms("the centred form", scale))
 }
 
 // nonCentredHintOf is the hint of nonCentredHints on params ps of one
@@ -477,9 +603,8 @@ func nonCentredHintOf(ps []nonCentredParam) string {
 	}
 	return fmt.Sprintf("%s, each with the prior Normal(0, 1) and scaled by a scale that depends on params, make %s: "+
 		"where the data pin each element of %s down, the posterior of its param and scale is a narrow curved ridge that a mean-field q cannot follow, and q's scales and params may be far off; "+
-		"the centred forms (%s%s) have no such ridge but a funnel where the data say little about each element, and which fits better (with few groups either can) this fit cannot tell: "+
-		"fit them too and keep the form with the higher ELBO, param by param (docs/inference.md, Centred hierarchies)",
-		joinAnd(names), nonCentredKind(ps[0], true), joinOr(pinned), strings.Join(forms, "; "), uses)
+		"the centred forms (%s%s) have no such ridge but a funnel where the data say little about each element, and which fits better (with few groups either can) this fit cannot tell: %s",
+		joinAnd(names), nonCentredKind(ps[0], true), joinOr(pinned), strings.Join(forms, "; "), uses, compareForms("them", "scales"))
 }
 
 // joinOr joins items as "a, b or c".

@@ -90,9 +90,9 @@ func sensHierarchy(file *ast.File, info *check.Info) []sensLeftOut {
 
 // innovationProduct finds, for a param lat of prior Normal(0, 1), its
 // first use as a factor of a matrix product of its own shape whose other
-// factor reads params: the multivariate non-centred form, varying slopes' z * (diag(tau)
-// * L)', which nonCentredParams (scalar scales only, as its hint writes
-// the centred form) leaves out. nil otherwise.
+// factor reads params: the multivariate non-centred form where
+// nonCentredParams leaves it out (it takes z * M, varying slopes' z *
+// (diag(tau) * L)', not M * z, a Cholesky factor's L * z). nil otherwise.
 func innovationProduct(file *ast.File, info *check.Info, lat *check.Latent) (use *ast.BinaryExpr, other ast.Expr) {
 	_, _, loc, scale, _, ok := normalPrior(file, info, lat)
 	if !ok || !constIs(info, loc, 0) || !constIs(info, scale, 1) {

@@ -138,7 +138,7 @@ func TestWalkParameterisationHints(t *testing.T) {
 	m := &compile.Model{Latents: []compile.Latent{{Name: "u", Support: dist.Real, Size: 20}, {Name: "x", Support: dist.Real, Size: 2000}}}
 	l := &pipeline.Loaded{File: file, Info: info, Model: m}
 	wantHints(t, parameterisationHints(sgvb.Settings{}, l, "", 1.1, math.NaN(), nil, "", "", false), []string{
-		"fit the non-centred form too and keep the one with the higher ELBO (docs/inference.md, Centred hierarchies); but the chain over x at 9:1 is the larger problem here: fit with --fullrank x --band 1 first (below)",
+		"fit the non-centred form too; the higher ELBO picks the q nearer the posterior in KL(q‖p), not the one whose scales are right (a q that shrinks them can win it), so where the two forms' tau differ by much, trust neither fit's: gpp sample --against checks them (docs/inference.md, Centred hierarchies); but the chain over x at 9:1 is the larger problem here: fit with --fullrank x --band 1 first (below)",
 		"x[:, 1:] ~ Normal(x[:, :T - 1], s) at 9:1 makes x a random walk",
 	})
 	hs := parameterisationHints(sgvb.Settings{FullRankGroups: [][]string{{"x"}}, Band: 1}, l, "", 1.1, math.NaN(), nil, "", "", false)

@@ -415,7 +415,7 @@ func (c *checker) intScalar(e ast.Expr, t Type, what string) bool {
 func (c *checker) outputStmt(s *ast.OutputStmt) {
 	name := s.Name.Name
 	if prev, ok := c.outputs[name]; ok {
-		c.errorf(s.Name.NamePos, "output `%s` reported twice; first at %s", name, prev.Pos)
+		c.errorf(s.Name.NamePos, "output `%s` declared twice; first at %s", name, prev.Pos)
 		if s.Value != nil {
 			c.expr(s.Value)
 		}
