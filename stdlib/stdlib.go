@@ -128,6 +128,7 @@ const (
 	Diff                                // x [n] → [n − 1]; x [n], int d → [n − d]: diff
 	ICDF                                // icdf(p, D(args)): p and args broadcast as logpdf's value and args
 	Interp                              // x any shape, xp [n], fp [n] → x's shape: interp
+	Renewal                             // R [T], w [S], I0 [S] → [T]: renewal
 )
 
 var shapeText = [...]string{
@@ -195,6 +196,7 @@ var shapeText = [...]string{
 	Diff:           "[n] → [n − 1]; [n], int d → [n − d]",
 	ICDF:           "p and the distribution's arguments broadcast; a column p against row arguments gives [n, k]",
 	Interp:         "x (any shape), xp [n], fp [n] → x's shape",
+	Renewal:        "R [T], w [S], I0 [S] → [T]",
 }
 
 // FilterPhiTooLong is the error at phi of ar_filter(phi, e) when phi [p]
@@ -263,6 +265,12 @@ const (
 	// unit, positive if either is positive, non-negative if either is
 	// non-negative, otherwise Default.
 	Larger
+	// RenewalSupport: the support of renewal(R, w, I0), I[t] = R[t] Σ
+	// w[s-1] I[t-s]: positive if R and I0 are positive and w positive or
+	// a simplex (some weight is positive), non-negative if all three are
+	// non-negative (by induction on t), otherwise Default. Latent
+	// infections so positive can be a Poisson rate.
+	RenewalSupport
 )
 
 // SupportCase maps an argument support to a result support: it applies when
@@ -356,6 +364,16 @@ func (r SupportRule) Result(args []dist.Support) dist.Support {
 				return dist.NonNegative
 			}
 		}
+	case RenewalSupport:
+		if len(args) == 3 {
+			r, w, i0 := args[0], args[1], args[2]
+			switch {
+			case dist.Positive.Contains(r) && dist.Positive.Contains(i0) && (dist.Positive.Contains(w) || w == dist.Simplex):
+				return dist.Positive
+			case nonNeg(r) && nonNeg(w) && nonNeg(i0):
+				return dist.NonNegative
+			}
+		}
 	case Recursive:
 		if len(args) == 2 {
 			switch {
@@ -421,6 +439,8 @@ func (r SupportRule) Describe(arg string) string {
 		return "unit if both arguments are unit, positive if either is positive, non-negative if either is non-negative; else " + r.Default.String()
 	case SumOfProducts:
 		return "positive if both arguments are positive, or one is a simplex and the other positive; non-negative if both are non-negative; else " + r.Default.String()
+	case RenewalSupport:
+		return "positive if R and I0 are positive and w positive or a simplex, non-negative if all three are non-negative; else " + r.Default.String()
 	}
 	return "?"
 }

@@ -48,7 +48,7 @@ func TestDocs(t *testing.T) {
 
 func TestTable(t *testing.T) {
 	want := strings.Fields(`exp log log1p expm1 log1mexp lgamma digamma softplus sqrt square abs
-		inv_logit logit pow sum mean max min logsumexp rowlogsumexp rowsum colsum rowmean colmean cumsum diff ar_filter tv_filter variance sd I rep rep_matrix diag diag_pre_multiply diag_post_multiply chol logdet solve trace outer logpdf logcdf logccdf icdf
+		inv_logit logit pow sum mean max min logsumexp rowlogsumexp rowsum colsum rowmean colmean cumsum diff ar_filter tv_filter renewal variance sd I rep rep_matrix diag diag_pre_multiply diag_post_multiply chol logdet solve trace outer logpdf logcdf logccdf icdf
 		softmax log_softmax dot_product dot_self crossprod tcrossprod quad_form quad_form_diag head tail segment to_vector append_row append_col
 		log1m log_inv_logit log1m_inv_logit inv_cloglog Phi Phi_approx inv_Phi lbeta lchoose tanh sin cos atan
 		inv inv_sqrt inv_square fmin fmax log_mix
@@ -232,7 +232,15 @@ func TestSupportRules(t *testing.T) {
 		{"ar_filter", []dist.Support{dist.Positive, dist.Real}, dist.Real},
 		{"tv_filter", []dist.Support{dist.Unit, dist.Positive}, dist.Positive}, // h[t] = a[t] h[t-1] + e[t] > 0 by induction
 		{"tv_filter", []dist.Support{dist.Unit, dist.NonNegative}, dist.NonNegative},
-		{"tv_filter", []dist.Support{dist.Real, dist.Positive}, dist.Real}, // a negative a[t] can turn the sign
+		{"tv_filter", []dist.Support{dist.Real, dist.Positive}, dist.Real},                     // a negative a[t] can turn the sign
+		{"renewal", []dist.Support{dist.Positive, dist.Simplex, dist.Positive}, dist.Positive}, // a simplex has a positive weight
+		{"renewal", []dist.Support{dist.Positive, dist.Positive, dist.Positive}, dist.Positive},
+		{"renewal", []dist.Support{dist.Positive, dist.NonNegative, dist.Positive}, dist.NonNegative}, // w may be all 0
+		{"renewal", []dist.Support{dist.Positive, dist.Simplex, dist.Count}, dist.NonNegative},        // a seed of 0s stays 0
+		{"renewal", []dist.Support{dist.NonNegative, dist.Simplex, dist.Positive}, dist.NonNegative},
+		{"renewal", []dist.Support{dist.Real, dist.Simplex, dist.Positive}, dist.Real},
+		{"renewal", []dist.Support{dist.Positive, dist.Real, dist.Positive}, dist.Real},
+		{"renewal", []dist.Support{dist.Positive, dist.Simplex, dist.Real}, dist.Real},
 		{"erf", []dist.Support{dist.Positive}, dist.Unit},
 		{"erf", []dist.Support{dist.Count}, dist.NonNegative},
 		{"erf", []dist.Support{dist.Real}, dist.Real},

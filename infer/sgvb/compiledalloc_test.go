@@ -23,7 +23,7 @@ func (t compiledTarget) LogJointValue(x []float64) (float64, error) {
 func (t compiledTarget) Clone() Target { return compiledTarget{t.m.Clone()} }
 
 // TestCompiledZeroAllocs: an SGVB step and an ELBO evaluation allocate
-// nothing for compiled models using tv_filter, a ~ summed by groups from
+// nothing for compiled models using tv_filter, renewal, a ~ summed by groups from
 // sufficient statistics (Bernoulli of a unit vector picked per row, so
 // beta factors too; Normal of picked means), one worker and two.
 func TestCompiledZeroAllocs(t *testing.T) {
@@ -40,6 +40,7 @@ func TestCompiledZeroAllocs(t *testing.T) {
 	}
 	for _, c := range []struct{ name, src string }{
 		{"tv_filter", "data z: real[N]\nparam a: unit[N] ~ Beta(2, 2)\nparam e: positive[N] ~ Gamma(2, 1)\nparam s: positive ~ Exponential(1)\nz ~ Normal(tv_filter(a, e), s)\n"},
+		{"renewal", "data z: real[N]\nparam R: positive[N] ~ Gamma(20, 20)\nparam I0: positive[3] ~ Gamma(2, 1)\nparam asc: unit ~ Beta(2, 2)\nparam s: positive ~ Exponential(1)\nz ~ Normal(asc * renewal(R, [0.5, 0.3, 0.2], I0), s)\n"},
 		{"Bernoulli by groups", "data g: int<lower=0, upper=3>[N]\ndata y: int<lower=0, upper=1>[N]\nparam p: unit[4] ~ Beta(1, 1)\ny ~ Bernoulli(p[g])\n"},
 		{"Normal by groups", "data g: int<lower=0, upper=3>[N]\ndata x: real[N]\nparam mu: real[4] ~ Normal(0, 5)\nparam s: positive ~ Exponential(1)\nx ~ Normal(mu[g], s)\n"},
 	} {

@@ -827,6 +827,30 @@ func (b *Builder) TVFilter(a, e ID, pos ast.Pos) ID {
 	return b.push(node{op: OpTVFilter, args: args, shape: se, pos: pos, nscr: se.Len()})
 }
 
+// Renewal returns the renewal equation's series I [T] from R [T], the
+// generation-interval weights w [S] (w_0 the weight of lag 1) and the
+// seed I0 [S] before t = 0 (I0_{S−1} the most recent): I_t = R_t ·
+// Σ_{s=1..S} w_{s−1} I_{t−s}, an I_{t−s} with t − s < 0 being
+// I0_{S+t−s}. One node in O(T·S).
+func (b *Builder) Renewal(r, w, i0 ID, pos ast.Pos) ID {
+	args, ok := b.operands(r, w, i0)
+	if !ok {
+		return b.invalid(pos)
+	}
+	sr, sw, si := b.shapeOf(args[0]), b.shapeOf(args[1]), b.shapeOf(args[2])
+	if sr.Rank != 1 {
+		return b.fail(pos, "renewal: R must be a vector [T], got %s", sr)
+	}
+	if sw.Rank != 1 {
+		return b.fail(pos, "renewal: w must be a vector [S], got %s", sw)
+	}
+	if si.Rank != 1 || si.Rows != sw.Rows {
+		return b.fail(pos, "renewal: I0 must be a vector [%d] as w, got %s", sw.Rows, si)
+	}
+	// The scratch holds the adjoint of I carried back in time.
+	return b.push(node{op: OpRenewal, args: args, shape: sr, pos: pos, nscr: sr.Len()})
+}
+
 // MatMul returns the matrix product x * y; a vector is a column [n, 1], and
 // the product is a vector when y is one.
 func (b *Builder) MatMul(x, y ID, pos ast.Pos) ID {

@@ -125,6 +125,8 @@ func (p *Program) eval(n *node) bool {
 		arFilter(z, p.v(p.arg(n, 1)), p.v(p.arg(n, 0)), n.shape.Cols)
 	case op == OpTVFilter:
 		tvFilter(z, p.v(p.arg(n, 1)), p.v(p.arg(n, 0)), n.shape.Cols)
+	case op == OpRenewal:
+		renewal(z, p.v(p.arg(n, 0)), p.v(p.arg(n, 1)), p.v(p.arg(n, 2)))
 	case op == OpMatMul:
 		p.evalMatMul(n)
 	case op == OpTranspose:

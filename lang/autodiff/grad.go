@@ -95,6 +95,8 @@ func (p *Program) grad(n *node) {
 		p.gradARFilter(n, g)
 	case op == OpTVFilter:
 		p.gradTVFilter(n, g)
+	case op == OpRenewal:
+		p.gradRenewal(n, g)
 	case op == OpHMMMarginal:
 		p.gradHMM(n, g[0])
 	case op == OpODE:

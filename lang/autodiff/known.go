@@ -65,7 +65,7 @@ func knownOp(op Op) bool {
 		return true
 	}
 	switch op {
-	case OpSum, OpProd, OpMean, OpLogSumExp, OpMax, OpMin, OpRowLogSumExp, OpRowSum, OpColSum, OpCumSum, OpRowMax, OpRowMin, OpRowProd, OpARFilter, OpTVFilter,
+	case OpSum, OpProd, OpMean, OpLogSumExp, OpMax, OpMin, OpRowLogSumExp, OpRowSum, OpColSum, OpCumSum, OpRowMax, OpRowMin, OpRowProd, OpARFilter, OpTVFilter, OpRenewal,
 		OpMatMul, OpTranspose, OpOuter, OpRowScatter, OpDiagMatrix, OpDiagVector, OpTrace, OpMatrixExp, OpSort, OpSortIndex, OpQuantile, OpEigvalsSym, OpEigvecsSym, OpSingularVal, OpCSRMatVec, OpInterp, OpQR, OpSVDVec, OpChol2Inv,
 		OpSlice, OpCol, OpGather, OpGatherAt, OpStack, OpConcat, OpInside, OpOrdered, OpCholCorr, OpCholCorrJac, OpCorrFromChol, OpCholCov, OpCholCovJac, OpCovFromChol, OpSumToZero:
 		return true

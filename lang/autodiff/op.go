@@ -116,6 +116,9 @@ const (
 	// the time-varying filter of each column of e [T] or [T, K] by a [T]
 	// or [T, K]: h_0 = e_0, h_t = a_t h_{t−1} + e_t
 	OpTVFilter
+	// the renewal equation's series from R [T], w [S] and I0 [S]:
+	// I_t = R_t Σ_{s=1..S} w_{s−1} I_{t−s}, I_{<0} from I0
+	OpRenewal
 	// the log marginal likelihood of a hidden Markov model (Stan's
 	// hmm_marginal) from log_omega [N, K], Gamma [K, K] and rho [K]
 	OpHMMMarginal
@@ -293,7 +296,7 @@ var opNames = [numOps]string{
 	OpTrigamma: "trigamma", OpTgamma: "tgamma", OpFloor: "floor", OpCeil: "ceil", OpRound: "round", OpTrunc: "trunc",
 	OpLambertW0: "lambert_w0", OpLambertWm1: "lambert_wm1",
 	OpSum: "sum", OpProd: "prod", OpMean: "mean", OpLogSumExp: "logsumexp", OpMax: "max", OpMin: "min", OpRowLogSumExp: "rowlogsumexp",
-	OpRowSum: "rowsum", OpColSum: "colsum", OpCumSum: "cumsum", OpRowMax: "rowmax", OpRowMin: "rowmin", OpRowProd: "rowprod", OpARFilter: "ar_filter", OpTVFilter: "tv_filter", OpHMMMarginal: "hmm_marginal", OpHMMStateProb: "hmm_hidden_state_prob", OpHMMViterbi: "hmm_viterbi", OpODE: "ode_rk45", OpAlgebraSolve: "solve_newton", OpIntegrate: "integrate_1d",
+	OpRowSum: "rowsum", OpColSum: "colsum", OpCumSum: "cumsum", OpRowMax: "rowmax", OpRowMin: "rowmin", OpRowProd: "rowprod", OpARFilter: "ar_filter", OpTVFilter: "tv_filter", OpRenewal: "renewal", OpHMMMarginal: "hmm_marginal", OpHMMStateProb: "hmm_hidden_state_prob", OpHMMViterbi: "hmm_viterbi", OpODE: "ode_rk45", OpAlgebraSolve: "solve_newton", OpIntegrate: "integrate_1d",
 	OpMatMul: "matmul", OpTranspose: "transpose", OpOuter: "outer", OpRowScatter: "outer", OpDiagMatrix: "diag",
 	OpDiagVector: "diag", OpTrace: "trace", OpChol: "chol", OpLogDetChol: "logdet",
 	OpCholSolve: "solve", OpTriSolve: "mdivide_left_tri_low", OpInverse: "inverse", OpDeterminant: "determinant", OpLogAbsDet: "log_determinant", OpMatrixExp: "matrix_exp", OpSort: "sort", OpSortIndex: "sort_indices", OpQuantile: "quantile", OpEigvalsSym: "eigenvalues_sym", OpEigvecsSym: "eigenvectors_sym", OpSingularVal: "singular_values", OpCSRMatVec: "csr_matrix_times_vector", OpInterp: "interp", OpQR: "qr_thin_Q", OpSVDVec: "svd_U", OpChol2Inv: "chol2inv", OpGaussRowsSS: "gauss_rows_ss", OpGaussRowsLR: "gauss_rows_lr",

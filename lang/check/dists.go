@@ -950,6 +950,18 @@ func (c *checker) explain(e ast.Expr, req dist.Support) string {
 			}
 			return is
 		}
+		if f.Support.Kind == stdlib.RenewalSupport && len(x.Args) == 3 {
+			// R, w or I0 of either sign first, then one not positive (w
+			// may be a simplex)
+			for _, need := range []dist.Support{dist.NonNegative, dist.Positive} {
+				for i, a := range x.Args {
+					if at := c.info.Types[a]; !satisfies(need, at) && !(need == dist.Positive && i == 1 && at.Support == dist.Simplex) {
+						return is + " because " + c.explain(a, req)
+					}
+				}
+			}
+			return is
+		}
 		if k := f.Support.Kind; k == stdlib.Between && len(x.Args) == 3 || k == stdlib.Larger && len(x.Args) == 2 {
 			// the value bounded (linspaced's ends, fmax's operands) of
 			// either sign first, then one short of req

@@ -126,7 +126,7 @@ func (c *checker) undeclared(id *ast.Ident) {
 		c.errorf(id.NamePos, "`%s` is a function (declared at %s); call it as %s", name, fd.decl.Name.NamePos, fnSignature(fd.decl))
 	case name == c.defining && c.definingLet:
 		// Stan's loop that fills x[t] from x[t-1] has no gpp form but this.
-		c.errorf(id.NamePos, "`%s` is used in its own definition; gpp has no assignment, so a recursion cannot fill a let element by element: a linear one, x[t] = e[t] + phi * x[t-1], is ar_filter(phi, e), and with a coefficient per time step, x[t] = a[t] * x[t-1] + e[t], tv_filter(a, e) (docs/language.md §3, Time series)", name)
+		c.errorf(id.NamePos, "`%s` is used in its own definition; gpp has no assignment, so a recursion cannot fill a let element by element: a linear one, x[t] = e[t] + phi * x[t-1], is ar_filter(phi, e), with a coefficient per time step, x[t] = a[t] * x[t-1] + e[t], tv_filter(a, e), and the renewal equation, x[t] = R[t] * (w[0] * x[t-1] + ... + w[S-1] * x[t-S]), renewal(R, w, x0) with x0 the S values before x[0] (docs/language.md §3, Time series)", name)
 	case name == c.defining:
 		c.errorf(id.NamePos, "`%s` is used in its own definition", name)
 	default:
@@ -1528,6 +1528,13 @@ func (c *checker) callShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape
 			return nil, false
 		}
 		return es, true
+	case stdlib.Renewal:
+		if ws, is := args[1].Shape, args[2].Shape; compareDims(ws[0], is[0]) == dimDiffer {
+			c.errorf(e.Args[2].Pos(), "renewal: `%s` is %s but `%s` is %s; I0 holds the infections of the S days before t = 0, one for each lag of w [S]",
+				exprString(e.Args[2]), is.String(), exprString(e.Args[1]), ws.String())
+			return nil, false
+		}
+		return args[0].Shape, true
 	case stdlib.HMM:
 		return nil, c.hmmShape(e, args)
 	case stdlib.HMMStates:
@@ -1770,6 +1777,21 @@ func (c *checker) index(e *ast.IndexExpr) Type {
 					inRange(el, c.info.Types[el].Const)
 				}
 			}
+		case 2:
+			// NumPy's x[idx] of a vector by an int matrix: the elements
+			// x[idx[i, j]] in the index's shape (a weekday effect per cell
+			// of a report triangle).
+			if rank != 1 || len(e.Indices) != 1 {
+				c.errorf(ix.Pos(), "index must be an int scalar or vector; `%s` is %s (an int matrix indexes a vector only: x[idx] is the matrix of the elements x[idx[i, j]])", exprString(ix), it.Shape.describe())
+				ok = false
+				continue
+			}
+			if !it.DataOnly {
+				c.errorf(ix.Pos(), "an int matrix index must be known before the fit (data, constants and lets of them); `%s` %s", exprString(ix), c.dependsOnParam(ix))
+				ok = false
+				continue
+			}
+			out = append(out, it.Shape[0], it.Shape[1])
 		default:
 			c.errorf(ix.Pos(), "index must be an int scalar or vector; `%s` is %s", exprString(ix), it.Shape.describe())
 			ok = false

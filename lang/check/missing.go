@@ -512,7 +512,7 @@ func leavesOut(d *stdlib.Dist) bool {
 
 // seriesFuncs run along the rows of their argument as time steps:
 // dropping a row joins the steps on either side of it.
-var seriesFuncs = map[string]bool{"hmm_marginal": true, "ar_filter": true, "tv_filter": true, "cumsum": true}
+var seriesFuncs = map[string]bool{"hmm_marginal": true, "ar_filter": true, "tv_filter": true, "renewal": true, "cumsum": true}
 
 // seriesCall returns the first call of a seriesFuncs function in the
 // statement of r (where a let's value reads d, the let's value too).

@@ -31,6 +31,9 @@ type sel struct {
 	// row marks, in a vectorised loop, a selMany of one index per
 	// iteration (vecFor): checked as the unrolled loop's scalar indices.
 	row bool
+	// mat is the shape [r, c] of an int matrix index of a vector, whose
+	// many lists it row by row: the result takes this shape.
+	mat []int
 }
 
 // gatherSel gathers the elements (rows) s.many of id; where they are int
@@ -250,6 +253,24 @@ func (l *lowerer) resolve(e ast.Expr) (sel, bool) {
 	return sel{kind: selMany, many: v.ints, at: v.at, atExpr: v.atExpr, pos: e.Pos(), data: v.data, rows: v.rows, row: l.vec != nil && l.depends(e)}, true
 }
 
+// resolveMatrix evaluates an int matrix index of a vector (NumPy's
+// x[idx]): its elements row by row, as a vector index's, and its shape.
+func (l *lowerer) resolveMatrix(e ast.Expr) (sel, bool) {
+	failed := l.failed()
+	v := l.expr(e)
+	if !v.isInt || len(v.shape) != 2 {
+		if l.failed() == failed {
+			l.errorf(e.Pos(), "index must be an int matrix of data")
+		}
+		return sel{}, false
+	}
+	if v.rows != nil {
+		l.errorf(e.Pos(), "--minibatch: an int matrix index read from the subsampled rows is not supported: index by its columns, or fit the full data")
+		return sel{}, false
+	}
+	return sel{kind: selMany, many: v.ints, at: v.at, atExpr: v.atExpr, pos: e.Pos(), data: v.data, mat: v.shape}, true
+}
+
 // index lowers X[i], X[i, j], slices and gathers.
 func (l *lowerer) index(e *ast.IndexExpr) value {
 	if l.vec != nil && l.depends(e) && l.rowVecScan().rowElem(e) {
@@ -274,7 +295,11 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 	}
 	sels := make([]sel, len(e.Indices))
 	for i, ix := range e.Indices {
-		s, ok := l.resolve(ix)
+		resolve := l.resolve
+		if len(e.Indices) == 1 && l.info.Types[ix].Shape.Rank() == 2 && !(l.vec != nil && l.depends(e)) {
+			resolve = l.resolveMatrix // x[idx] of a vector x (the checker's)
+		}
+		s, ok := resolve(ix)
 		if !ok {
 			return value{}
 		}
@@ -306,6 +331,16 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 	id := l.node(x, e.X.Pos())
 	b := l.b
 	sh := b.Shape(id)
+	if m := sels[0].mat; m != nil {
+		if sh.Rank != 1 {
+			l.errorf(e.Indices[0].Pos(), "an int matrix indexes a vector only, not %s", sh)
+			return value{}
+		}
+		if s := sels[0]; s.at != nil && !l.inRange(e, s, sh.Rows, 0) {
+			return value{}
+		}
+		return value{id: b.Reshape(l.gatherSel(id, sels[0]), autodiff.Matrix(m[0], m[1]), e.Lbrack), node: true}
+	}
 	if sh.Rank > 0 && !l.oneInRange(e, sels[0], sh.Rows, 0) ||
 		sh.Rank == 2 && len(sels) == 2 && !l.oneInRange(e, sels[1], sh.Cols, 1) {
 		return value{}
@@ -484,6 +519,9 @@ func (l *lowerer) indexInts(x value, sels []sel, e *ast.IndexExpr) value {
 	src, shape, ok := l.pick(x.shape, sels, e)
 	if !ok {
 		return value{}
+	}
+	if m := sels[0].mat; m != nil && len(sels) == 1 {
+		shape = m // x[idx] takes the int matrix idx's shape
 	}
 	out := make([]int, len(src))
 	for k, i := range src {

@@ -1181,6 +1181,8 @@ func (l *lowerer) apply(e *ast.CallExpr, f *stdlib.Func, args []autodiff.ID, pos
 		id = b.ARFilter(args[0], args[1], pos)
 	case "tv_filter":
 		id = b.TVFilter(args[0], args[1], pos)
+	case "renewal":
+		id = b.Renewal(args[0], args[1], args[2], pos)
 	case "hmm_marginal", "hmm_hidden_state_prob", "hmm_viterbi":
 		lo := args[0]
 		if s := b.Shape(lo); s.Rank == 1 { // one state's column (check.hmmShape)

@@ -388,7 +388,7 @@ func stanSyntaxHint(toks []lexer.Token, i int) string {
 		if j := closeBracket(toks, i) + 1; j < len(toks) && (toks[j].Type == tokIdent || toks[j].Type == tokKeyword) {
 			return typedLet // let vector[N] m = ..., let array[N] real x = ...
 		}
-		return "gpp has no element assignment: a let defines its whole value at once, so build it vectorised (let m = a + b * x), with append_row, cumsum, ar_filter or tv_filter for a recursion, or write the recursion's density (docs/language.md, section 3, Time series); Stan's forward algorithm is hmm_marginal"
+		return "gpp has no element assignment: a let defines its whole value at once, so build it vectorised (let m = a + b * x), with append_row, cumsum, ar_filter, tv_filter or renewal for a recursion, or write the recursion's density (docs/language.md, section 3, Time series); Stan's forward algorithm is hmm_marginal"
 	case tok.Value == "[" && i >= 2 && toks[i-2].Value == "output" && toks[i-1].Type == tokIdent:
 		return outputWhole(toks[i-1].Value)
 	case tok.Value == ":" && i >= 2 && (toks[i-2].Value == "output" || toks[i-2].Value == "let") && toks[i-1].Type == tokIdent:
