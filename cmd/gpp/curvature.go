@@ -14,6 +14,7 @@ import (
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/compile"
 )
 
@@ -92,6 +93,10 @@ type curvCheck struct {
 	outNames, outVar []string
 	outRatio         []float64
 	outOff           []bool
+	// scaled are the model's ~ statements whose sigma is a param
+	// (scaledPairs): a direction along such a scale and the values it
+	// scales that bends the wrong way is a funnel's, no ridge.
+	scaled []scaledPair
 }
 
 // autoLowRank is the rank R of the low-rank joint factor over every param
@@ -186,6 +191,7 @@ func meanFieldCurvature(ctx context.Context, s sgvb.Settings, l *pipeline.Loaded
 		return nil, strings.TrimPrefix(err.Error(), "sgvb: ") // no silent skip: a factor or support the check does not take
 	}
 	cc = &curvCheck{c: c, r: r, names: make([]string, ud.Dim()), lats: make([]int, ud.Dim()), tol: s.Tol, hier: hierarchical(l)}
+	cc.scaled = scaledPairs(l)
 	cc.all = fullRankAllSize(m)
 	cc.lowAll, cc.lowGamma = lowRankAllSize(m, r)
 	name := latentNamer(m, l) // as the fit's table names the elements
@@ -388,6 +394,67 @@ const ridgeBend = 0.1
 // ridgeLead opens ridgeWarning's warning.
 const ridgeLead = "a direction is not identified"
 
+// scaledPair is a ~ statement on the param variate whose sigma reads the
+// param scale (check.Info.ScaleParams): loglam[1:] ~ Normal(loglam[:T-1],
+// sig) scales loglam by sig; walk is the chain the statement makes, nil
+// where it makes none.
+type scaledPair struct {
+	scale, variate string
+	stmt           *ast.TildeStmt
+	walk           *walkParam
+}
+
+// scaledPairs returns the model's scaledPairs, in declaration order.
+func scaledPairs(l *pipeline.Loaded) []scaledPair {
+	if l == nil || l.Info == nil {
+		return nil
+	}
+	walks := walkParams(l.File, l.Info, missingLatents(l.Model))
+	var out []scaledPair
+	for _, lat := range l.Info.Latents {
+		for _, t := range lat.Tildes {
+			for _, sc := range l.Info.ScaleParams(t) {
+				if sc == lat.Name {
+					continue
+				}
+				p := scaledPair{scale: sc, variate: lat.Name, stmt: t}
+				for i := range walks {
+					if walks[i].data == "" && walks[i].lat.Name == lat.Name && walks[i].stmt == t {
+						p.walk = &walks[i]
+					}
+				}
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// scaledIn returns the scaledPair both of whose params have elements in
+// direction f (each of at least a third of its largest entry, as
+// directionText names them), nil where none has.
+func (cc *curvCheck) scaledIn(f *sgvb.FlatDirection) *scaledPair {
+	if cc.r == nil || len(cc.lats) != len(f.Vec) {
+		return nil
+	}
+	big := 0.0
+	for _, v := range f.Vec {
+		big = math.Max(big, math.Abs(v))
+	}
+	in := map[string]bool{}
+	for i, v := range f.Vec {
+		if math.Abs(v) >= big/3 {
+			in[cc.r.Factors[cc.lats[i]].Name] = true
+		}
+	}
+	for i, p := range cc.scaled {
+		if in[p.scale] && in[p.variate] {
+			return &cc.scaled[i]
+		}
+	}
+	return nil
+}
+
 // ridgeWarning returns the warning of a ridge at q's mode: −H is not
 // positive definite (the check's error) and its least eigenvalue's
 // direction, of two or more elements, bends the wrong way by less than
@@ -404,10 +471,37 @@ func ridgeWarning(cc *curvCheck, err error) string {
 	if n < 2 {
 		return ""
 	}
+	bend := strings.Replace(fmt.Sprintf("%.2g", f.Bend()), "-", "−", 1)
+	if p := cc.scaledIn(f); p != nil {
+		return scaledBendWarning(p, what, bend)
+	}
 	return fmt.Sprintf(ridgeLead+": the log density at q's mode bends the wrong way, and barely, along %s (−H there is not positive definite; bend %s against q's spread, where a funnel's is about −0.4 or less), "+
 		"so the data fix only a combination of them, not each (a ridge): q's means of them are one point on the ridge and their mean-field sds far too small; "+
-		"fix or share one of them, report only the identified combination, or check with gpp sample (docs/inference.md, The mean-field hint)", what, strings.Replace(fmt.Sprintf("%.2g", f.Bend()), "-", "−", 1))
+		"fix or share one of them, report only the identified combination, or check with gpp sample (docs/inference.md, The mean-field hint)", what, bend)
 }
+
+// scaledBendWarning is ridgeWarning's warning where the direction is a
+// scale's against the values it scales (scaledPair p): the normal's
+// log density in (x, sigma) is not concave, and bends the wrong way where
+// q puts x far from its location (a nowcast's day of zero reports, its
+// log intensity below its walk's neighbours). A funnel's geometry, no
+// ridge: a user trial's mean-field fit bent −0.025 along sig against
+// loglam[25], which NUTS identifies (0.193 ± 0.051, 3.36 ± 0.22; q's
+// 0.274 ± 0.025, 3.12 ± 0.16), and had been told to fix one of them.
+func scaledBendWarning(p *scaledPair, what, bend string) string {
+	pos := p.stmt.Pos()
+	cure := fmt.Sprintf("a joint factor of the two (--fullrank %s+%s) or gpp sample follows it", p.variate, p.scale)
+	if p.walk != nil {
+		cure = fmt.Sprintf("%s holds the chain (the random-walk hint), and gpp sample checks %s's sd", walkCure(*p.walk), p.scale)
+	}
+	return fmt.Sprintf(scaledBendLead+": the log density there bends the wrong way, barely, along %s (−H is not positive definite; bend %s against q's spread), "+
+		"and %s is the scale of %s at %d:%d, %s: a scale and the values it scales bend so where q puts those values far from their location (a funnel's geometry); "+
+		"the data may fix each, but a mean-field q cannot follow them, and its means and sds of them are likely off: %s (docs/inference.md, The mean-field hint)",
+		what, bend, p.scale, p.variate, pos.Line, pos.Col, ast.FormatStmt(p.stmt), cure)
+}
+
+// scaledBendLead opens scaledBendWarning's warning.
+const scaledBendLead = "a funnel at q's mode, not a ridge"
 
 // flatLead opens flatWarning's warning, by which flatWarned finds it.
 const flatLead = "a direction is flat"

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/parser"
 )
 
 // TestRidgeWarning: a Cormack–Jolly–Seber model with time-varying phi and
@@ -40,6 +42,23 @@ func TestRidgeWarningCases(t *testing.T) {
 	notPD := sgvb.ErrNotDefinite
 	if w := warn([]float64{-0.91, 0.41, 0}, -0.014, notPD); !strings.Contains(w, "along a combination of phi[6], p[6] (") || !strings.Contains(w, "bend −0.014") {
 		t.Errorf("CJS's ridge: %q", w)
+	}
+	// b the sigma of a ~ on phi: a funnel's bend, not a ridge
+	stmts, err := parser.ParseStmts("m.gpp", []byte("phi ~ Normal(0, b)\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tilde := stmts[0].(*ast.TildeStmt)
+	f := &sgvb.FlatDirection{Vec: []float64{-0.91, 0, 0.41}, Lambda: -0.014, QVar: 1}
+	cc := &curvCheck{c: &sgvb.Curvature{Flat: f}, names: names, lats: []int{0, 1, 2},
+		r:      &sgvb.Result{Factors: []sgvb.Factor{{Name: "phi"}, {Name: "p"}, {Name: "b"}}},
+		scaled: []scaledPair{{scale: "b", variate: "phi", stmt: tilde}}}
+	if w := ridgeWarning(cc, notPD); !strings.HasPrefix(w, scaledBendLead) || !strings.Contains(w, "b is the scale of phi") {
+		t.Errorf("a scale against its variate: %q", w)
+	}
+	cc.scaled[0].variate = "p" // b scales p, not in the direction
+	if w := ridgeWarning(cc, notPD); !strings.HasPrefix(w, ridgeLead) {
+		t.Errorf("a scale of another param: %q", w)
 	}
 	for _, c := range []struct {
 		name string
@@ -103,5 +122,21 @@ func TestAllTermsZeroRow(t *testing.T) {
 	code, _, stderr = runSafe(t, "sample", "testdata/nmix_k13.gpp", "testdata/nmix_k13.json", "--quiet", "--out", out+"-sample")
 	if code != exitError || !strings.Contains(stderr, dataOnlyNote) || strings.Contains(stderr, startNote) {
 		t.Errorf("sample: exit %d; stderr\n%s", code, stderr)
+	}
+}
+
+// TestFunnelNotRidge: a nowcast's random walk over log intensities with a
+// day of zero reports (user trial t68) bends the wrong way, barely, at
+// the mean-field q's mode along the step sd sig against loglam[25], both
+// of which NUTS identifies: the fit names the funnel and the walk's
+// banded factor, not a ridge to fix one of them by.
+func TestFunnelNotRidge(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := runSafe(t, "fit", "testdata/nowcast_zerorow.gpp", "testdata/nowcast_zerorow.json", "--quiet", "--out", out)
+	const want = "a funnel at q's mode, not a ridge: the log density there bends the wrong way, barely, along a combination of sig, loglam[25] ("
+	if code != 0 || !strings.Contains(stderr, want) || strings.Contains(stderr, ridgeLead) ||
+		!strings.Contains(stderr, "sig is the scale of loglam at 7:1, loglam[1:] ~ Normal(loglam[:T - 1], sig)") ||
+		!strings.Contains(stderr, "--fullrank loglam --band 1 holds the chain (the random-walk hint)") {
+		t.Fatalf("exit %d, want the funnel warning; stderr\n%s", code, stderr)
 	}
 }

@@ -127,10 +127,10 @@ func TestDivergenceFunnelAdvice(t *testing.T) {
 	sd := &sampleDraws{n: 10, chains: 1, divergent: make([]bool, 10), depth: make([]int, 10)}
 	sd.divergent[3] = true
 	s := nuts.Settings{MaxDepth: 10, Delta: 0.8}
-	if w := strings.Join(samplerWarnings(sd, s, true), "\n"); !strings.Contains(w, "a hierarchy's funnel by non-centring it") {
+	if w := strings.Join(samplerWarnings(sd, s, divAdvice{}), "\n"); !strings.Contains(w, "a hierarchy's funnel by non-centring it") {
 		t.Errorf("centred: %q", w)
 	}
-	w := strings.Join(samplerWarnings(sd, s, false), "\n")
+	w := strings.Join(samplerWarnings(sd, s, divAdvice{noFunnel: true}), "\n")
 	if strings.Contains(w, "non-centring") || !strings.Contains(w, "a prior that keeps it from those") || !strings.Contains(w, "--adapt-delta") {
 		t.Errorf("no centred hierarchy: %q", w)
 	}

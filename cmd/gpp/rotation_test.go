@@ -188,7 +188,7 @@ func TestLabelSwitchWarningRotated(t *testing.T) {
 		for i := range ms {
 			ms[i] = mcmcStats{rhat: 1.5, essBulk: 1e4, essTail: 1e4}
 		}
-		got := strings.Join(sampleWarnings(sd, nuts.Settings{MaxDepth: 10, Delta: 0.8, Warmup: 1000}, ms, nil, true), "\n")
+		got := strings.Join(sampleWarnings(sd, nuts.Settings{MaxDepth: 10, Delta: 0.8, Warmup: 1000}, ms, nil, divAdvice{}), "\n")
 		has := strings.Contains(got, "chains found the same values of L rotated or reflected (chain 2 holds chain 1's mixed by an orthogonal matrix")
 		if has != c.want {
 			t.Errorf("%s: rotation reading %v, want %v; warnings:\n%s", c.name, has, c.want, got)

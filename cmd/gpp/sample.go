@@ -897,7 +897,7 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 	if cfg.prof != nil {
 		printProfile(stdout, cfg.prof)
 	}
-	for _, w := range sampleWarnings(sd, s, run.ms, l.Model, mayFunnel(l.File, l.Info)) {
+	for _, w := range sampleWarnings(sd, s, run.ms, l.Model, modelDivAdvice(l.File, l.Info)) {
 		div := strings.Contains(w, "ended with a divergence")
 		if slices.Contains(run.written, pairsPlot) && div {
 			w += fmt.Sprintf("; %s shows where the divergent draws lie (red)", filepath.Join(cfg.out, pairsPlot))
@@ -1524,9 +1524,9 @@ func essText(v float64) string {
 // sampleWarnings returns Stan's warnings after sampling, the R̂ warning
 // with the advice for label switching (labelSwitchAdvice) when the chains
 // found a mixture's components in different orders; m (nil: unknown) is
-// the model sampled, funnel samplerWarnings's.
-func sampleWarnings(sd *sampleDraws, s nuts.Settings, ms []mcmcStats, m *compile.Model, funnel bool) []string {
-	out := append(samplerWarnings(sd, s, funnel), mixingWarnings(sd, ms, m)...)
+// the model sampled, adv samplerWarnings's.
+func sampleWarnings(sd *sampleDraws, s nuts.Settings, ms []mcmcStats, m *compile.Model, adv divAdvice) []string {
+	out := append(samplerWarnings(sd, s, adv), mixingWarnings(sd, ms, m)...)
 	// No warning where the user chose not to adapt: --adapt=false, or
 	// --warmup 0 from a --metric-file (a metric adapted before).
 	if s.Warmup < shortWarmup && !s.NoAdapt && !(s.Warmup == 0 && len(s.InvMetric) > 0) {
@@ -1537,10 +1537,11 @@ func sampleWarnings(sd *sampleDraws, s nuts.Settings, ms []mcmcStats, m *compile
 
 // samplerWarnings returns Stan's warnings of the sampler's transitions:
 // divergences, the maximum tree depth hit, and the chains with a low
-// E-BFMI (none without the sampler's columns: sd.energy nil). funnel says
-// the model may have a centred hierarchy (mayFunnel; true where the model
-// is unknown): non-centring is no advice for one that has none.
-func samplerWarnings(sd *sampleDraws, s nuts.Settings, funnel bool) []string {
+// E-BFMI (none without the sampler's columns: sd.energy nil). adv says
+// which reparameterisations the model may need (divAdvice): non-centring
+// is no advice for a model with no centred hierarchy, nor a density's
+// edge for one whose supports do not move with the params.
+func samplerWarnings(sd *sampleDraws, s nuts.Settings, adv divAdvice) []string {
 	var out []string
 	total := len(sd.divergent)
 	div, maxed := 0, 0
@@ -1554,11 +1555,28 @@ func samplerWarnings(sd *sampleDraws, s nuts.Settings, funnel bool) []string {
 	}
 	pct := func(n int) string { return fmt.Sprintf("%d of %d (%s%%)", n, total, shareText(n, total)) }
 	if div > 0 {
-		where, priors := "a hierarchy's funnel by non-centring it, a density's edge", ""
-		if !funnel {
-			where, priors = "a density's edge", "; or, where they sit at extreme values of a param the data say little about (a scale over few groups), a prior that keeps it from those"
+		var cures []string
+		if !adv.noFunnel {
+			cures = append(cures, "a hierarchy's funnel by non-centring it")
 		}
-		out = append(out, fmt.Sprintf("%s transitions after warm-up ended with a divergence: the sampler cannot explore part of the posterior, and its estimates may be biased; try a larger --adapt-delta (%.2g now) or reparameterise the model where they sit (draws.csv's divergent__ marks them): %s (a support that moves with the params) by declaring the bound that the data put on the param (real<lower=max(y)> theta for y ~ Uniform(0, theta): a bound may not depend on params)%s", pct(div), s.Delta, where, priors))
+		if adv.walk != "" {
+			cures = append(cures, adv.walk)
+		}
+		if !adv.noEdge {
+			cures = append(cures, "a density's edge (a support that moves with the params) by declaring the bound that the data put on the param (real<lower=max(y)> theta for y ~ Uniform(0, theta): a bound may not depend on params)")
+		}
+		how := ""
+		if len(cures) > 0 {
+			how = ": " + strings.Join(cures, ", ")
+		}
+		if adv.noFunnel {
+			how += "; "
+			if len(cures) > 0 {
+				how += "or, "
+			}
+			how += "where they sit at extreme values of a param the data say little about (a scale over few groups), a prior that keeps it from those"
+		}
+		out = append(out, fmt.Sprintf("%s transitions after warm-up ended with a divergence: the sampler cannot explore part of the posterior, and its estimates may be biased; try a larger --adapt-delta (%.2g now) or reparameterise the model where they sit (draws.csv's divergent__ marks them)%s", pct(div), s.Delta, how))
 	}
 	if maxed > 0 {
 		out = append(out, fmt.Sprintf("%s transitions hit the maximum tree depth %d (2^%d leapfrog steps): exploration is slow; try a larger --max-depth", pct(maxed), s.MaxDepth, s.MaxDepth))
@@ -1570,7 +1588,14 @@ func samplerWarnings(sd *sampleDraws, s nuts.Settings, funnel bool) []string {
 		}
 	}
 	if len(low) > 0 {
-		out = append(out, fmt.Sprintf("E-BFMI below %.1f (%s): the energy varies too little between iterations to explore the posterior's tails; try reparameterising the model", ebfmiWarn, strings.Join(low, ", ")))
+		how := ""
+		switch {
+		case adv.walk != "" && div > 0:
+			how = " (the random walk's other form, in the divergence warning)"
+		case adv.walk != "":
+			how = ": " + adv.walk
+		}
+		out = append(out, fmt.Sprintf("E-BFMI below %.1f (%s): the energy varies too little between iterations to explore the posterior's tails; try reparameterising the model%s", ebfmiWarn, strings.Join(low, ", "), how))
 	}
 	return out
 }

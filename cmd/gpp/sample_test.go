@@ -149,7 +149,7 @@ func TestSampleWarnings(t *testing.T) {
 		sd.energy[d] = float64(d) // chain 2 drifts: E-BFMI near 0
 	}
 	ms := []mcmcStats{{rhat: 1.002, essBulk: 900, essTail: 800}, {rhat: 1.08, essBulk: 150, essTail: 90}, {rhat: 1.02, essBulk: 500, essTail: 300}}
-	got := strings.Join(sampleWarnings(sd, nuts.Settings{MaxDepth: 10, Delta: 0.8, Warmup: 100}, ms, nil, true), "\n")
+	got := strings.Join(sampleWarnings(sd, nuts.Settings{MaxDepth: 10, Delta: 0.8, Warmup: 100}, ms, nil, divAdvice{}), "\n")
 	for _, want := range []string{
 		"4 of 200 (2%) transitions after warm-up ended with a divergence",
 		"10 of 200 (5%) transitions hit the maximum tree depth 10",

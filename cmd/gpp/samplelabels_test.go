@@ -107,7 +107,7 @@ func TestLabelSwitchWarning(t *testing.T) {
 	}
 	sd := make3([][]float64{{-1, 2}, {-1, 2}, {2, -1}, {-1, 2}})
 	m := &compile.Model{Latents: []compile.Latent{{Name: "w", Support: dist.Simplex, Size: 1}, {Name: "mu", Support: dist.Real, Size: 2, Pos: ast.Pos{File: "m.gpp", Line: 3, Col: 7}}}}
-	got := strings.Join(sampleWarnings(sd, nuts.Settings{MaxDepth: 10, Delta: 0.8, Warmup: 1000}, ms, m, true), "\n")
+	got := strings.Join(sampleWarnings(sd, nuts.Settings{MaxDepth: 10, Delta: 0.8, Warmup: 1000}, ms, m, divAdvice{}), "\n")
 	for _, want := range []string{
 		"chains found the same values of w, mu in different orders (label switching: chain 3 holds chain 1's in another order",
 		"declare mu ordered[2] (param mu: ordered[2]) at m.gpp:3:7, or", // where to change it
@@ -120,16 +120,16 @@ func TestLabelSwitchWarning(t *testing.T) {
 		t.Errorf("label switching advises longer chains:\n%s", got)
 	}
 	m.Latents[1].Support = dist.Positive // a positive vector: its ordered type
-	got = strings.Join(sampleWarnings(sd, nuts.Settings{MaxDepth: 10, Delta: 0.8, Warmup: 1000}, ms, m, true), "\n")
+	got = strings.Join(sampleWarnings(sd, nuts.Settings{MaxDepth: 10, Delta: 0.8, Warmup: 1000}, ms, m, divAdvice{}), "\n")
 	if want := "declare mu positive_ordered[2] (param mu: positive_ordered[2]) at m.gpp:3:7, or"; !strings.Contains(got, want) {
 		t.Errorf("warnings lack %q; got:\n%s", want, got)
 	}
-	got = strings.Join(sampleWarnings(sd, nuts.Settings{MaxDepth: 10, Delta: 0.8, Warmup: 1000}, ms, nil, true), "\n")
+	got = strings.Join(sampleWarnings(sd, nuts.Settings{MaxDepth: 10, Delta: 0.8, Warmup: 1000}, ms, nil, divAdvice{}), "\n")
 	if !strings.Contains(got, "give the components an order") {
 		t.Errorf("without the model, the advice is not the general one:\n%s", got)
 	}
 	sd = make3([][]float64{{-1, 2}, {-1, 2}, {2, 5}, {-1, 2}}) // another mode, not a permutation
-	got = strings.Join(sampleWarnings(sd, nuts.Settings{MaxDepth: 10, Delta: 0.8, Warmup: 1000}, ms, m, true), "\n")
+	got = strings.Join(sampleWarnings(sd, nuts.Settings{MaxDepth: 10, Delta: 0.8, Warmup: 1000}, ms, m, divAdvice{}), "\n")
 	if strings.Contains(got, "label switching") || !strings.Contains(got, "run longer chains, or reparameterise the model") {
 		t.Errorf("chains in modes that are not permutations:\n%s", got)
 	}
@@ -182,11 +182,11 @@ func TestLabelSwitchWarningMatrix(t *testing.T) {
 	}
 	id := [K]int{0, 1, 2}
 	set := nuts.Settings{MaxDepth: 10, Delta: 0.8, Warmup: 1000}
-	got := strings.Join(sampleWarnings(make1([chains][K]int{id, {1, 0, 2}, id, {2, 0, 1}}, false), set, ms, nil, true), "\n")
+	got := strings.Join(sampleWarnings(make1([chains][K]int{id, {1, 0, 2}, id, {2, 0, 1}}, false), set, ms, nil, divAdvice{}), "\n")
 	if want := "chains found the same values of W in different orders (label switching: chain 2 holds chain 1's rows or columns, or elements, in another order"; !strings.Contains(got, want) || !strings.Contains(got, "a product such as W * H") {
 		t.Errorf("warnings lack %q and the matrix advice; got:\n%s", want, got)
 	}
-	got = strings.Join(sampleWarnings(make1([chains][K]int{id, {1, 0, 2}, id, id}, true), set, ms, nil, true), "\n")
+	got = strings.Join(sampleWarnings(make1([chains][K]int{id, {1, 0, 2}, id, id}, true), set, ms, nil, divAdvice{}), "\n")
 	if strings.Contains(got, "label switching") {
 		t.Errorf("a column moved elsewhere reads as label switching:\n%s", got)
 	}

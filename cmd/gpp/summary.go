@@ -264,7 +264,7 @@ func runSummary(sc *summaryConfig, stdout, stderr io.Writer) int {
 	}
 	var warns []string
 	if first.kind.mcmc() {
-		warns = samplerWarnings(sd, nuts.Settings{MaxDepth: first.maxDepth, Delta: first.delta}, true)
+		warns = samplerWarnings(sd, nuts.Settings{MaxDepth: first.maxDepth, Delta: first.delta}, divAdvice{})
 	}
 	params := *sd
 	ds := *sd.ds

@@ -253,6 +253,9 @@ func (c *checker) binary(e *ast.BinaryExpr) Type {
 		}
 		t.Shape = shape
 		t.Support = matmulSupport(x.Support, y.Support, y.Shape.Rank())
+		if t.Support != dist.Simplex {
+			t.Support = matmulSupport(entrySupport(x), entrySupport(y), y.Shape.Rank())
+		}
 		return t
 	}
 	b := broadcast(x.Shape, y.Shape)
@@ -271,7 +274,7 @@ func (c *checker) binary(e *ast.BinaryExpr) Type {
 	case ast.Sub:
 		t.Support = subSupport(x.Const, y.Support)
 	case ast.Mul, ast.EMul:
-		t.Support = productSupport(x.Support, y.Support)
+		t.Support = productSupport(entrySupport(x), entrySupport(y))
 	case ast.Div:
 		t.Support = divSupport(x.Support, y.Support)
 		if y.Const != nil && *y.Const == 0 {
@@ -680,6 +683,9 @@ func (c *checker) call(e *ast.CallExpr) Type {
 			continue
 		}
 		supports[i] = a.Support
+		if k := f.Support.Kind; k != stdlib.FromArg && k != stdlib.Fixed {
+			supports[i] = entrySupport(a)
+		}
 		t.DataOnly = t.DataOnly && a.DataOnly
 		allInt = allInt && a.Elem == Int
 		spec := f.Args[i]

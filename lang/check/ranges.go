@@ -459,6 +459,10 @@ func (c *checker) rangeOf(e ast.Expr, t Type) Interval {
 		}
 		x, y := of(e.X), of(e.Y)
 		if e.Op == ast.Mul && c.info.Types[e.X].Shape.Rank() > 0 && c.info.Types[e.Y].Shape.Rank() > 0 {
+			if t.Support == dist.Simplex && entrySupport(c.info.Types[e.X]) == dist.Unit && entrySupport(c.info.Types[e.Y]) == dist.Unit {
+				// simplex rows of params: each entry a convex combination of (0, 1) values
+				return Interval{Lo: 0, Hi: 1, Known: true}
+			}
 			return wholeLine() // a sum of products: the support rule knows the sign
 		}
 		switch e.Op {

@@ -327,6 +327,16 @@ func isPos(s dist.Support) bool { return dist.Positive.Contains(s) }
 
 func isNonNeg(s dist.Support) bool { return dist.NonNegative.Contains(s) || s == dist.Simplex }
 
+// entrySupport is the support of t's entries for the product rules: a
+// simplex param's lie in (0, 1), as its range says, so outer(a, p) and
+// a * p' of a positive a are positive; a data simplex's may be 0.
+func entrySupport(t Type) dist.Support {
+	if t.Support == dist.Simplex && intervalSupport(Real, t.Range) == dist.Unit {
+		return dist.Unit
+	}
+	return t.Support
+}
+
 // normSupport makes a support consistent with the element type: int values
 // that are non-negative are counts; real values are never counts.
 func normSupport(e Elem, s dist.Support) dist.Support {

@@ -530,6 +530,10 @@ type value struct {
 	// that an error at a cell names what its value is ("" for ints read
 	// unchanged).
 	atExpr string
+	// cells, where the ints were computed from two operands' cells row
+	// by row (operandCells), names both operands' values and cells at
+	// int k; nil otherwise.
+	cells func(k int) string
 	// data names the data ints (at their cells) are read from, unchanged
 	// ("" otherwise), so that their node reports a bad value at its cell.
 	data string

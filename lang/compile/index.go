@@ -23,6 +23,7 @@ type sel struct {
 	// atExpr is the expression computed from the cells at locates, whose
 	// value many[k] is (value.atExpr; "" for the cells' own values).
 	atExpr string
+	cells  func(k int) string // value.cells
 	pos    ast.Pos
 	// data and rows: ints of the subsampled int data data, at these
 	// offsets of its batch values (value.rows), in a minibatch build.
@@ -72,10 +73,13 @@ func (l *lowerer) inRange(e *ast.IndexExpr, s sel, n, axis int) bool {
 			row = k
 		}
 		switch {
+		case s.cells != nil:
+			l.rowErrorf(row, s.at(k), "`%s`: `%s` is %d in row %d (%s), out of range [0, %d) as an index (used at %s)%s",
+				ast.FormatExpr(e), s.atExpr, i, k, s.cells(k), n, s.pos, hint)
 		case s.at != nil:
 			l.rowErrorf(row, s.at(k), "%s out of range [0, %d) as an index (used at %s)%s", indexIs(s.atExpr, i), n, s.pos, hint)
 		default:
-			l.rowErrorf(row, s.pos, "index %d out of range [0, %d) (element %d of the index vector)%s", i, n, k, hint)
+			l.rowErrorf(row, s.pos, "`%s`: index %d out of range [0, %d) (element %d of the index vector)%s", ast.FormatExpr(e), i, n, k, hint)
 		}
 		return false
 	}
@@ -152,6 +156,15 @@ func (l *lowerer) oneInRange(e *ast.IndexExpr, s sel, n, axis int) bool {
 func (l *lowerer) oneInRangeRow(e *ast.IndexExpr, s sel, n, axis, k int) bool {
 	if s.kind != selOne || s.one >= 0 && s.one < n {
 		return true
+	}
+	if s.cells != nil { // computed from two cells, report[i] - onset[i]: both named
+		it := l.iterText(k)
+		if it != "" {
+			it = "," + it
+		}
+		l.rowError(k, s.at(0), fmt.Sprintf("`%s`: `%s` is %d (%s), out of range [0, %d) as an index along axis %d of `%s` (used at %s%s); indices are 0-based",
+			ast.FormatExpr(e), s.atExpr, s.one, s.cells(0), n, axis, ast.FormatExpr(e.X), s.pos, it))
+		return false
 	}
 	if s.at != nil { // an int read from data, g[i]: at its cell
 		var ids []int
@@ -244,13 +257,13 @@ func (l *lowerer) resolve(e ast.Expr) (sel, bool) {
 		return sel{}, false
 	}
 	if len(v.shape) == 0 {
-		return sel{kind: selOne, one: v.ints[0], at: v.at, atExpr: v.atExpr, pos: e.Pos(), data: v.data, rows: v.rows}, true
+		return sel{kind: selOne, one: v.ints[0], at: v.at, atExpr: v.atExpr, cells: v.cells, pos: e.Pos(), data: v.data, rows: v.rows}, true
 	}
 	if len(v.shape) != 1 {
 		l.errorf(e.Pos(), "an index must be an int scalar or vector")
 		return sel{}, false
 	}
-	return sel{kind: selMany, many: v.ints, at: v.at, atExpr: v.atExpr, pos: e.Pos(), data: v.data, rows: v.rows, row: l.vec != nil && l.depends(e)}, true
+	return sel{kind: selMany, many: v.ints, at: v.at, atExpr: v.atExpr, cells: v.cells, pos: e.Pos(), data: v.data, rows: v.rows, row: l.vec != nil && l.depends(e)}, true
 }
 
 // resolveMatrix evaluates an int matrix index of a vector (NumPy's
@@ -369,10 +382,11 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 			if sh := b.Shape(v); s.row && sh.Rank > 0 && identityRows(s, sh.Rows) {
 				return v // x[i] over the whole axis
 			}
-			if sh := b.Shape(v); s.at != nil && sh.Rank > 0 {
-				// Indices from data: one out of range is reported at its
-				// cell (the builder's own error, at the index, is not
-				// returned: build returns the lowerer's errors first).
+			if sh := b.Shape(v); sh.Rank > 0 {
+				// One out of range is reported at its data cell where it
+				// has one, else at the index, naming the indexing as
+				// written (the builder's own error, "gather: ...", is
+				// not returned: build returns the lowerer's errors first).
 				l.inRange(e, s, sh.Rows, 0)
 			}
 			if s.rows != nil {

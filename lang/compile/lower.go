@@ -839,7 +839,7 @@ func (l *lowerer) binaryOf(e *ast.BinaryExpr, x, y value) value {
 		}
 		v := intScalar(r)
 		v.id, v.node = l.b.Scalar(float64(r), e.OpPos), true
-		v.at, v.atExpr = operandCells(e, x, y, 1)
+		v.at, v.atExpr, v.cells = operandCells(e, x, y, 1)
 		return v
 	}
 	xi, yi := l.node(x, e.X.Pos()), l.node(y, e.Y.Pos())
@@ -868,7 +868,7 @@ func (l *lowerer) binaryOf(e *ast.BinaryExpr, x, y value) value {
 	}
 	v := l.knownInts(e, value{id: id, node: true})
 	if v.isInt && e.Op != ast.Div && e.Op != ast.Pow {
-		v.at, v.atExpr = operandCells(e, x, y, len(v.ints))
+		v.at, v.atExpr, v.cells = operandCells(e, x, y, len(v.ints))
 	}
 	return v
 }
@@ -923,7 +923,7 @@ func (l *lowerer) intOp(e *ast.BinaryExpr, x, y value) value {
 		vals[k] = float64(ints[k])
 	}
 	v := value{ints: ints, shape: shape, isInt: true, node: true, id: l.b.Const(vals, shapeOf(shape), e.OpPos)}
-	v.at, v.atExpr = operandCells(e, x, y, n)
+	v.at, v.atExpr, v.cells = operandCells(e, x, y, n)
 	return v
 }
 
@@ -931,16 +931,25 @@ func (l *lowerer) intOp(e *ast.BinaryExpr, x, y value) value {
 // element from one operand's data cells (located by its at, n of them,
 // the other operand a scalar: site + 1, 2 * g, J - 1 - g), that operand's
 // at and e's text, so that a bad index made of them is reported at its
-// cell; nil and "" otherwise, and where both are scalars from cells (which
-// one is to blame is not known).
-func operandCells(e *ast.BinaryExpr, x, y value, n int) (func(k int) ast.Pos, string) {
+// cell. Where both operands are n ints from cells, row by row (report -
+// onset of two columns, or of their cells in a loop), which one is to
+// blame is not known: the first's at, and cells, which names both
+// operands' values and cells at int k. nil, "" and nil otherwise.
+func operandCells(e *ast.BinaryExpr, x, y value, n int) (func(k int) ast.Pos, string, func(k int) string) {
 	for _, p := range [2][2]value{{x, y}, {y, x}} {
 		cells, other := p[0], p[1]
 		if cells.at != nil && len(cells.ints) == n && cells.at(0).Line > 0 && len(other.shape) == 0 && (other.at == nil || len(cells.shape) > 0) {
-			return cells.at, ast.FormatExpr(e)
+			return cells.at, ast.FormatExpr(e), nil
 		}
 	}
-	return nil, ""
+	if x.at != nil && y.at != nil && len(x.ints) == n && len(y.ints) == n && len(x.shape) == len(y.shape) && len(x.shape) <= 1 &&
+		n > 0 && x.at(0).Line > 0 && y.at(0).Line > 0 {
+		xs, ys := ast.FormatExpr(e.X), ast.FormatExpr(e.Y)
+		return x.at, ast.FormatExpr(e), func(k int) string {
+			return fmt.Sprintf("%s = %d at %s, %s = %d at %s", xs, x.ints[k], x.at(k), ys, y.ints[k], y.at(k))
+		}
+	}
+	return nil, "", nil
 }
 
 // derivedAt is the atExpr of a value computed by e from x alone: e's text
