@@ -228,19 +228,32 @@ func mvCentred(file *ast.File, info *check.Info, lat *check.Latent) (centredPara
 // MvNormalCholesky(mu, diag_pre_multiply(tau, L))), untruncated and of a
 // built-in family, with its distribution; nils otherwise.
 func mvPriorStmt(file *ast.File, info *check.Info, lat *check.Latent) (*ast.TildeStmt, *ast.CallExpr, *stdlib.Dist) {
-	if file == nil || len(lat.Tildes) != 1 {
-		return nil, nil, nil
-	}
-	s := lat.Tildes[0]
-	id, ok := ast.Unparen(s.LHS).(*ast.Ident)
-	if !ok || info.Uses[id] != lat.Symbol || s.Trunc != nil || info.UserDensities[s.Dist] != nil || !slices.Contains(file.Stmts, ast.Stmt(s)) {
-		return nil, nil, nil
-	}
-	d := info.Dists[s.Dist]
-	if d == nil {
+	s, d := soleTilde(file, info, lat)
+	if d == nil || !wholeAtTop(file, info, lat, s) {
 		return nil, nil, nil
 	}
 	return s, s.Dist, d
+}
+
+// soleTilde returns lat's only ~ statement when it is untruncated and of
+// a built-in family, with the family (nil otherwise): the prior of a
+// param declared without one (centredStmt, mvPriorStmt).
+func soleTilde(file *ast.File, info *check.Info, lat *check.Latent) (*ast.TildeStmt, *stdlib.Dist) {
+	if file == nil || len(lat.Tildes) != 1 {
+		return nil, nil
+	}
+	s := lat.Tildes[0]
+	if s.Trunc != nil || info.UserDensities[s.Dist] != nil {
+		return s, nil
+	}
+	return s, info.Dists[s.Dist]
+}
+
+// wholeAtTop reports whether s, a ~ statement, is at the top level on the
+// whole of lat (theta ~ ..., not theta[j] ~ ... nor in a loop).
+func wholeAtTop(file *ast.File, info *check.Info, lat *check.Latent, s *ast.TildeStmt) bool {
+	id, ok := ast.Unparen(s.LHS).(*ast.Ident)
+	return ok && info.Uses[id] == lat.Symbol && slices.Contains(file.Stmts, ast.Stmt(s))
 }
 
 // zeroExpr reports whether e is the constant 0 or a vector literal of
@@ -300,20 +313,14 @@ func logNormalPrior(lat *check.Latent) (loc, scale ast.Expr, ok bool) {
 // part of the elements or a ~ of an expression of the param is no prior
 // of it: ok is false.
 func centredStmt(file *ast.File, info *check.Info, lat *check.Latent) (s *ast.TildeStmt, loop *ast.ForStmt, loc, scale ast.Expr, vector, ok bool) {
-	if file == nil || len(lat.Tildes) != 1 {
-		return
-	}
-	s = lat.Tildes[0]
-	if s.Trunc != nil || info.UserDensities[s.Dist] != nil {
-		return
-	}
-	if d := info.Dists[s.Dist]; d == nil || d.Name != "Normal" || len(s.Dist.Args) != 2 {
+	s, d := soleTilde(file, info, lat)
+	if d == nil || d.Name != "Normal" || len(s.Dist.Args) != 2 {
 		return
 	}
 	loc, scale = s.Dist.Args[0], s.Dist.Args[1]
 	switch lhs := ast.Unparen(s.LHS).(type) {
 	case *ast.Ident:
-		if info.Uses[lhs] != lat.Symbol || !slices.Contains(file.Stmts, ast.Stmt(s)) {
+		if !wholeAtTop(file, info, lat, s) {
 			return
 		}
 		return s, nil, loc, scale, false, true

@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -149,24 +148,13 @@ func TestInterpMinibatch(t *testing.T) {
 // divergences counts the divergent transitions in a draws.csv.
 func divergences(t *testing.T, path string) int {
 	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	col, n := -1, 0
-	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
-		if strings.HasPrefix(line, "#") {
-			continue
+	n := 0
+	for _, row := range readDrawsCSV(t, path) {
+		d, ok := row["divergent__"]
+		if !ok {
+			t.Fatalf("%s: no divergent__ column", path)
 		}
-		f := strings.Split(line, ",")
-		if col < 0 {
-			col = slices.Index(f, "divergent__")
-			if col < 0 {
-				t.Fatalf("%s: no divergent__ column", path)
-			}
-			continue
-		}
-		if f[col] != "0" {
+		if d != 0 {
 			n++
 		}
 	}

@@ -49,6 +49,7 @@ func TestMvCentredParams(t *testing.T) {
 		{"param r: real[J, 2]\nr ~ MvNormal(0, diag_pre_multiply(sd_school, L) * diag_pre_multiply(sd_school, L)')", "diag_pre_multiply(sd_school, L) * diag_pre_multiply(sd_school, L)'", "(chol(diag_pre_multiply(sd_school, L) * diag_pre_multiply(sd_school, L)') * r_z')'"},
 		{"param r: real[J, 2]\nr[0] ~ MvNormalCholesky(0, diag_pre_multiply(sd_school, L))\nr[1:] ~ MvNormalCholesky(0, diag_pre_multiply(sd_school, L))", "", ""},
 		{"param r: real[J, 2]\nr ~ MvNormalCholesky(0, diag_pre_multiply(sd_school, L))\nr ~ MvNormalCholesky(0, diag_pre_multiply(sd_school, L))", "", ""},
+		{"param r: real[J, 2]\nif J > 1 {\n  r ~ MvNormalCholesky(0, diag_pre_multiply(sd_school, L))\n}", "", ""}, // not the prior where J is 1
 		{"data sd_fixed: positive[2]\nparam r: real[J, 2]\nr ~ MvNormalCholesky(0, diag_pre_multiply(sd_fixed, L))", "", ""},
 		{"data sd_fixed: positive[2]\nparam r: real[J, 2] ~ MvNormalCholesky(0, diag_pre_multiply(sd_fixed, L))", "", ""},
 		{"param r0: real[2] ~ MvNormalCholesky(0, diag_pre_multiply(sd_school, L))\nlet r = rep_matrix(0, J, 2) + r0'", "", ""},

@@ -34,9 +34,10 @@ type nonCentredParam struct {
 	// matrix: use is z * M, M a square matrix of params that each row of
 	// z multiplies (varying slopes' z * (diag(tau) * L)', matrixScaling).
 	matrix bool
-	// sd is the sds of a matrix scaling's factor (diag(tau) * L)': tau,
-	// the hierarchy's scales, which the hint names; nil for none.
-	sd ast.Expr
+	// sd and chol are a matrix scaling's factor (diag(tau) * L)' taken
+	// apart (cholTimesSD): tau, the hierarchy's scales, which the hint
+	// names, and L; nil for none.
+	sd, chol ast.Expr
 	// local is a param of z's shape, other than z, that the scale reads
 	// (through lets): a local scale per element, as a horseshoe's lambda or
 	// R2-D2's phi, nil for none (localScale).
@@ -74,7 +75,7 @@ func nonCentredParams(file *ast.File, info *check.Info) []nonCentredParam {
 		}
 		p.matrix = !scalingOp(p.use, info)
 		if t, ok := p.scale.(*ast.TransposeExpr); ok && p.matrix {
-			p.sd, _ = cholTimesSD(ast.Unparen(t.X), info)
+			p.sd, p.chol = cholTimesSD(ast.Unparen(t.X), info)
 		}
 		ast.Inspect(p.use, func(n ast.Node) bool {
 			if ix, ok := n.(*ast.IndexExpr); ok && p.elem == nil && isZ(ix, lat.Symbol, info, true) {
@@ -355,27 +356,23 @@ func nonCentredForm(p nonCentredParam, info *check.Info) string {
 func matrixCentredForm(p nonCentredParam, info *check.Info, drop string) string {
 	m := p.scale
 	t, isT := m.(*ast.TransposeExpr)
-	var sd, l ast.Expr
-	if isT {
-		sd, l = cholTimesSD(ast.Unparen(t.X), info)
-	}
-	if sd != nil && p.let != nil && sameDims(info.Types[p.let.Value].Shape, p.lat.Dims) {
+	if p.sd != nil && p.let != nil && sameDims(info.Types[p.let.Value].Shape, p.lat.Dims) {
 		if loc, ok := splitLoc(p.let.Value, p.use, p.lat.Symbol, info); ok {
 			mu := "0"
 			if loc != nil {
-				l := ast.Unparen(loc)
-				switch lt, isT := l.(*ast.TransposeExpr); {
-				case isT && info.Types[lt.X].Shape.Rank() == 1:
+				loc = ast.Unparen(loc)
+				switch lt, locT := loc.(*ast.TransposeExpr); {
+				case locT && info.Types[lt.X].Shape.Rank() == 1:
 					mu = ast.FormatExpr(lt.X)
-				case info.Types[l].Shape.Rank() == 0:
-					mu = ast.FormatExpr(l)
+				case info.Types[loc].Shape.Rank() == 0:
+					mu = ast.FormatExpr(loc)
 				default:
 					mu = ""
 				}
 			}
 			if mu != "" {
 				return fmt.Sprintf("param %s: %s ~ MvNormalCholesky(%s, diag_pre_multiply(%s, %s)) in place of %s and of the let at %d:%d (%s's uses unchanged)",
-					p.let.Name.Name, ast.FormatType(p.lat.Decl.Type), mu, ast.FormatExpr(sd), ast.FormatExpr(l), drop, p.let.Let.Line, p.let.Let.Col, p.let.Name.Name)
+					p.let.Name.Name, ast.FormatType(p.lat.Decl.Type), mu, ast.FormatExpr(p.sd), ast.FormatExpr(p.chol), drop, p.let.Let.Line, p.let.Let.Col, p.let.Name.Name)
 			}
 		}
 	}

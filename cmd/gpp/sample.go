@@ -222,10 +222,10 @@ element whose draws are all 0 or
 its sd being a function of its mean. A
 summary line counts the elements within 0.1 sd, gives the median sd ratio
 (of elements whose NUTS sd is at least 1e-4 of their variable's largest;
-then each variable's, where they differ in size) and names the worst, the
-params' apart from the outputs'; an element whose chains disagree (R̂
-above 1.05) is not compared, one above 1.01 is, as a rough reference;
-against.csv holds the table.
+then each variable's, where there are several and not all scalars) and
+names the worst, the params' apart from the outputs'; an element whose
+chains disagree (R̂ above 1.05) is not compared, one above 1.01 is, as a
+rough reference; against.csv holds the table.
 
 --init FIT starts chain c from draw c of a gpp fit's q (FIT as for
 --against, a fit of this model, checked as --against checks it; draw c of

@@ -329,7 +329,7 @@ func TestSensitivityCSVQuotes(t *testing.T) {
 // own shape (varying slopes' z * (diag(tau) * L)', a Cholesky factor's
 // L * z), the multivariate non-centred innovation, as brms's lprior does;
 // a factor model's W * Z' (another shape) and a regression's X * beta (X
-// data) keep their priors.
+// data) keep their priors. The reason says multiplied, not scaled.
 func TestSensHierarchyMatrixInnovation(t *testing.T) {
 	head := `data J: int
 data K: int
@@ -341,19 +341,21 @@ param L: cholesky_factor_corr[2] ~ LKJCorrCholesky(2)
 	for _, c := range []struct {
 		name, src string
 		out       []string
+		why       string
 	}{
-		{"varying slopes", "param z: real[J, 2] ~ Normal(0, 1)\nlet b = z * (diag(tau) * L)'\ny ~ Normal(rowsum(b), 1)\n", []string{"z"}},
-		{"cholesky", "param z: real[2] ~ Normal(0, 1)\nlet b = L * z\ny ~ Normal(X * b, 1)\n", []string{"z"}},
-		{"factor model", "param W: real[J, K] ~ Normal(0, 1)\nparam Z: real[2, K] ~ Normal(0, 1)\nlet m = W * Z'\ny ~ Normal(m[, 0], 1)\n", nil},
-		{"regression", "param beta: real[2] ~ Normal(0, 1)\ny ~ Normal(X * beta, 1)\n", nil},
+		{"varying slopes", "param z: real[J, 2] ~ Normal(0, 1)\nlet b = z * (diag(tau) * L)'\ny ~ Normal(rowsum(b), 1)\n", []string{"z"}, "Normal(0, 1), a non-centred innovation, multiplied by (diag(tau) * L)' at 8:9"},
+		{"cholesky", "param z: real[2] ~ Normal(0, 1)\nlet b = L * z\ny ~ Normal(X * b, 1)\n", []string{"z"}, "Normal(0, 1), a non-centred innovation, multiplied by L at 8:9"},
+		{"factor model", "param W: real[J, K] ~ Normal(0, 1)\nparam Z: real[2, K] ~ Normal(0, 1)\nlet m = W * Z'\ny ~ Normal(m[, 0], 1)\n", nil, ""},
+		{"regression", "param beta: real[2] ~ Normal(0, 1)\ny ~ Normal(X * beta, 1)\n", nil, ""},
 	} {
 		file, info := checkedSrc(t, head+c.src)
 		var got []string
+		why := ""
 		for _, o := range sensHierarchy(file, info) {
-			got = append(got, o.name)
+			got, why = append(got, o.name), o.why
 		}
-		if !slices.Equal(got, c.out) {
-			t.Errorf("%s: left out %v, want %v", c.name, got, c.out)
+		if !slices.Equal(got, c.out) || why != c.why {
+			t.Errorf("%s: left out %v (%q), want %v (%q)", c.name, got, why, c.out, c.why)
 		}
 	}
 }

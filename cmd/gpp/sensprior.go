@@ -71,7 +71,11 @@ func sensHierarchy(file *ast.File, info *check.Info) []sensLeftOut {
 	for _, lat := range info.Latents {
 		if i := slices.IndexFunc(nc, func(p nonCentredParam) bool { return p.lat == lat }); i >= 0 {
 			p := nc[i]
-			out = append(out, sensLeftOut{lat.Name, fmt.Sprintf("Normal(0, 1), a non-centred innovation, scaled by %s at %d:%d", ast.FormatExpr(p.scale), p.use.Pos().Line, p.use.Pos().Col)})
+			by := "scaled"
+			if p.matrix {
+				by = "multiplied" // as innovationProduct says
+			}
+			out = append(out, sensLeftOut{lat.Name, fmt.Sprintf("Normal(0, 1), a non-centred innovation, %s by %s at %d:%d", by, ast.FormatExpr(p.scale), p.use.Pos().Line, p.use.Pos().Col)})
 			continue
 		}
 		if use, other := innovationProduct(file, info, lat); use != nil {
