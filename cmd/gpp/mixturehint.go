@@ -157,8 +157,9 @@ func (d *modelDecls) flatCols(e ast.Expr, info *check.Info, seen map[string]bool
 	case *ast.BinaryExpr:
 		if e.Op == ast.Mul && info.Types[e.X].Shape.Rank() > 0 && info.Types[e.Y].Shape.Rank() > 0 {
 			// column k of X * Y is X times Y's column k: the columns
-			// differ by Y alone
-			return !d.reads(e.Y, d.params, map[string]bool{})
+			// differ by Y alone where X's columns are one (a param B
+			// [S, 3] times data D mixes B's columns)
+			return !d.reads(e.Y, d.params, map[string]bool{}) && d.flatCols(e.X, info, seen)
 		}
 		return all([]ast.Expr{e.X, e.Y})
 	case *ast.Ident:

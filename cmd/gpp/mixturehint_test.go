@@ -55,7 +55,7 @@ func TestMixtureCall(t *testing.T) {
 // is no mixture, while one whose columns hold params of their own
 // (mu', log(w)', a matrix param, a matrix product) still is.
 func TestGridSumNotMixture(t *testing.T) {
-	const head = "const Kmax = 20\ndata y: int[S, J]\ndata x: real[S]\ndata z: real[S, 3]\nparam a: real[2] ~ Normal(0, 2)\nparam c: real ~ Normal(0, 2)\n" +
+	const head = "const Kmax = 20\ndata y: int[S, J]\ndata x: real[S]\ndata z: real[S, 3]\ndata D: real[3, 3]\nparam a: real[2] ~ Normal(0, 2)\nparam c: real ~ Normal(0, 2)\n" +
 		"param w: simplex[3] ~ Dirichlet(1)\nparam mu: real[3] ~ Normal(0, 5)\nparam B: real[S, 3] ~ Normal(0, 1)\n" +
 		"let lam = exp(a[0] + a[1] * x)\nlet p = inv_logit(c + 0 * y)\nlet Nv = linspaced_int_array(Kmax + 1, 0, Kmax)\n"
 	for _, c := range []struct {
@@ -69,6 +69,8 @@ func TestGridSumNotMixture(t *testing.T) {
 		{"target += sum(rowlogsumexp(logpdf(z, Normal(B, 1))))\n", true},
 		{"target += sum(rowlogsumexp(logpdf(z, Normal(lam * [1, 2, 3]', 1))))\n", false},
 		{"target += sum(rowlogsumexp(logpdf(z, Normal(x * mu', 1))))\n", true},
+		// columns of B * D mix B's columns, a combination of params each
+		{"target += sum(rowlogsumexp(logpdf(z, Normal(B * D, 1))))\n", true},
 	} {
 		f, err := parser.ParseFile("m.gpp", []byte(head+c.body))
 		if err != nil {
