@@ -175,11 +175,7 @@ func (p *Program) supportAloneElems(n *node, set func(k int)) {
 	if p.arg(n, 0).aoff >= 0 {
 		return
 	}
-	moves := make([]bool, n.nparams())
-	for a := range moves {
-		moves[a] = p.arg(n, a+1).aoff >= 0
-	}
-	moved := make([]float64, len(moves))
+	moved := make([]float64, n.nparams())
 	p.densityTerms(n, func(k int, x float64, par []float64, lp, _ float64, _ []float64) bool {
 		if !math.IsInf(lp, -1) {
 			return true
@@ -188,13 +184,7 @@ func (p *Program) supportAloneElems(n *node, set func(k int)) {
 		if x >= lo && x <= hi {
 			return true
 		}
-		for a := range moved {
-			moved[a] = par[a]
-			if moves[a] {
-				moved[a] = par[a]*0.5 + 0.25
-			}
-		}
-		if lo2, hi2 := n.dist.Ends(moved); lo2 == lo && hi2 == hi {
+		if p.endsFixed(n, par, moved, lo, hi) {
 			set(k)
 		}
 		return true
@@ -213,14 +203,7 @@ func (p *Program) endZeroOfData(n *node, par []float64) (ok, sums bool) {
 	if p.arg(n, 0).aoff >= 0 {
 		return false, false
 	}
-	moved := append([]float64(nil), par...)
-	for a := range moved {
-		if p.arg(n, a+1).aoff >= 0 { // a param reaches it: move it
-			moved[a] = moved[a]*0.5 + 0.25
-		}
-	}
-	lo, hi := n.dist.Ends(par)
-	if lo2, hi2 := n.dist.Ends(moved); lo2 != lo || hi2 != hi {
+	if lo, hi := n.dist.Ends(par); !p.endsFixed(n, par, make([]float64, len(par)), lo, hi) {
 		return false, false
 	}
 	for j := range p.nodes {
@@ -233,4 +216,19 @@ func (p *Program) endZeroOfData(n *node, par []float64) (ok, sums bool) {
 		}
 	}
 	return false, false
+}
+
+// endsFixed reports whether the ends lo, hi of density node n's support
+// at par are ones no param moves: moving each argument that a param
+// reaches (into moved, as long as par or n's params) leaves them as they
+// are.
+func (p *Program) endsFixed(n *node, par, moved []float64, lo, hi float64) bool {
+	for a := range moved {
+		moved[a] = par[a]
+		if p.arg(n, a+1).aoff >= 0 { // a param reaches it: move it
+			moved[a] = par[a]*0.5 + 0.25
+		}
+	}
+	lo2, hi2 := n.dist.Ends(moved)
+	return lo2 == lo && hi2 == hi
 }

@@ -54,25 +54,22 @@ func (p *Program) gradRenewal(n *node, g []float64) {
 			j := I[t-s]
 			c += w[s-1] * j
 			acc[t-s] += lam * w[s-1]
+			if aw != nil {
+				aw[s-1] += lam * j
+			}
 		}
 		for s := k + 1; s <= S; s++ {
-			c += w[s-1] * I0[S+t-s]
+			j := I0[S+t-s]
+			c += w[s-1] * j
+			if aw != nil {
+				aw[s-1] += lam * j
+			}
+			if aI0 != nil {
+				aI0[S+t-s] += lam * w[s-1]
+			}
 		}
 		if aR != nil {
 			aR[t] += acc[t] * c
-		}
-		if aw != nil {
-			for s := 1; s <= k; s++ {
-				aw[s-1] += lam * I[t-s]
-			}
-			for s := k + 1; s <= S; s++ {
-				aw[s-1] += lam * I0[S+t-s]
-			}
-		}
-		if aI0 != nil {
-			for s := k + 1; s <= S; s++ {
-				aI0[S+t-s] += lam * w[s-1]
-			}
 		}
 	}
 }

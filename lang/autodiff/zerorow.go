@@ -202,12 +202,5 @@ func (p *Program) supportOfDataAlone(n *node, k int) (alone bool, x, lo, hi floa
 	if x >= lo && x <= hi {
 		return false, x, lo, hi
 	}
-	moved := append([]float64(nil), par...)
-	for a := range moved {
-		if p.arg(n, a+1).aoff >= 0 { // a param reaches it: move it
-			moved[a] = moved[a]*0.5 + 0.25
-		}
-	}
-	lo2, hi2 := n.dist.Ends(moved)
-	return lo2 == lo && hi2 == hi, x, lo, hi
+	return p.endsFixed(n, par, make([]float64, len(par)), lo, hi), x, lo, hi
 }

@@ -349,7 +349,7 @@ func (l *lowerer) index(e *ast.IndexExpr) value {
 			l.errorf(e.Indices[0].Pos(), "an int matrix indexes a vector only, not %s", sh)
 			return value{}
 		}
-		if s := sels[0]; s.at != nil && !l.inRange(e, s, sh.Rows, 0) {
+		if !l.inRange(e, sels[0], sh.Rows, 0) {
 			return value{}
 		}
 		return value{id: b.Reshape(l.gatherSel(id, sels[0]), autodiff.Matrix(m[0], m[1]), e.Lbrack), node: true}

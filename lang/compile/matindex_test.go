@@ -66,3 +66,14 @@ func TestMatrixIndex(t *testing.T) {
 		t.Errorf("dow with a 7: error %v", err)
 	}
 }
+
+// TestMatrixIndexComputed: an int matrix index computed with no data cell
+// to point at (to_int of a constant matrix) out of range is the lowerer's
+// error at the index, with the 1-based ids' hint, as a vector index's.
+func TestMatrixIndexComputed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	_, err := compileSrcErr(t, "m.gpp", matIndexHead+"y ~ Normal(beta[to_int(rep_matrix(7.0, T, D))], s)\n", nil, matIndexInput(rng, 6, 4, false))
+	if err == nil || !strings.Contains(err.Error(), "m.gpp:6:17: `beta[to_int(rep_matrix(7.0, T, D))]`: index 7 out of range [0, 7) (element 0 of the index vector); indices are 0-based") {
+		t.Errorf("error %v", err)
+	}
+}

@@ -244,18 +244,11 @@ func (l *lowerer) startOf(lat *check.Latent, k int, m float64) float64 {
 	if math.IsInf(m, 0) || math.IsNaN(m) {
 		return math.NaN()
 	}
-	switch {
-	case lat.LowerV != nil || lat.UpperV != nil:
+	if lat.Bounded() { // element k's bounds (the latent's, where it has one pair)
 		if !lat.RangeAt(k).Contains(m) {
 			return math.NaN()
 		}
 		loc, scale := lat.AffineAt(k)
-		m = (m - loc) / scale
-	case lat.Bounded():
-		if !lat.Range().Contains(m) {
-			return math.NaN()
-		}
-		loc, scale := lat.Affine()
 		m = (m - loc) / scale
 	}
 	switch lat.Support {
