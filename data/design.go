@@ -123,6 +123,13 @@ func DesignNotes(f *ast.File, info *check.Info, bound map[string]*Array) (notes,
 // (whose body may multiply it), is noted as X * beta is.
 var designFuncs = map[string]bool{"dot_product": true, "crossprod": true, "tcrossprod": true, "quad_form": true}
 
+// factorFuncs turn a matrix into a factor, inverse or eigenbasis of it: a
+// covariance's (G's Cholesky factor, LG * z), whose columns are no
+// covariates, so a product with their result marks nothing they read.
+var factorFuncs = map[string]bool{"chol": true, "inverse": true, "inverse_spd": true, "chol2inv": true,
+	"eigenvectors_sym": true, "eigenvalues_sym": true, "generalized_inverse": true,
+	"svd_U": true, "svd_V": true, "singular_values": true}
+
 // designReads returns the data that f uses as a design matrix, each with
 // where: read (directly or through a let) by an operand of a matrix
 // product, both operands vectors or matrices and the other reading params
@@ -139,6 +146,9 @@ func designReads(f *ast.File, info *check.Info) map[*check.Symbol]ast.Pos {
 	reads := func(e ast.Expr) map[*check.Symbol]ast.Pos {
 		out := map[*check.Symbol]ast.Pos{}
 		ast.Inspect(e, func(n ast.Node) bool {
+			if c, ok := n.(*ast.CallExpr); ok && factorFuncs[c.Fun.Name] {
+				return false // LG = chol(G): LG * z reads a factor, not G's columns
+			}
 			id, ok := n.(*ast.Ident)
 			if !ok {
 				return true

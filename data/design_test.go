@@ -35,6 +35,11 @@ func TestDesignNotes(t *testing.T) {
 		// interval's matrix) has no coefficients
 		{"data X: real[N, D]\nparam r: positive\nlet m = r * (X * X')\n", "a,b,c\n1,1,3\n2,1,5\n4,1,6\n", ""},
 		{"data X: real[N, D]\nparam b: real\nfor n in 0:N {\n  target += b * dot_product(X[n], X[n])\n}\n", "a,b\n1,1\n2,1\n3,1\n", ""},
+		// a covariance's factor (an animal model's LG * z, G duplicated
+		// individuals) is no design matrix; G itself times params is
+		{"data X: real[N, N]\nparam z: real[N]\nlet LG = chol(X)\nlet u = LG * z\n", "a,b,c\n1,1,0\n1,1,0\n0,0,1\n", ""},
+		{"data X: real[N, N]\nparam z: real[N]\nlet u = inverse(0.9 * X + 0.1 * I(N)) * z\n", "a,b,c\n1,1,0\n1,1,0\n0,0,1\n", ""},
+		{"data X: real[N, N]\nparam z: real[N]\nlet u = (0.9 * X + 0.1 * I(N)) * z\n", "a,b,c\n1,1,0\n1,1,0\n0,0,1\n", "d.csv: `X` has identical columns, b = a"},
 	} {
 		f, info := checkedFile(t, c.model) // shadows: the int matrix's
 		bound, err := Bind(info, []Input{csvInput(t, "X", "d.csv", c.src)}, nil)

@@ -1402,13 +1402,15 @@ func describeFit(cfg *fitConfig, l *pipeline.Loaded) string {
 
 // khatCappedText is what the Pareto k̂ line adds where the fit's work
 // capped k̂'s estimate again (sgvb.Result.ParetoKCapped): the draws it
-// is from, and --khat-draws, which lifts the cap; "" where it did not.
+// is from, and --khat-draws, which lifts the cap; "" where it did not,
+// or where the estimate again left the band 0.5–1 (k̂ 1.58 from 9000
+// draws: more would not change its reading).
 func khatCappedText(r *sgvb.Result) string {
-	if r.ParetoKCapped == 0 {
+	if r.ParetoKCapped == 0 || r.ParetoKDraws > khatFinalDraws && !(r.ParetoK >= sgvb.KBandLow && r.ParetoK <= sgvb.KBandHigh) {
 		return ""
 	}
-	return fmt.Sprintf("; from %d draws, not %d: k̂ near 0.7 is estimated again from at most %d times the fit's gradient draws in log joints of all the data (--khat-draws %d takes them)",
-		r.ParetoKDraws, r.ParetoKCapped, khatCost, r.ParetoKCapped)
+	return fmt.Sprintf("; from %d draws, not %d: a k̂ of %g–%g from the final %d draws is estimated again from at most %d times the fit's gradient draws in log joints of all the data (--khat-draws %d takes them)",
+		r.ParetoKDraws, r.ParetoKCapped, sgvb.KBandLow, sgvb.KBandHigh, khatFinalDraws, khatCost, r.ParetoKCapped)
 }
 
 // khatCost is sgvb.Settings.ParetoKCost unless --khat-draws is given:

@@ -1128,6 +1128,14 @@ func TestSummarise(t *testing.T) {
 	if s := summarise([]float64{0.1, 0.1, 0.1}, 0); s.sd != 0 || s.mean != 0.1 {
 		t.Errorf("constant: %+v", s)
 	}
+	// a spread of rounding alone (R = L * L''s unit diagonal) is 0, as
+	// the exact constant's; a spread of small values is not rounding
+	if s := summarise([]float64{1, 1 + 2.2e-16, 1 - 1.1e-16, 1 + 4.4e-16}, 0); s.sd != 0 {
+		t.Errorf("rounding: sd %v, want 0", s.sd)
+	}
+	if s := summarise([]float64{1e-14, 2e-14, 3e-14}, 0); math.Abs(s.sd/1e-14-1) > 1e-12 {
+		t.Errorf("small values: sd %v, want 1e-14", s.sd)
+	}
 	if s := summarise([]float64{0.7, math.NaN()}, 0); s.mean != 0.7 || !math.IsNaN(s.sd) || s.q50 != 0.7 {
 		t.Errorf("one draw: mean %v, sd %v (want NaN: no spread to measure)", s.mean, s.sd)
 	}

@@ -65,13 +65,24 @@ func TestKhatFree(t *testing.T) {
 }
 
 // TestKhatCappedText: the Pareto k̂ line says when the cap cut k̂'s
-// draws, and how to lift it; nothing when it did not.
+// draws, and how to lift it; nothing when it did not, nor where the
+// draws it took put k̂ outside 0.5–1 (1.58 from 9000: t67's line said
+// "k̂ near 0.7 is estimated again" there).
 func TestKhatCappedText(t *testing.T) {
-	if s := khatCappedText(&sgvb.Result{ParetoKDraws: 10000}); s != "" {
+	if s := khatCappedText(&sgvb.Result{ParetoK: 0.8, ParetoKDraws: 10000}); s != "" {
 		t.Errorf("uncapped: %q", s)
 	}
-	want := "; from 1000 draws, not 10000: k̂ near 0.7 is estimated again from at most 2 times the fit's gradient draws in log joints of all the data (--khat-draws 10000 takes them)"
-	if s := khatCappedText(&sgvb.Result{ParetoKDraws: 1000, ParetoKCapped: 10000}); s != want {
+	want := "; from 1000 draws, not 10000: a k̂ of 0.5–1 from the final 1000 draws is estimated again from at most 2 times the fit's gradient draws in log joints of all the data (--khat-draws 10000 takes them)"
+	if s := khatCappedText(&sgvb.Result{ParetoK: 0.8, ParetoKDraws: 1000, ParetoKCapped: 10000}); s != want {
 		t.Errorf("capped: %q\nwant %q", s, want)
+	}
+	want = strings.Replace(want, "from 1000 draws", "from 9000 draws", 1)
+	if s := khatCappedText(&sgvb.Result{ParetoK: 0.9, ParetoKDraws: 9000, ParetoKCapped: 10000}); s != want {
+		t.Errorf("capped, in the band: %q\nwant %q", s, want)
+	}
+	for _, k := range []float64{1.58, 0.3} {
+		if s := khatCappedText(&sgvb.Result{ParetoK: k, ParetoKDraws: 9000, ParetoKCapped: 10000}); s != "" {
+			t.Errorf("capped, k̂ %g out of the band: %q", k, s)
+		}
 	}
 }

@@ -155,6 +155,7 @@ func fitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Res
 	ns.warn(looPWarning(ds, r.Dim, k, ess, len(r.Groups) > 0, jointAllFlag(s, l.Model)))
 	ns.warn(momentMatchWarning(ds.mm))
 	ns.warn(inexactWarnings(ds, l.Info)...)
+	ns.warn(indexWarnings(ds, l.Info)...)
 	return ns
 }
 

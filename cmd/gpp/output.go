@@ -41,6 +41,7 @@ import (
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/autodiff"
 	"github.com/gpplang/gpp/lang/check"
 	"github.com/gpplang/gpp/lang/compile"
@@ -1258,7 +1259,8 @@ func summariseColumns(ds *drawSet, hdi float64, probs []float64) []stats {
 // median +Inf, and the mean ±Inf (NaN with both signs) and sd NaN. With
 // hdi > 0 (--hdi) it gives the HDI of that probability of the same draws
 // (nuts.HDI), and the quantiles at probs (--percentiles: stats.qs), of the
-// same sorted draws, once for the table and summary.csv.
+// same sorted draws, once for the table and summary.csv. An sd below
+// 1e-12 of the largest draw's size is rounding, and is 0.
 func summarise(xs []float64, hdi float64, probs ...float64) stats {
 	v, nan := nuts.SortedFinite(xs)
 	s := stats{rhat: math.NaN(), nan: nan, n: len(xs), finite: len(v)}
@@ -1268,6 +1270,9 @@ func summarise(xs []float64, hdi float64, probs ...float64) stats {
 		}
 	}
 	s.mean, s.sd = nuts.MeanSD(v)
+	if len(v) > 1 && s.sd < 1e-12*max(math.Abs(v[0]), math.Abs(v[len(v)-1])) {
+		s.sd = 0 // rounding: R = L * L''s unit diagonal spreads by 1e-16
+	}
 	s.q5, s.q50, s.q95 = nuts.Quantile(v, 0.05), nuts.Quantile(v, 0.5), nuts.Quantile(v, 0.95)
 	if len(probs) > 0 {
 		s.qs = make([]float64, len(probs))
@@ -1339,15 +1344,16 @@ func badDrawsWarning(ds *drawSet, what string) string {
 
 // outputWarnings returns the warnings about the values of the draws ds
 // (summarised as st) that every command writing draws of outputs gives:
-// badDrawsWarning's (what says what was not finite), nanWarnings' and
-// inexactWarnings'.
+// badDrawsWarning's (what says what was not finite), nanWarnings',
+// inexactWarnings' and indexWarnings'.
 func outputWarnings(ds *drawSet, st []stats, info *check.Info, what string) []string {
 	var out []string
 	if w := badDrawsWarning(ds, what); w != "" {
 		out = append(out, w)
 	}
 	out = append(out, nanWarnings(ds, st)...)
-	return append(out, inexactWarnings(ds, info)...)
+	out = append(out, inexactWarnings(ds, info)...)
+	return append(out, indexWarnings(ds, info)...)
 }
 
 // nanWarnings returns, for every variable with an element that is NaN in
@@ -1424,6 +1430,56 @@ func inexactWarnings(ds *drawSet, info *check.Info) []string {
 		if n > 0 {
 			out = append(out, fmt.Sprintf("%s is an int past 2^53 in %d of %d values, where a float64 holds no exact integer: they are written as rounded reals", v.name, n, len(v.elems)*len(ds.logp)))
 		}
+	}
+	return out
+}
+
+// indexWarnings returns, for every output whose values are indices that
+// sort_indices_asc or sort_indices_desc gives (the output itself, or an
+// element of it: the best of N, sort_indices_desc(u)[0]), that the
+// summary's mean and sd are of the index numbers, which label elements
+// and measure nothing (a mean index 13.5 names none); a scalar's most
+// frequent index is given instead.
+func indexWarnings(ds *drawSet, info *check.Info) []string {
+	from := map[string]string{}
+	for _, o := range info.Outputs {
+		if o.Value == nil {
+			continue
+		}
+		e := ast.Unparen(o.Value)
+		if ix, ok := e.(*ast.IndexExpr); ok {
+			e = ast.Unparen(ix.X)
+		}
+		if c, ok := e.(*ast.CallExpr); ok && (c.Fun.Name == "sort_indices_asc" || c.Fun.Name == "sort_indices_desc") {
+			from[o.Name] = ast.FormatExpr(o.Value)
+		}
+	}
+	var out []string
+	for _, v := range ds.vars {
+		expr, ok := from[v.name]
+		if !v.output || !ok {
+			continue
+		}
+		if len(v.elems) > 1 {
+			out = append(out, fmt.Sprintf("%s = %s holds indices: the mean and sd of each element are of index numbers, which name elements and measure nothing; read how often each index is drawn (the draws file)", v.name, expr))
+			continue
+		}
+		count := map[float64]int{}
+		mode, n := math.NaN(), 0
+		for _, x := range ds.cols[v.first] {
+			if math.IsNaN(x) {
+				continue
+			}
+			count[x]++
+			if c := count[x]; c > count[mode] || c == count[mode] && x < mode {
+				mode = x
+			}
+			n++
+		}
+		if n == 0 {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s = %s is an index: its mean and sd are of index numbers, which name elements and measure nothing; its most frequent value is %s, in %s%% of draws", v.name, expr, formatNum(mode), numSig(100*float64(count[mode])/float64(n), 2)))
 	}
 	return out
 }

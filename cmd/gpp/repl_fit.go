@@ -1837,5 +1837,6 @@ func replFitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, res *sg
 	ns.warn(looPWarning(ds, res.Dim, res.ParetoK, res.ParetoRelESS, len(res.Groups) > 0, jointAllFlag(s, l.Model)))
 	ns.warn(momentMatchWarning(ds.mm))
 	ns.warn(inexactWarnings(ds, l.Info)...)
+	ns.warn(indexWarnings(ds, l.Info)...)
 	return ns
 }

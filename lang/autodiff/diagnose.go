@@ -543,17 +543,25 @@ func (p *Program) jitterHelps(n *node) (ok bool, top float64) {
 // argument 0), which make it singular whatever the jitter-free arithmetic:
 // a kernel of two equal inputs (a duplicate point). "" where none are.
 func (p *Program) equalRows(n *node) string {
+	if j, i, ok := p.equalPair(n); ok {
+		return fmt.Sprintf("; its rows %d and %d are equal, as a kernel's are at two equal inputs (duplicate points or coordinates)", j, i)
+	}
+	return ""
+}
+
+// equalPair returns the first two equal rows j < i of chol node n's matrix.
+func (p *Program) equalPair(n *node) (j, i int, ok bool) {
 	a := p.arg(n, 0)
 	d, v := a.shape.Rows, p.v(a)
 	seen := make(map[string]int, d)
 	for i := range d {
 		key := fmt.Sprint(v[i*d : i*d+d])
 		if j, ok := seen[key]; ok {
-			return fmt.Sprintf("; its rows %d and %d are equal, as a kernel's are at two equal inputs (duplicate points or coordinates)", j, i)
+			return j, i, true
 		}
 		seen[key] = i
 	}
-	return ""
+	return 0, 0, false
 }
 
 // modelJitter returns the constant c a chol node n's matrix has added to
@@ -603,6 +611,71 @@ func jitterAdvice(top, c float64) string {
 	return s + fmt.Sprintf("; make it relative to the matrix's scale, e.g. add_diag(K, 1e-6 * square(alpha)) for a kernel of amplitude alpha (%s at this point), or larger, as Stan's GP models add delta", short(1e-6*top))
 }
 
+// dataAlone reports whether node a reads no latent (a matrix given as
+// data, or a let of data alone), with the data names it reads, sorted;
+// a matrix of constants alone (chol(diag([1, -1]))) is not.
+// A kernel of data points (exp, sqrt, pow, sin or cos of their distances,
+// as the gp_*_cov functions lower) is no such matrix: its cure is a jitter.
+func (p *Program) dataAlone(a *node) (names []string, ok bool) {
+	if a.aoff >= 0 {
+		return nil, false
+	}
+	seen := map[*node]bool{}
+	kernel := false
+	var walk func(m *node)
+	walk = func(m *node) {
+		if seen[m] {
+			return
+		}
+		seen[m] = true
+		switch m.op {
+		case OpExp, OpSqrt, OpPow, OpSin, OpCos:
+			kernel = true
+		case OpConst:
+			if m.name != "" && !slices.Contains(names, m.name) {
+				names = append(names, m.name)
+			}
+		}
+		for _, k := range m.args {
+			walk(&p.nodes[k])
+		}
+	}
+	walk(a)
+	slices.Sort(names)
+	return names, !kernel && len(names) > 0 // constants alone are no data
+}
+
+// equalRowsData names chol node n's first two equal rows, "" if none.
+func (p *Program) equalRowsData(n *node) string {
+	if j, i, ok := p.equalPair(n); ok {
+		return fmt.Sprintf(" (its rows %d and %d are equal)", j, i)
+	}
+	return ""
+}
+
+// dataMatrixAdvice is chol's advice for a matrix that is data alone (a
+// genomic relationship matrix, a covariance read from a file): a kernel's
+// jitter and amplitude are no remedy there, the data is, blended with the
+// identity; equal names its equal rows ("" if none), which duplicates make.
+func dataMatrixAdvice(names []string, top float64, jitterHelps bool, equal string) string {
+	g, is := "G", "is data alone" // G: a name to write the remedy with
+	if len(names) == 1 {
+		g = names[0]
+		is = fmt.Sprintf("is the data %s", g)
+	} else if len(names) > 1 {
+		is = fmt.Sprintf("is data alone, of %s", strings.Join(names, ", "))
+	}
+	s := fmt.Sprintf("; it %s, not built from params: a relationship or covariance matrix given as data is singular where individuals or rows are duplicated%s, or where it has more individuals than markers, and may be indefinite (missing markers imputed)", is, equal)
+	if jitterHelps {
+		s += fmt.Sprintf("; it factors with %s added to its diagonal, 1e-9 of its largest diagonal element (%s)", short(1e-9*top), short(top))
+	}
+	s += fmt.Sprintf("; blend it with the identity, 0.95 * %s + 0.05 * I(N) or add_diag(%s, lambda) with lambda small beside its diagonal", g, g)
+	if equal != "" {
+		s += ", or drop the duplicates"
+	}
+	return s
+}
+
 // notSymmetric says that the d×d matrix v, named what, is not symmetric
 // at asymmetric's pair, given as fail = −(i·d + j + 1).
 func notSymmetric(what string, v []float64, d, fail int) string {
@@ -627,7 +700,11 @@ func (p *Program) forwardError(i int32, ok bool) error {
 				a := p.arg(n, 0)
 				return ast.Errorf(n.pos, "%s", notSymmetric(what, p.v(a), a.shape.Rows, p.fail))
 			}
-			if ok, top := p.jitterHelps(n); ok { // chol's matrix, or MvNormal's covariance
+			ok, top := p.jitterHelps(n) // chol's matrix, or MvNormal's covariance
+			if names, data := p.dataAlone(p.arg(n, 0)); data {
+				return ast.Errorf(n.pos, "%s is not positive definite (leading minor %d)%s", what, p.fail, dataMatrixAdvice(names, top, ok, p.equalRowsData(n)))
+			}
+			if ok {
 				return ast.Errorf(n.pos, "%s is not positive definite (leading minor %d), %s%s", what, p.fail, jitterAdvice(top, p.modelJitter(n)), p.equalRows(n))
 			}
 			return ast.Errorf(n.pos, "%s is not positive definite (leading minor %d)", what, p.fail)

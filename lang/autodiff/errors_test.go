@@ -344,6 +344,19 @@ func TestNaNProvenance(t *testing.T) {
 		{"gradient of log overflowing", []float64{1, 4, 5e-324}, func(b *Builder) ID {
 			return b.Sum(b.Log(b.Input("x", Vector(3), at(1, 1)), at(13, 4)), at(13, 1))
 		}, "model.gpp:13:4: log: gradient is +Inf with respect to argument 1 (value 5e-324, element [2])"},
+		// a matrix that is data alone is named, with a data matrix's
+		// remedies; a kernel of data points keeps the kernel's jitter
+		{"cholesky of a singular data matrix", nil, func(b *Builder) ID {
+			return b.LogDet(b.DataConst("G", []float64{1, 1, 1, 1}, Matrix(2, 2), at(1, 1), nil), at(9, 12))
+		}, "model.gpp:9:12: chol: matrix is not positive definite (leading minor 2); it is the data G, not built from params: a relationship or covariance matrix given as data is singular where individuals or rows are duplicated (its rows 0 and 1 are equal), or where it has more individuals than markers, and may be indefinite (missing markers imputed); it factors with 1e-09 added to its diagonal, 1e-9 of its largest diagonal element (1); blend it with the identity, 0.95 * G + 0.05 * I(N) or add_diag(G, lambda) with lambda small beside its diagonal, or drop the duplicates"},
+		{"cholesky of an indefinite sum of data", nil, func(b *Builder) ID {
+			g := b.DataConst("G", []float64{1, 0, 0, 1}, Matrix(2, 2), at(1, 1), nil)
+			h := b.DataConst("H", []float64{0, 0, 0, -2}, Matrix(2, 2), at(2, 1), nil)
+			return b.LogDet(b.Add(b.Mul(b.Scalar(0.5, at(9, 20)), g, at(9, 20)), h, at(9, 16)), at(9, 12))
+		}, "model.gpp:9:12: chol: matrix is not positive definite (leading minor 2); it is data alone, of G, H, not built from params: a relationship or covariance matrix given as data is singular where individuals or rows are duplicated, or where it has more individuals than markers, and may be indefinite (missing markers imputed); blend it with the identity, 0.95 * G + 0.05 * I(N) or add_diag(G, lambda) with lambda small beside its diagonal"},
+		{"cholesky of a kernel of data points", nil, func(b *Builder) ID {
+			return b.LogDet(b.Exp(b.DataConst("D", []float64{0, 0, 0, 0}, Matrix(2, 2), at(1, 1), nil), at(9, 16)), at(9, 12))
+		}, "model.gpp:9:12: chol: matrix is not positive definite (leading minor 2), but it is with 1e-9 of its largest diagonal element (1) added to its diagonal, a jitter of 1e-09: a kernel or covariance matrix that is singular, or positive definite only in exact arithmetic, factors with a jitter; make it relative to the matrix's scale, e.g. add_diag(K, 1e-6 * square(alpha)) for a kernel of amplitude alpha (1e-06 at this point), or larger, as Stan's GP models add delta; its rows 0 and 1 are equal, as a kernel's are at two equal inputs (duplicate points or coordinates)"},
 		{"data-only NaN at Finish", nil, func(b *Builder) ID {
 			return b.Sum(b.Log(b.Const([]float64{1, -3}, Vector(2), at(1, 1)), at(15, 2)), at(15, 1))
 		}, "model.gpp:15:2: log: argument -3 < 0 (element [1])"},

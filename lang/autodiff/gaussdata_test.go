@@ -41,7 +41,7 @@ func spdMatrix(r *rand.Rand, d int) []float64 {
 func gaussCovModel(cov, y []float64, n, d int, dynCov, matmul, mean bool) (*Program, ID, error) {
 	b := NewBuilder()
 	mu := b.Input("mu", Matrix(1, d), testPos)
-	c := b.Const(cov, Matrix(d, d), testPos)
+	c := b.DataConst("Sigma", cov, Matrix(d, d), testPos, nil)
 	if dynCov {
 		z := b.Input("z", Scalar(), testPos)
 		c = b.Add(c, b.Mul(b.Scalar(0, testPos), z, testPos), testPos)
@@ -146,20 +146,22 @@ func TestGaussRowsDataCov(t *testing.T) {
 }
 
 // TestGaussRowsDataCovError: a data covariance that is not symmetric or
-// not positive definite fails Finish with the error, at the same position
-// and in the same words, that the first evaluation of the program that
-// factors it each time gives.
+// not positive definite fails Finish with the error, at the same position,
+// that the first evaluation of the program that factors it each time
+// gives; in a data matrix's words there (dyn, where it differs, is that
+// of a covariance that reads a param, + 0·z, a kernel's words).
 func TestGaussRowsDataCovError(t *testing.T) {
 	const n, d = 5, 2
 	y := []float64{1, 2, 0, 1, -1, 0.5, 2, 2, 0, 0}
 	for _, tc := range []struct {
-		name string
-		cov  []float64
-		want string
+		name      string
+		cov       []float64
+		want, dyn string
 	}{
-		{"indefinite", []float64{-1, 0, 0, 1}, "MvNormalRows: covariance matrix is not positive definite (leading minor 1)"},
-		{"singular", []float64{1, 1, 1, 1}, "MvNormalRows: covariance matrix is not positive definite (leading minor 2), but it is with 1e-9 of its largest diagonal element (1) added to its diagonal, a jitter of 1e-09: a kernel or covariance matrix that is singular, or positive definite only in exact arithmetic, factors with a jitter; make it relative to the matrix's scale, e.g. add_diag(K, 1e-6 * square(alpha)) for a kernel of amplitude alpha (1e-06 at this point), or larger, as Stan's GP models add delta; its rows 0 and 1 are equal, as a kernel's are at two equal inputs (duplicate points or coordinates)"},
-		{"asymmetric", []float64{1, 0.5, 0.4, 1}, "MvNormalRows: covariance matrix is not symmetric: element [1, 0] is 0.4, [0, 1] is 0.5"},
+		// a data covariance gets a data matrix's remedies, not a kernel's
+		{"indefinite", []float64{-1, 0, 0, 1}, "MvNormalRows: covariance matrix is not positive definite (leading minor 1); it is the data Sigma, not built from params: a relationship or covariance matrix given as data is singular where individuals or rows are duplicated, or where it has more individuals than markers, and may be indefinite (missing markers imputed); blend it with the identity, 0.95 * Sigma + 0.05 * I(N) or add_diag(Sigma, lambda) with lambda small beside its diagonal", "MvNormalRows: covariance matrix is not positive definite (leading minor 1)"},
+		{"singular", []float64{1, 1, 1, 1}, "MvNormalRows: covariance matrix is not positive definite (leading minor 2); it is the data Sigma, not built from params: a relationship or covariance matrix given as data is singular where individuals or rows are duplicated (its rows 0 and 1 are equal), or where it has more individuals than markers, and may be indefinite (missing markers imputed); it factors with 1e-09 added to its diagonal, 1e-9 of its largest diagonal element (1); blend it with the identity, 0.95 * Sigma + 0.05 * I(N) or add_diag(Sigma, lambda) with lambda small beside its diagonal, or drop the duplicates", "MvNormalRows: covariance matrix is not positive definite (leading minor 2), but it is with 1e-9 of its largest diagonal element (1) added to its diagonal, a jitter of 1e-09: a kernel or covariance matrix that is singular, or positive definite only in exact arithmetic, factors with a jitter; make it relative to the matrix's scale, e.g. add_diag(K, 1e-6 * square(alpha)) for a kernel of amplitude alpha (1e-06 at this point), or larger, as Stan's GP models add delta; its rows 0 and 1 are equal, as a kernel's are at two equal inputs (duplicate points or coordinates)"},
+		{"asymmetric", []float64{1, 0.5, 0.4, 1}, "MvNormalRows: covariance matrix is not symmetric: element [1, 0] is 0.4, [0, 1] is 0.5", ""},
 	} {
 		for _, mean := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/mean=%v", tc.name, mean), func(t *testing.T) {
@@ -171,6 +173,9 @@ func TestGaussRowsDataCovError(t *testing.T) {
 					t.Fatal(err)
 				}
 				_, err = po.LogJoint(make([]float64, d+1), make([]float64, d+1))
+				if tc.dyn != "" {
+					want = testPos.String() + ": " + tc.dyn
+				}
 				wantPositioned(t, err, want)
 			})
 		}

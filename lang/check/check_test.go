@@ -736,7 +736,7 @@ func TestUndeclaredSizeIDColumn(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = check.Check(f, nil)
-	if err == nil || !strings.Contains(err.Error(), "`data g: int<lower=0, upper=J-1>[M]` makes J one more than its largest id") {
+	if err == nil || !strings.Contains(err.Error(), "in place of line 1, the two lines `data J: int` and `data g: int<lower=0, upper=J-1>[M]` make J one more than its largest id") {
 		t.Errorf("error %v, want the id column g's hint with its size [M]", err)
 	}
 }

@@ -168,7 +168,12 @@ func (c *checker) undeclared(id *ast.Ident) {
 			// Stan declares every size; here only those of data are implicit
 			hint = fmt.Sprintf(": a size that no data declaration has is declared as `data %s: int` (given with the data) or `const %s = ...`", name, name)
 			if g := c.idColumn(); g != nil {
-				hint += fmt.Sprintf(", or counted from a column of ids: `data %s: int<lower=0, upper=%s-1>%s` makes %s one more than its largest id (docs/language.md, section 1)", g.Name, name, g.Dims, name)
+				// both lines: the bound alone names J undeclared
+				bounds, count := fmt.Sprintf("lower=0, upper=%s-1", name), "one more than its largest id"
+				if g.Lower != nil && *g.Lower == 1 {
+					bounds, count = "lower=1, upper="+name, "its largest id"
+				}
+				hint += fmt.Sprintf(", or counted from a column of ids: in place of line %d, the two lines `data %s: int` and `data %s: int<%s>%s` make %s %s (docs/language.md, section 1)", g.Decl.Pos().Line, name, g.Name, bounds, g.Dims, name, count)
 			}
 		}
 		c.errorf(id.NamePos, "undeclared name `%s`%s", name, hint)
