@@ -226,6 +226,7 @@ func LevelOrderWarnings(file *ast.File, info *check.Info, bound map[string]*Arra
 	warns := append(indicatorWarnings(info, bound), twoLabelWarnings(file, info, bound)...)
 	warns = append(warns, nearLabelWarnings(info, bound)...)
 	warns = append(warns, labelAxisWarnings(file, info, bound)...)
+	warns = append(warns, rowLabelWarnings(file, info, bound)...)
 	warns = append(warns, categoryDataWarnings(file, info, bound)...)
 	warns = append(warns, rareLabelWarnings(info, bound)...)
 	return append(warns, orderedUseWarnings(file, info, bound, sortedCodings(info, bound, 3), true, func(d *check.DataVar, lv *Levels, u codeUse) string {

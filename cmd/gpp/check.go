@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,7 +35,7 @@ type setFlags map[string]string
 // as in a CSV file: --levels 'county="ST. LOUIS, MN",AITKIN'.
 type levelFlags map[string][]string
 
-const levelsUsage = "code the column of labels that binds the int data NAME in the\norder given, as `NAME=LABEL,LABEL,...` (R's factor(levels=)): the\nfirst label is the declaration's lower bound (0 without one), the\nnext one more, ...; a label not listed is an error at its cell; the\nlist is a CSV record: quote a label holding a comma; it codes too\nthe int data bounded above by the same size (home and away, both\nupper=J-1) (repeatable; default: the labels of all of them in byte\norder)"
+const levelsUsage = "code the column of labels that binds the int data NAME in the\norder given, as `NAME=LABEL,LABEL,...` (R's factor(levels=)), or\nNAME=@FILE, one label per line (a kinship matrix's row ids): the\nfirst label is the declaration's lower bound (0 without one), the\nnext one more, ...; a label not listed is an error at its cell; the\nlist is a CSV record: quote a label holding a comma; it codes too\nthe int data bounded above by the same size (home and away, both\nupper=J-1) (repeatable; default: the labels of all of them in byte\norder)"
 
 func (l levelFlags) String() string {
 	var parts []string
@@ -53,6 +54,9 @@ func (l levelFlags) Set(v string) error {
 	if _, dup := l[name]; dup {
 		return fmt.Errorf("%s: its order is given twice", name)
 	}
+	if path, ok := strings.CutPrefix(list, "@"); ok {
+		return l.setFile(name, path)
+	}
 	r := csv.NewReader(strings.NewReader(list))
 	labels, err := r.Read()
 	if err != nil {
@@ -70,6 +74,32 @@ func (l levelFlags) Set(v string) error {
 			return fmt.Errorf("%s: label %q is listed twice", name, s)
 		}
 		seen[s] = true
+	}
+	l[name] = labels
+	return nil
+}
+
+// setFile reads NAME=@FILE's order: one label per line, as written (a
+// kinship matrix's row ids, row 0 first), a final newline optional.
+func (l levelFlags) setFile(name, path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("%s: %v", name, err)
+	}
+	text := strings.TrimSuffix(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n")
+	if text == "" {
+		return fmt.Errorf("%s: %s holds no labels", name, path)
+	}
+	labels := strings.Split(text, "\n")
+	seen := map[string]int{}
+	for i, s := range labels {
+		switch {
+		case s == "":
+			return fmt.Errorf("%s:%d: an empty line: one label per line", path, i+1)
+		case seen[s] > 0:
+			return fmt.Errorf("%s:%d: label %q is listed twice (first at line %d)", path, i+1, s, seen[s])
+		}
+		seen[s] = i + 1
 	}
 	l[name] = labels
 	return nil

@@ -178,3 +178,43 @@ func TestOrderedOneBasedData(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s\nwant %q", code, stderr, want)
 	}
 }
+
+// TestLevelsFile: --levels NAME=@FILE reads the order one label per line
+// (a kinship matrix's row ids; CRLF and a final newline are fine, a comma
+// is part of a label), so that gpp check of an animal model indexed by
+// text ids, warned of without it, codes the ids in G's row order; an
+// empty line, a repeated label, an empty file and a missing one are
+// errors naming the file.
+func TestLevelsFile(t *testing.T) {
+	d := t.TempDir()
+	ids := writeFile(t, d, "ids.txt", "P0\r\nP1\r\nP2\r\nP10, x\r\n")
+	l := levelFlags{}
+	if err := l.Set("id=@" + ids); err != nil || strings.Join(l["id"], "|") != "P0|P1|P2|P10, x" {
+		t.Errorf("Set: %v, %q", err, l["id"])
+	}
+	for _, c := range []struct{ text, want string }{
+		{"a\n\nb\n", "bad.txt:2: an empty line"},
+		{"a\nb\na", `bad.txt:3: label "a" is listed twice (first at line 1)`},
+		{"\n", "holds no labels"},
+	} {
+		bad := writeFile(t, d, "bad.txt", c.text)
+		if err := (levelFlags{}).Set("h=@" + bad); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.text, err, c.want)
+		}
+	}
+	if err := (levelFlags{}).Set("h=@" + filepath.Join(d, "none.txt")); err == nil || !strings.Contains(err.Error(), "none.txt") {
+		t.Errorf("a missing file: %v", err)
+	}
+	model := writeFile(t, d, "am.gpp", "data y: real[N]\ndata id: int[N]\ndata G: real[Q, Q]\nparam sa: positive ~ HalfNormal(1)\nparam z: real[Q] ~ Normal(0, 1)\nlet u = sa * (chol(G) * z)\ny ~ Normal(u[id], 1)\n")
+	pheno := writeFile(t, d, "pheno.csv", "id,y\nP10,1\nP2,0.5\nP0,-1\nP1,0.2\n")
+	g := writeFile(t, d, "g.json", `{"G": [[1, 0.5, 0, 0], [0.5, 1, 0, 0], [0, 0, 1, 0.5], [0, 0, 0.5, 1]]}`)
+	writeFile(t, d, "ids.txt", "P0\nP1\nP2\nP10\n")
+	code, _, stderr := runSafe(t, "check", model, pheno, g)
+	if code != 0 || !strings.Contains(stderr, "tied to the rows of the data matrix chol(G)") {
+		t.Errorf("without --levels: exit %d, stderr:\n%s\nwant the warning", code, stderr)
+	}
+	code, _, stderr = runSafe(t, "check", "--levels", "id=@"+ids, model, pheno, g)
+	if code != 0 || strings.Contains(stderr, "warning") || !strings.Contains(stderr, "4 labels coded 0 to 3 in the order --levels gives (P0 0, P1 1, P2 2, P10 3)") {
+		t.Errorf("with --levels id=@%s: exit %d, stderr:\n%s", ids, code, stderr)
+	}
+}
