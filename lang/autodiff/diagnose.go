@@ -665,7 +665,7 @@ func dataMatrixAdvice(names []string, top float64, jitterHelps bool, equal strin
 	} else if len(names) > 1 {
 		is = fmt.Sprintf("is data alone, of %s", strings.Join(names, ", "))
 	}
-	s := fmt.Sprintf("; it %s, not built from params: a relationship or covariance matrix given as data is singular where individuals or rows are duplicated%s, or where it has more individuals than markers, and may be indefinite (missing markers imputed)", is, equal)
+	s := fmt.Sprintf("; it %s, not built from params: a covariance or relationship matrix given as data is singular where rows are duplicated (an individual twice)%s, or where it was estimated from fewer variables than its size (a genomic G from fewer markers than individuals), and indefinite where it was assembled from pairwise estimates or imputed values", is, equal)
 	if jitterHelps {
 		s += fmt.Sprintf("; it factors with %s added to its diagonal, 1e-9 of its largest diagonal element (%s)", short(1e-9*top), short(top))
 	}
