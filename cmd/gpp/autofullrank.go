@@ -200,7 +200,8 @@ func autoWalkCand(s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result) string {
 // autoRefits fits again each of cands (as --fullrank takes them: a group
 // a+b, or all, or lowRankFlag's all --rank R) after the mean-field fit r (settings s), the same seed and
 // settings, and keeps the fit autoPrefer chooses (checked: the mean-field
-// fit's curvature check found its sds too small), saying in a note
+// fit's curvature check found its sds too small), or among refits whose
+// ELBOs are within the noise the one of lower Pareto k̂ (autoLowerK), saying in a note
 // (opened by why, "" or a clause ending "; ") every ELBO, each
 // comparison's verdict and which is kept; where a refit is kept, cfg.fullRank and cfg.settings name it and
 // its Seconds are all the fits' (cfg.rank a low-rank one's R). It returns the fit kept, its settings
@@ -209,7 +210,9 @@ func autoWalkCand(s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result) string {
 func autoRefits(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb.Result, s sgvb.Settings, con *console, cands []string, why string, tie string) (*sgvb.Result, sgvb.Settings, string) {
 	const head = "note: --fullrank auto: "
 	best, bestS, bestFlag, seconds := r, s, "", r.Seconds
-	var fitted []string // the groups whose fits ended, their ELBOs compared
+	var fitted []string  // the groups whose fits ended, their ELBOs compared
+	var ended []autoCand // the refits that ended, for autoLowerK
+	endedS := map[string]sgvb.Settings{}
 	var whys []string   // each comparison's verdict (autoPrefer)
 	var unconv []string // the refits that ran s.MaxIter steps unconverged
 	elbos := []string{"mean-field " + autoELBOText(r)}
@@ -272,6 +275,7 @@ func autoRefits(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb
 			}
 		}
 		fitted = append(fitted, flag)
+		ended, endedS[flag] = append(ended, autoCand{flag, r2}), s2
 		if !r2.Converged {
 			unconv = append(unconv, flag)
 		}
@@ -288,6 +292,12 @@ func autoRefits(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb
 		whys = append(whys, verdict)
 		if take {
 			best, bestS, bestFlag = r2, s2, flag
+		}
+	}
+	if bestFlag != "" {
+		if c, why := autoLowerK(ended, bestFlag); c.flag != bestFlag {
+			whys = append(whys, why)
+			best, bestS, bestFlag = c.r, endedS[c.flag], c.flag
 		}
 	}
 	verdicts := ""
@@ -495,6 +505,66 @@ func autoPrefer(kept, cand *sgvb.Result, keptName, candName string, tieWhy strin
 		return true, fmt.Sprintf("%s, within %d standard errors: the estimates cannot tell them apart, and %s, so the refit is kept", diff, autoELBOZ, tieWhy)
 	}
 	return false, fmt.Sprintf("%s, within %d standard errors, so %s stays", diff, autoELBOZ, keptName)
+}
+
+// autoKNoise is how many standard errors of their difference a refit's
+// ELBO may be below the one autoPrefer kept for autoLowerK to weigh their
+// Pareto k̂s. It is wider than autoELBOZ: that rule tells two estimates
+// apart, while the kept one is the highest of several, so its lead is
+// inflated by the choosing, and a lead of a tenth of a nat is nothing
+// against a k̂ that says q misses the posterior (a renewal model's
+// --fullrank all, k̂ 1.29, kept over --fullrank logR --band 1, k̂ 0.41,
+// by +0.11 ± 0.052, 2.1 standard errors: a user trial of 2026-12-01).
+const autoKNoise = 3
+
+// autoKGap is how much lower a refit's Pareto k̂ must be for autoLowerK
+// to keep it: k̂ from the final estimate's 1000 draws varies by about a
+// tenth from seed to seed, a smaller gap is its noise.
+const autoKGap = 0.1
+
+// autoCand is one of --fullrank auto's refits that ended: its flag as
+// autoRefits takes it, and its fit.
+type autoCand struct {
+	flag string
+	r    *sgvb.Result
+}
+
+// autoLowerK is --fullrank auto's tie-break among its refits (cands) after
+// autoPrefer kept the one named kept: of those whose ELBO is within
+// autoKNoise standard errors of its (above or below) and that autoPrefer
+// would not set aside for other reasons (an overflowing estimate, final
+// draws outside the support, not converged where it did), it returns the
+// one of lowest Pareto k̂ where that is at least autoKGap below the kept
+// one's, and why; otherwise the kept one and "". A refit without a k̂
+// (NaN) is not weighed. The mean-field fit is not among cands: its ties
+// with a refit have their own rule (autoPrefer's tieWhy).
+func autoLowerK(cands []autoCand, kept string) (autoCand, string) {
+	i := slices.IndexFunc(cands, func(c autoCand) bool { return c.flag == kept })
+	if i < 0 {
+		return autoCand{flag: kept}, ""
+	}
+	k := cands[i]
+	if sgvb.Overflows(k.r.ELBO, k.r.ELBOSE) || math.IsNaN(k.r.ParetoK) {
+		return k, ""
+	}
+	best, gap, se := k, 0.0, 0.0
+	for _, c := range cands {
+		switch {
+		case c.flag == kept, math.IsNaN(c.r.ParetoK), sgvb.Overflows(c.r.ELBO, c.r.ELBOSE),
+			c.r.FinalBad > 0 && k.r.FinalBad == 0, !c.r.Converged && k.r.Converged:
+			continue
+		}
+		g, e := c.r.ELBO-k.r.ELBO, math.Hypot(k.r.ELBOSE, c.r.ELBOSE)
+		if math.Abs(g) >= autoKNoise*e || c.r.ParetoK > k.r.ParetoK-autoKGap || c.r.ParetoK >= best.r.ParetoK {
+			continue
+		}
+		best, gap, se = c, g, e
+	}
+	if best.flag == kept {
+		return k, ""
+	}
+	return best, fmt.Sprintf("kept --fullrank %s: its ELBO is within noise of --fullrank %s's (%+.3g ± %.2g, under %d standard errors) and its Pareto k̂ is lower (%s against %s)",
+		best.flag, kept, gap, se, autoKNoise, kText(best.r.ParetoK), kText(k.r.ParetoK))
 }
 
 // autoNamesParam makes --fullrank auto, in model m with a param named

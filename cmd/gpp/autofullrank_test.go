@@ -736,3 +736,55 @@ func TestFullRankAutoBandedChain(t *testing.T) {
 		t.Errorf("summary.csv of --fullrank auto\n%s\nagainst --fullrank h --band 1 --init's\n%s", a, b)
 	}
 }
+
+// TestAutoLowerK: --fullrank auto's tie-break keeps, of refits whose
+// ELBOs are within autoKNoise standard errors of the one autoPrefer kept,
+// the one of lowest Pareto k̂ (a user trial's renewal model: --fullrank
+// all kept by +0.11 ± 0.052 at k̂ 1.29 over --fullrank logR --band 1 at
+// 0.408), and leaves every other choice as it was.
+func TestAutoLowerK(t *testing.T) {
+	fit := func(elbo, se, k float64) *sgvb.Result {
+		return &sgvb.Result{ELBO: elbo, ELBOSE: se, ParetoK: k, Converged: true}
+	}
+	const band, all = "logR --band 1", "all"
+	trial := func() []autoCand {
+		return []autoCand{{band, fit(-358.88, 0.034, 0.408)}, {all, fit(-358.77, 0.039, 1.29)}}
+	}
+	got, why := autoLowerK(trial(), all)
+	for _, want := range []string{"kept --fullrank logR --band 1: its ELBO is within noise of --fullrank all's (-0.11 ± 0.052, under 3 standard errors)", "its Pareto k̂ is lower (0.408 against 1.29)"} {
+		if got.flag != band || !strings.Contains(why, want) {
+			t.Errorf("the trial's refits: kept %q, why %q; want %q and %q", got.flag, why, band, want)
+		}
+	}
+	se := math.Hypot(0.034, 0.039)
+	for _, c := range []struct {
+		name string
+		edit func(cs []autoCand)
+		want string
+	}{
+		{"gap 2.9 SE", func(cs []autoCand) { cs[0].r.ELBO = -358.77 - 2.9*se }, band},
+		{"gap 3.1 SE", func(cs []autoCand) { cs[0].r.ELBO = -358.77 - 3.1*se }, all},
+		{"above by 2.9 SE", func(cs []autoCand) { cs[0].r.ELBO = -358.77 + 2.9*se }, band},
+		{"k̂ lower by less than autoKGap", func(cs []autoCand) { cs[0].r.ParetoK = 1.2 }, all},
+		{"k̂ lower by more than autoKGap", func(cs []autoCand) { cs[0].r.ParetoK = 1.15 }, band},
+		{"k̂ higher", func(cs []autoCand) { cs[0].r.ParetoK = 1.5 }, all},
+		{"no k̂", func(cs []autoCand) { cs[0].r.ParetoK = math.NaN() }, all},
+		{"kept has no k̂", func(cs []autoCand) { cs[1].r.ParetoK = math.NaN() }, all},
+		{"not converged", func(cs []autoCand) { cs[0].r.Converged = false }, all},
+		{"neither converged", func(cs []autoCand) { cs[0].r.Converged, cs[1].r.Converged = false, false }, band},
+		{"draws outside the support", func(cs []autoCand) { cs[0].r.FinalBad = 3 }, all},
+		{"overflows", func(cs []autoCand) { cs[0].r.ELBOSE = math.Inf(1) }, all},
+	} {
+		cs := trial()
+		c.edit(cs)
+		if got, why := autoLowerK(cs, all); got.flag != c.want || (got.flag == all) != (why == "") {
+			t.Errorf("%s: kept %q (why %q), want %q", c.name, got.flag, why, c.want)
+		}
+	}
+	// of several within the noise, the lowest k̂; the kept fit itself first
+	// in the list changes nothing
+	cs := append([]autoCand{trial()[1], {"logR", fit(-358.8, 0.05, 0.3)}, trial()[0]}, autoCand{"sigR+logR", fit(-362, 0.05, 0.1)})
+	if got, _ := autoLowerK(cs, all); got.flag != "logR" {
+		t.Errorf("several refits: kept %q, want logR (k̂ 0.3, within the noise; sigR+logR's 0.1 is 3 nats below)", got.flag)
+	}
+}
