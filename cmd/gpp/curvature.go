@@ -347,22 +347,15 @@ func flatWarning(cc *curvCheck) string {
 		"q's means, sds and intervals of those elements say nothing of the posterior", what, 1/math.Sqrt(sgvb.FlatBend))
 }
 
-// directionText names direction f's elements (each of at least a third
-// of its largest entry), as the flat and ridge warnings do: "the sum of
-// a, b" where their signs agree, "a combination of a, b" where not, the
-// element alone where it is one; and how many there are.
+// directionText names direction f's elements (directionElems), as the
+// flat and ridge warnings do: "the sum of a, b" where their signs
+// agree, "a combination of a, b" where not, the element alone where it is
+// one; and how many there are.
 func directionText(f *sgvb.FlatDirection, names []string) (string, int) {
-	big := 0.0
-	for _, v := range f.Vec {
-		big = math.Max(big, math.Abs(v))
-	}
-	var idx []int // the elements of the direction, in the fit's order
+	idx := directionElems(f)
 	same := true
-	for i, v := range f.Vec {
-		if math.Abs(v) >= big/3 {
-			idx = append(idx, i)
-			same = same && (v > 0) == (f.Vec[idx[0]] > 0)
-		}
+	for _, i := range idx {
+		same = same && (f.Vec[i] > 0) == (f.Vec[idx[0]] > 0)
 	}
 	shown := make([]string, 0, 4)
 	for _, i := range idx[:min(len(idx), 3)] {
@@ -379,6 +372,22 @@ func directionText(f *sgvb.FlatDirection, names []string) (string, int) {
 		return "the sum of " + list, len(idx)
 	}
 	return "a combination of " + list, len(idx)
+}
+
+// directionElems returns the elements of direction f, in the fit's
+// order: those of at least a third of its largest entry.
+func directionElems(f *sgvb.FlatDirection) []int {
+	big := 0.0
+	for _, v := range f.Vec {
+		big = math.Max(big, math.Abs(v))
+	}
+	var idx []int
+	for i, v := range f.Vec {
+		if math.Abs(v) >= big/3 {
+			idx = append(idx, i)
+		}
+	}
+	return idx
 }
 
 // ridgeBend is the largest |Bend| (sgvb.FlatDirection.Bend) of a
@@ -431,21 +440,14 @@ func scaledPairs(l *pipeline.Loaded) []scaledPair {
 }
 
 // scaledIn returns the scaledPair both of whose params have elements in
-// direction f (each of at least a third of its largest entry, as
-// directionText names them), nil where none has.
+// direction f (directionElems), nil where none has.
 func (cc *curvCheck) scaledIn(f *sgvb.FlatDirection) *scaledPair {
 	if cc.r == nil || len(cc.lats) != len(f.Vec) {
 		return nil
 	}
-	big := 0.0
-	for _, v := range f.Vec {
-		big = math.Max(big, math.Abs(v))
-	}
 	in := map[string]bool{}
-	for i, v := range f.Vec {
-		if math.Abs(v) >= big/3 {
-			in[cc.r.Factors[cc.lats[i]].Name] = true
-		}
+	for _, i := range directionElems(f) {
+		in[cc.r.Factors[cc.lats[i]].Name] = true
 	}
 	for i, p := range cc.scaled {
 		if in[p.scale] && in[p.variate] {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
 )
@@ -30,15 +31,31 @@ func modelDivAdvice(file *ast.File, info *check.Info) divAdvice {
 	return divAdvice{noFunnel: !mayFunnel(file, info), noEdge: !movingSupport(file, info), walk: walkForms(file, info)}
 }
 
-// edgeArgs are, per family, the arguments that bound its value's support:
-// where one moves with the params, the density has an edge the sampler
-// can step over.
-var edgeArgs = map[string][]int{
-	"Uniform":           {0, 1},
-	"Pareto":            {0},
-	"ParetoType2":       {0},
-	"GEV":               {0, 1, 2},
-	"GeneralizedPareto": {0, 1, 2},
+// edgeArgs returns the arguments of family name, n of them, that bound its
+// value's support, as dist.Univariate.Ends reads them (Uniform's lo and
+// hi, Pareto's y_min, Wiener's tau, all of GEV's): where one moves with
+// the params, the density has an edge the sampler can step over.
+func edgeArgs(name string, n int) []int {
+	u, ok := dist.LookupUnivariate(name)
+	if !ok {
+		return nil
+	}
+	var args []int
+	switch {
+	case u.EndsOf != nil: // the ends move with every argument
+		for i := range n {
+			args = append(args, i)
+		}
+		return args
+	case u.Support == dist.Interval:
+		args = append(args, 0, 1)
+	}
+	for _, a := range []int{u.LowerArg, u.UpperArg} {
+		if a > 0 {
+			args = append(args, a-1)
+		}
+	}
+	return args
 }
 
 // movingSupport reports whether a ~ of the model's density has a support
@@ -56,7 +73,7 @@ func movingSupport(file *ast.File, info *check.Info) bool {
 			if !ok || found {
 				return !found
 			}
-			for _, i := range edgeArgs[t.Dist.Fun.Name] {
+			for _, i := range edgeArgs(t.Dist.Fun.Name, len(t.Dist.Args)) {
 				found = found || i < len(t.Dist.Args) && moves(t.Dist.Args[i])
 			}
 			if t.Trunc != nil {

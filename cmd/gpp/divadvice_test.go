@@ -64,8 +64,8 @@ func TestDivergenceWalkAdvice(t *testing.T) {
 }
 
 // TestMovingSupport: a support moves with the params where an edge
-// argument (Uniform's, Pareto's y_min) or a truncation bound reads a
-// param, not where they are data or constants.
+// argument (Uniform's, Pareto's y_min, Wiener's tau) or a truncation
+// bound reads a param, not where they are data or constants.
 func TestMovingSupport(t *testing.T) {
 	for _, c := range []struct {
 		src  string
@@ -76,6 +76,10 @@ func TestMovingSupport(t *testing.T) {
 		{"param mu: real ~ Normal(0, 1)\ny ~ Normal(mu, 1) T[mu, ]\n", true},
 		{"param mu: real ~ Normal(0, 1)\ny ~ Normal(mu, 1) T[0, ]\n", false},
 		{"param a: positive ~ Exponential(1)\ny ~ Pareto(0.5, a)\n", false},
+		// the registry's ends (dist.Univariate.Ends): Wiener's tau, GEV's all
+		{"param tau: positive ~ Exponential(10)\ny ~ Wiener(1, tau, 0.5, 0)\n", true},
+		{"param d: real ~ Normal(0, 1)\ny ~ Wiener(1, 0.1, 0.5, d)\n", false},
+		{"param xi: real ~ Normal(0, 0.2)\ny ~ GEV(0, 1, xi)\n", true},
 		{"param theta: positive ~ Exponential(1)\ny ~ Uniform(0, 10)\ny ~ Normal(0, theta)\n", false},
 	} {
 		file, info := checkedSrc(t, "data y: positive[3]\n"+c.src)

@@ -120,7 +120,7 @@ func scaledDataMatrix(info *check.Info, e ast.Expr, z *check.Symbol) (ast.Expr, 
 	flat(e)
 	var m ast.Expr
 	var scalars []string
-	sawZ := false
+	sawZ, param := false, false // param: a scalar that is not data
 	for i, op := range ops {
 		t := info.Types[op]
 		switch {
@@ -129,19 +129,14 @@ func scaledDataMatrix(info *check.Info, e ast.Expr, z *check.Symbol) (ast.Expr, 
 			sawZ = ok && info.Uses[id] == z && m != nil
 		case t.Shape.Rank() == 2 && t.DataOnly && m == nil:
 			m = op
-		case t.Shape.Rank() == 0 && !t.DataOnly:
-			scalars = append(scalars, paren(ast.FormatExpr(op)))
 		case t.Shape.Rank() == 0:
 			scalars = append(scalars, paren(ast.FormatExpr(op)))
+			param = param || !t.DataOnly
 		default:
 			return nil, "", false
 		}
 	}
-	ok := m != nil && (z == nil || sawZ) && slices.ContainsFunc(ops, func(op ast.Expr) bool {
-		t := info.Types[op]
-		return t.Shape.Rank() == 0 && !t.DataOnly
-	})
-	return m, strings.Join(scalars, " * "), ok
+	return m, strings.Join(scalars, " * "), m != nil && (z == nil || sawZ) && param
 }
 
 // cholOf names the covariance whose Cholesky factor is l: X for chol(X)

@@ -1464,22 +1464,12 @@ func indexWarnings(ds *drawSet, info *check.Info) []string {
 			out = append(out, fmt.Sprintf("%s = %s holds indices: the mean and sd of each element are of index numbers, which name elements and measure nothing; read how often each index is drawn (the draws file)", v.name, expr))
 			continue
 		}
-		count := map[float64]int{}
-		mode, n := math.NaN(), 0
-		for _, x := range ds.cols[v.first] {
-			if math.IsNaN(x) {
-				continue
-			}
-			count[x]++
-			if c := count[x]; c > count[mode] || c == count[mode] && x < mode {
-				mode = x
-			}
-			n++
-		}
-		if n == 0 {
+		drawn := slices.DeleteFunc(slices.Clone(ds.cols[v.first]), math.IsNaN)
+		if len(drawn) == 0 {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s = %s is an index: its mean and sd are of index numbers, which name elements and measure nothing; its most frequent value is %s, in %s%% of draws", v.name, expr, formatNum(mode), numSig(100*float64(count[mode])/float64(n), 2)))
+		mode, most, _ := sgvb.Mode(drawn)
+		out = append(out, fmt.Sprintf("%s = %s is an index: its mean and sd are of index numbers, which name elements and measure nothing; its most frequent value is %s, in %s%% of draws", v.name, expr, formatNum(mode), numSig(100*float64(most)/float64(len(drawn)), 2)))
 	}
 	return out
 }
