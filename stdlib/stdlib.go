@@ -344,14 +344,10 @@ func (r SupportRule) Result(args []dist.Support) dist.Support {
 		}
 	case Between:
 		if len(args) == 3 {
-			switch a, b := args[1], args[2]; {
-			case a == dist.Unit && b == dist.Unit:
+			if args[1] == dist.Unit && args[2] == dist.Unit {
 				return dist.Unit
-			case dist.Positive.Contains(a) && dist.Positive.Contains(b):
-				return dist.Positive
-			case nonNeg(a) && nonNeg(b):
-				return dist.NonNegative
 			}
+			return SupportRule{Kind: SumsOfProducts, Default: r.Default}.Result(args[1:]) // both ends' sign
 		}
 	case Larger:
 		if len(args) == 2 {

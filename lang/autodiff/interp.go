@@ -35,7 +35,7 @@ func (b *Builder) Interp(x, xp, fp ID, pos ast.Pos) ID {
 		return b.fail(pos, "interp: xp must be known before the fit (data or constants)")
 	}
 	if k := InterpUnordered(vals); k >= 0 {
-		return b.fail(pos, "interp: xp[%d] = %g is not finite and greater than the element before it", k, vals[k])
+		return b.fail(pos, "interp: xp[%d] = %g is not finite, or not greater than the element before it", k, vals[k])
 	}
 	return b.push(node{op: OpInterp, args: args, shape: b.shapeOf(args[0]), pos: pos})
 }

@@ -140,7 +140,7 @@ func TestInterpBuilderErrors(t *testing.T) {
 		fp   int
 		want string
 	}{
-		{"unordered", []float64{0, 2, 1}, 3, "xp[2] = 1 is not finite and greater"},
+		{"unordered", []float64{0, 2, 1}, 3, "xp[2] = 1 is not finite, or not greater"},
 		{"tie", []float64{0, 1, 1}, 3, "xp[2] = 1 is not"},
 		{"NaN", []float64{0, math.NaN()}, 2, "xp[1] = NaN"},
 		{"lengths", []float64{0, 1, 2}, 2, "xp has 3 elements but fp 2"},
