@@ -210,11 +210,9 @@ func autoWalkCand(s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result) string {
 func autoRefits(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb.Result, s sgvb.Settings, con *console, cands []string, why string, tie string) (*sgvb.Result, sgvb.Settings, string) {
 	const head = "note: --fullrank auto: "
 	best, bestS, bestFlag, seconds := r, s, "", r.Seconds
-	var fitted []string  // the groups whose fits ended, their ELBOs compared
-	var ended []autoCand // the refits that ended, for autoLowerK
-	endedS := map[string]sgvb.Settings{}
-	var whys []string   // each comparison's verdict (autoPrefer)
-	var unconv []string // the refits that ran s.MaxIter steps unconverged
+	var ended []autoCand // the refits that ended, their ELBOs compared
+	var whys []string    // each comparison's verdict (autoPrefer)
+	var unconv []string  // the refits that ran s.MaxIter steps unconverged
 	elbos := []string{"mean-field " + autoELBOText(r)}
 	warm := refitSettings(s, r)
 	cold := map[string]string{} // the refits kept from the mean-field fit's start (warmFellBelow): coldStart's name of it
@@ -274,8 +272,7 @@ func autoRefits(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb
 				}
 			}
 		}
-		fitted = append(fitted, flag)
-		ended, endedS[flag] = append(ended, autoCand{flag, r2}), s2
+		ended = append(ended, autoCand{flag, r2, s2})
 		if !r2.Converged {
 			unconv = append(unconv, flag)
 		}
@@ -297,7 +294,7 @@ func autoRefits(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb
 	if bestFlag != "" {
 		if c, why := autoLowerK(ended, bestFlag); c.flag != bestFlag {
 			whys = append(whys, why)
-			best, bestS, bestFlag = c.r, endedS[c.flag], c.flag
+			best, bestS, bestFlag = c.r, c.s, c.flag
 		}
 	}
 	verdicts := ""
@@ -307,6 +304,10 @@ func autoRefits(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb
 	if bestFlag == "" {
 		con.note(head+"%sELBOs %s%s: the mean-field fit is kept", why, strings.Join(elbos, ", "), verdicts)
 		autoIterNote(cfg, unconv, "", warm.MaxIter, cold, con)
+		fitted := make([]string, len(ended))
+		for i, c := range ended {
+			fitted[i] = c.flag
+		}
 		return r, s, strings.Join(fitted, " and --fullrank ")
 	}
 	con.note(head+"%sELBOs %s%s: the fit with --fullrank %s is kept (the outputs are its; fit took the %d fits' time)", why, strings.Join(elbos, ", "), verdicts, bestFlag, len(elbos))
@@ -523,10 +524,11 @@ const autoKNoise = 3
 const autoKGap = 0.1
 
 // autoCand is one of --fullrank auto's refits that ended: its flag as
-// autoRefits takes it, and its fit.
+// autoRefits takes it, its fit and the settings it ran with.
 type autoCand struct {
 	flag string
 	r    *sgvb.Result
+	s    sgvb.Settings
 }
 
 // autoLowerK is --fullrank auto's tie-break among its refits (cands) after

@@ -748,7 +748,7 @@ func TestAutoLowerK(t *testing.T) {
 	}
 	const band, all = "logR --band 1", "all"
 	trial := func() []autoCand {
-		return []autoCand{{band, fit(-358.88, 0.034, 0.408)}, {all, fit(-358.77, 0.039, 1.29)}}
+		return []autoCand{{flag: band, r: fit(-358.88, 0.034, 0.408)}, {flag: all, r: fit(-358.77, 0.039, 1.29)}}
 	}
 	got, why := autoLowerK(trial(), all)
 	for _, want := range []string{"kept --fullrank logR --band 1: its ELBO is within noise of --fullrank all's (-0.11 ± 0.052, under 3 standard errors)", "its Pareto k̂ is lower (0.408 against 1.29)"} {
@@ -783,7 +783,7 @@ func TestAutoLowerK(t *testing.T) {
 	}
 	// of several within the noise, the lowest k̂; the kept fit itself first
 	// in the list changes nothing
-	cs := append([]autoCand{trial()[1], {"logR", fit(-358.8, 0.05, 0.3)}, trial()[0]}, autoCand{"sigR+logR", fit(-362, 0.05, 0.1)})
+	cs := append([]autoCand{trial()[1], {flag: "logR", r: fit(-358.8, 0.05, 0.3)}, trial()[0]}, autoCand{flag: "sigR+logR", r: fit(-362, 0.05, 0.1)})
 	if got, _ := autoLowerK(cs, all); got.flag != "logR" {
 		t.Errorf("several refits: kept %q, want logR (k̂ 0.3, within the noise; sigR+logR's 0.1 is 3 nats below)", got.flag)
 	}

@@ -53,14 +53,14 @@ func knownCovs(file *ast.File, info *check.Info) []knownCov {
 	return out
 }
 
-// mvKnownCov finds u ~ MvNormal(m, v * G) or MvNormalCholesky(m, s * L)
+// mvKnownCov finds u ~ MvNormal(0, v * G) or MvNormalCholesky(0, s * L)
 // on the param lat, declared or its only ~ statement.
 func mvKnownCov(file *ast.File, info *check.Info, lat *check.Latent) (knownCov, bool) {
 	prior, d := lat.Prior, lat.PriorDist
 	if prior == nil {
 		_, prior, d = mvPriorStmt(file, info, lat)
 	}
-	if d == nil || len(prior.Args) != 2 || d.Name != "MvNormal" && d.Name != "MvNormalCholesky" {
+	if d == nil || len(prior.Args) != 2 || d.Name != "MvNormal" && d.Name != "MvNormalCholesky" || !zeroMean(info, prior.Args[0]) {
 		return knownCov{}, false
 	}
 	m, scale, ok := scaledDataMatrix(info, prior.Args[1], nil)
@@ -73,6 +73,15 @@ func mvKnownCov(file *ast.File, info *check.Info, lat *check.Latent) (knownCov, 
 		k.g, k.v = cholOf(info, m), "square("+scale+")"
 	}
 	return k, k.use(file, info, lat.Symbol, lat.Symbol)
+}
+
+// zeroMean reports whether e, u's prior mean, is zero (zeroExpr, or
+// rep(0, n)): the marginal of knownCovHint has no term for another.
+func zeroMean(info *check.Info, e ast.Expr) bool {
+	if c, ok := ast.Unparen(e).(*ast.CallExpr); ok && c.Fun.Name == "rep" && len(c.Args) == 2 {
+		return constIs(info, c.Args[0], 0)
+	}
+	return zeroExpr(info, e)
 }
 
 // ncKnownCov finds the let u = s * (L * z) of the standard normal param

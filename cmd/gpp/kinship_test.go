@@ -32,9 +32,9 @@ param se: positive ~ HalfNormal(1)
 // the non-centred let u = sa * (LG * z)) that is a term of a Normal
 // likelihood's location (added, subtracted, indexed) is found, with its
 // eigenbasis marginal written for its names; an ordinary hierarchy, a
-// covariance of data alone or of params alone, a scale per record, a
-// Poisson likelihood, u scaled in the location and a z not standard
-// normal are not.
+// covariance of data alone or of params alone, a prior mean not zero, a
+// scale per record, a Poisson likelihood, u scaled in the location and a
+// z not standard normal are not.
 func TestKnownCovs(t *testing.T) {
 	const nc = "param z: real[N] ~ Normal(0, 1)\nlet u = sa * (LG * z)\n"
 	for _, c := range []struct {
@@ -52,6 +52,8 @@ func TestKnownCovs(t *testing.T) {
 		{"u alone", nc + "y ~ Normal(u, se)\n", "U' * y ~ Normal(0, sqrt("},
 		{"indexed", nc + "y ~ Normal(mu + u[id], se)\n", "(u enters indexed: it needs one record per row of G, in its row order, and u whole in place of the index)"},
 		{"ordinary hierarchy", "param u: real[N] ~ Normal(0, sa)\ny ~ Normal(mu + u, se)\n", ""},
+		{"MvNormalCholesky at 0", "param u: real[N] ~ MvNormalCholesky(0, sa * LG)\ny ~ Normal(mu + u, se)\n", "U' * y ~ Normal(mu * (U' * rep(1, N)), sqrt(square(sa) * d + square(se)))"},
+		{"a mean not zero", "param u: real[N] ~ MvNormal(x, square(sa) * G)\ny ~ Normal(mu + u, se)\n", ""},
 		{"data covariance alone", "param u: real[N] ~ MvNormal(rep(0, N), G)\ny ~ Normal(mu + u, se)\n", ""},
 		{"non-centred without a data matrix", "param z: real[N] ~ Normal(0, 1)\nlet u = sa * z\ny ~ Normal(mu + u, se)\n", ""},
 		{"a scale per record", nc + "y ~ Normal(mu + u, s * se)\n", ""},

@@ -133,7 +133,8 @@ func (d *modelDecls) gridSum(call *ast.CallExpr, info *check.Info) bool {
 }
 
 // flatCols reports whether every part of e that reads a param is constant
-// along e's columns (gridSum); seen holds the lets already followed.
+// along e's columns (gridSum); seen holds the lets already followed, with
+// their answers.
 func (d *modelDecls) flatCols(e ast.Expr, info *check.Info, seen map[string]bool) bool {
 	if !d.reads(e, d.params, map[string]bool{}) {
 		return true // data and constants: the grid
@@ -163,9 +164,12 @@ func (d *modelDecls) flatCols(e ast.Expr, info *check.Info, seen map[string]bool
 		}
 		return all([]ast.Expr{e.X, e.Y})
 	case *ast.Ident:
-		if v := d.lets[e.Name]; v != nil && !seen[e.Name] {
-			seen[e.Name] = true
-			return d.flatCols(v, info, seen)
+		if v := d.lets[e.Name]; v != nil {
+			if flat, ok := seen[e.Name]; ok { // a let read twice: its answer
+				return flat
+			}
+			seen[e.Name] = d.flatCols(v, info, seen)
+			return seen[e.Name]
 		}
 	case *ast.CallExpr:
 		if ds := stdlib.LookupDist(e.Fun.Name); ds != nil {

@@ -64,6 +64,8 @@ func TestGridSumNotMixture(t *testing.T) {
 	}{
 		{"let lp = logpdf(Nv', Poisson(lam)) + logpdf(y[:, 0], Binomial(Nv', p[:, 0])) + logpdf(y[:, 1], Binomial(Nv', p[:, 1]))\ntarget += sum(rowlogsumexp(lp))\n", false},
 		{"target += sum(rowlogsumexp(logpdf(Nv', Poisson(lam .* exp(c)))))\n", false},
+		// a let read twice is the grid both times
+		{"let lpN = logpdf(Nv', Poisson(lam))\ntarget += sum(rowlogsumexp(lpN + logpdf(y[:, 0], Binomial(Nv', p[:, 0])) + 0 * lpN))\n", false},
 		{"let lp = log(w)' + logpdf(x, Normal(mu', 1))\ntarget += sum(rowlogsumexp(lp))\n", true},
 		{"target += sum(rowlogsumexp(logpdf(z, Normal(x, exp(mu')))))\n", true},
 		{"target += sum(rowlogsumexp(logpdf(z, Normal(B, 1))))\n", true},
