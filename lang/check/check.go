@@ -46,7 +46,7 @@ func Check(f *ast.File, cfg *Config) (*Info, error) {
 			Algebras:      map[*ast.CallExpr]*AlgebraCall{},
 			Integrals:     map[*ast.CallExpr]*IntegralCall{},
 			UserDensities: map[*ast.CallExpr]*ast.CallExpr{},
-			PositiveData:  map[ast.Expr]dist.Support{},
+			PositiveData:  map[ast.Expr]DataFactor{},
 			CountData:     map[ast.Expr]string{},
 		},
 		fns:        map[string]*fnDef{},

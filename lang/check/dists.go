@@ -209,7 +209,7 @@ func (c *checker) scaledByData(arg ast.Expr, req dist.Support) bool {
 	if req != dist.Positive && req != dist.NonNegative {
 		return false
 	}
-	deferred := map[ast.Expr]dist.Support{}
+	deferred := map[ast.Expr]DataFactor{}
 	var walk func(e ast.Expr, need dist.Support) bool
 	walk = func(e ast.Expr, need dist.Support) bool {
 		be, ok := ast.Unparen(e).(*ast.BinaryExpr)
@@ -217,8 +217,8 @@ func (c *checker) scaledByData(arg ast.Expr, req dist.Support) bool {
 			return false
 		}
 		for i, x := range []ast.Expr{be.X, be.Y} {
-			xneed := need
-			if i == 1 && be.Op == ast.Div {
+			xneed, divides := need, i == 1 && be.Op == ast.Div
+			if divides {
 				xneed = dist.Positive // a divisor of 0 is no value
 			}
 			t := c.info.Types[x]
@@ -227,7 +227,7 @@ func (c *checker) scaledByData(arg ast.Expr, req dist.Support) bool {
 				return false
 			case satisfies(xneed, t):
 			case c.computedFromData(x, t) && !c.dataRef(x):
-				deferred[x] = xneed
+				deferred[x] = DataFactor{xneed, divides}
 			case t.DataOnly || !walk(x, xneed):
 				return false
 			}
@@ -237,8 +237,8 @@ func (c *checker) scaledByData(arg ast.Expr, req dist.Support) bool {
 	if c.info.Types[arg].DataOnly || !walk(arg, req) || len(deferred) == 0 {
 		return false
 	}
-	for x, need := range deferred {
-		c.info.PositiveData[x] = need
+	for x, f := range deferred {
+		c.info.PositiveData[x] = f
 	}
 	return true
 }

@@ -60,7 +60,7 @@ type Info struct {
 	// sigma`, `sigma / sqrt(N)`), with the support their values need:
 	// the checker cannot show their sign, so the compiler checks that
 	// their values are > 0 (≥ 0) (scaledByData).
-	PositiveData map[ast.Expr]dist.Support
+	PositiveData map[ast.Expr]DataFactor
 	// CountData holds the count arguments (Binomial's n, Multinomial's n)
 	// that are int data of a sign the checker cannot show (`data n:
 	// int[N]`): the compiler checks that their values are counts when the
@@ -594,4 +594,12 @@ type OutputVar struct {
 // Drop removes the warnings ws (nil ones are ignored) from Warnings.
 func (info *Info) Drop(ws ...*ast.Error) {
 	info.Warnings = slices.DeleteFunc(info.Warnings, func(w *ast.Error) bool { return slices.Contains(ws, w) })
+}
+
+// DataFactor is what a data-only factor of a distribution argument needs
+// of its values (Info.PositiveData): the support, and whether it divides
+// the argument (a divisor must be > 0 whatever the argument's support).
+type DataFactor struct {
+	Need    dist.Support
+	Divides bool
 }

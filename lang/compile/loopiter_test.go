@@ -247,6 +247,10 @@ param u: real[3] ~ Normal(0, 1)
 		// in row 3, −1 in row 4
 		{"non-negative data factor", "for i in 0:N {\n  k[i] ~ Poisson(s * (x[i] + 7))\n}",
 			"m.gpp:10:22: `(x[i] + 7)` is -1, not >= 0: it scales a non-negative distribution argument, and depends on the data alone, so no fit can change it at i = 4"},
+		// a divisor of a non-negative argument must be > 0: x + 7 is 0 in
+		// row 3 (the message named the argument's support, as a factor's)
+		{"data divisor", "for i in 0:N {\n  k[i] ~ Poisson(s / (x[i] + 7))\n}",
+			"m.gpp:10:22: `(x[i] + 7)` is 0, not > 0: it divides a distribution argument, and depends on the data alone, so no fit can change it at i = 3"},
 		// an element of a vector per iteration past its end: the first
 		{"element of a row", "for i in 0:N {\n  let v = X[i] * a\n  target += v[k[0] + 3]\n}",
 			"m.gpp:11:15: index 3 out of range [0, 3) along axis 0 of `v` (indices are 0-based) at i = 0"},

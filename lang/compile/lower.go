@@ -252,8 +252,8 @@ func (l *lowerer) expr(e ast.Expr) value {
 	if v.node && l.info.Types[e].DataOnly {
 		l.dataNodes = append(l.dataNodes, v.id)
 	}
-	if need, ok := l.info.PositiveData[e]; ok {
-		l.checkPositiveData(e, v, need)
+	if f, ok := l.info.PositiveData[e]; ok {
+		l.checkPositiveData(e, v, f)
 	}
 	if what := l.info.CountData[e]; what != "" {
 		l.checkCountData(e, v, what)
@@ -297,24 +297,28 @@ func (l *lowerer) checkCountData(e ast.Expr, v value, what string) {
 	}
 }
 
-// checkPositiveData reports a value ≤ 0 (< 0 where need is non-negative;
-// or NaN) of e, a data-only factor of a positive (non-negative)
-// distribution argument that also reads params (check's scaledByData), at
-// e: the checker took the argument as so on the condition that e's values
-// are. A value not known before the fit is checked with the argument at
-// every evaluation.
-func (l *lowerer) checkPositiveData(e ast.Expr, v value, need dist.Support) {
+// checkPositiveData reports a value ≤ 0 (< 0 where f.Need is
+// non-negative; or NaN) of e, a data-only factor or divisor of a positive
+// (non-negative) distribution argument that also reads params (check's
+// scaledByData), at e: the checker took the argument as so on the
+// condition that e's values are. A value not known before the fit is
+// checked with the argument at every evaluation.
+func (l *lowerer) checkPositiveData(e ast.Expr, v value, f check.DataFactor) {
 	vals, ok := l.knownValues(v)
 	if !ok {
 		return
 	}
 	for k, x := range vals {
-		if !(x > 0) && !(need == dist.NonNegative && x == 0) {
+		if !(x > 0) && !(f.Need == dist.NonNegative && x == 0) {
 			row, el := l.elemAt(e, len(vals), autodiff.Vector(len(vals)), k)
 			if el != "" {
 				el = " (element [" + el + "])"
 			}
-			l.rowErrorf(row, e.Pos(), "`%s` is %g%s, not %s: it scales a %s distribution argument, and depends on the data alone, so no fit can change it", ast.FormatExpr(e), x, el, map[bool]string{true: ">= 0", false: "> 0"}[need == dist.NonNegative], need)
+			role := "scales a " + f.Need.String() + " distribution argument"
+			if f.Divides {
+				role = "divides a distribution argument"
+			}
+			l.rowErrorf(row, e.Pos(), "`%s` is %g%s, not %s: it %s, and depends on the data alone, so no fit can change it", ast.FormatExpr(e), x, el, map[bool]string{true: ">= 0", false: "> 0"}[f.Need == dist.NonNegative], role)
 			return
 		}
 	}
