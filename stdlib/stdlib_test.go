@@ -263,6 +263,21 @@ func TestSupportRules(t *testing.T) {
 		{"log2", []dist.Support{dist.Positive}, dist.Real},
 		{"log_sum_exp", []dist.Support{dist.Positive}, dist.Positive},
 		{"log_sum_exp", []dist.Support{dist.Positive, dist.Positive}, dist.Real},
+		// linspaced_vector(n, lo, hi) lies between its ends (the range
+		// rules prove the same of constant ends: these test the rule alone)
+		{"linspaced_vector", []dist.Support{dist.Count, dist.Unit, dist.Unit}, dist.Unit},
+		{"linspaced_vector", []dist.Support{dist.Count, dist.Unit, dist.Positive}, dist.Positive},
+		{"linspaced_vector", []dist.Support{dist.Count, dist.NonNegative, dist.Positive}, dist.NonNegative},
+		{"linspaced_vector", []dist.Support{dist.Count, dist.Real, dist.Positive}, dist.Real},
+		// fmax is the larger, so one operand's lower bound is enough;
+		// fmin needs both
+		{"fmax", []dist.Support{dist.Unit, dist.Unit}, dist.Unit},
+		{"fmax", []dist.Support{dist.Real, dist.Positive}, dist.Positive},
+		{"fmax", []dist.Support{dist.NonNegative, dist.Real}, dist.NonNegative},
+		{"fmax", []dist.Support{dist.Unit, dist.Real}, dist.Positive},
+		{"fmax", []dist.Support{dist.Real, dist.Real}, dist.Real},
+		{"fmin", []dist.Support{dist.Positive, dist.Positive}, dist.Positive},
+		{"fmin", []dist.Support{dist.Positive, dist.Real}, dist.Real},
 		// linspaced_int_array(n, lo, hi) keeps lo's sign, not n's
 		{"linspaced_int_array", []dist.Support{dist.Count, dist.Count, dist.Count}, dist.Count},
 		{"linspaced_int_array", []dist.Support{dist.Count, dist.Binary, dist.Count}, dist.Count},
