@@ -962,6 +962,13 @@ func (c *checker) explain(e ast.Expr, req dist.Support) string {
 			}
 			return is
 		}
+		if f.Support.Kind == stdlib.Larger && len(x.Args) == 2 && req != dist.Unit {
+			// the larger of two is req if either is: both are short
+			a, b := x.Args[0], x.Args[1]
+			if !satisfies(req, c.info.Types[a]) && !satisfies(req, c.info.Types[b]) {
+				return is + " because neither operand is " + req.String() + ": " + c.explain(a, req) + ", and " + c.explain(b, req)
+			}
+		}
 		if k := f.Support.Kind; k == stdlib.Between && len(x.Args) == 3 || k == stdlib.Larger && len(x.Args) == 2 {
 			// the value bounded (linspaced's ends, fmax's operands) of
 			// either sign first, then one short of req
