@@ -616,6 +616,7 @@ func jitterAdvice(top, c float64) string {
 // a matrix of constants alone (chol(diag([1, -1]))) is not.
 // A kernel of data points (exp, sqrt, pow, sin or cos of their distances,
 // as the gp_*_cov functions lower) is no such matrix: its cure is a jitter.
+// Such a function of a scalar (sqrt(2) * G) makes no kernel.
 func (p *Program) dataAlone(a *node) (names []string, ok bool) {
 	if a.aoff >= 0 {
 		return nil, false
@@ -630,7 +631,7 @@ func (p *Program) dataAlone(a *node) (names []string, ok bool) {
 		seen[m] = true
 		switch m.op {
 		case OpExp, OpSqrt, OpPow, OpSin, OpCos:
-			kernel = true
+			kernel = kernel || m.shape.Len() > 1
 		case OpConst:
 			if m.name != "" && !slices.Contains(names, m.name) {
 				names = append(names, m.name)
