@@ -58,9 +58,10 @@ func edgeArgs(name string, n int) []int {
 	return args
 }
 
-// movingSupport reports whether a ~ of the model's density has a support
-// that moves with the params: an edge argument (edgeArgs) or a truncation
-// bound that is not data and constants alone.
+// movingSupport reports whether a ~, or a logpdf, logcdf or logccdf, of
+// the model's density has a support that moves with the params: an edge
+// argument (edgeArgs) or a truncation bound that is not data and
+// constants alone.
 func movingSupport(file *ast.File, info *check.Info) bool {
 	moves := func(e ast.Expr) bool { return e != nil && !info.Types[e].DataOnly }
 	found := false
@@ -69,15 +70,25 @@ func movingSupport(file *ast.File, info *check.Info) bool {
 			continue
 		}
 		ast.Inspect(s, func(n ast.Node) bool {
-			t, ok := n.(*ast.TildeStmt)
-			if !ok || found {
-				return !found
+			if found {
+				return false
 			}
-			for _, i := range edgeArgs(t.Dist.Fun.Name, len(t.Dist.Args)) {
-				found = found || i < len(t.Dist.Args) && moves(t.Dist.Args[i])
+			var d *ast.CallExpr
+			switch n := n.(type) {
+			case *ast.TildeStmt:
+				d = n.Dist
+				if n.Trunc != nil {
+					found = moves(n.Trunc.Lower) || moves(n.Trunc.Upper)
+				}
+			case *ast.CallExpr: // target += logpdf(y, Uniform(0, theta)), logcdf, logccdf
+				if f := n.Fun.Name; (f == "logpdf" || f == "logcdf" || f == "logccdf") && len(n.Args) == 2 {
+					d, _ = ast.Unparen(n.Args[1]).(*ast.CallExpr)
+				}
 			}
-			if t.Trunc != nil {
-				found = found || moves(t.Trunc.Lower) || moves(t.Trunc.Upper)
+			if d != nil {
+				for _, i := range edgeArgs(d.Fun.Name, len(d.Args)) {
+					found = found || i < len(d.Args) && moves(d.Args[i])
+				}
 			}
 			return !found
 		})

@@ -81,6 +81,12 @@ func TestMovingSupport(t *testing.T) {
 		{"param d: real ~ Normal(0, 1)\ny ~ Wiener(1, 0.1, 0.5, d)\n", false},
 		{"param xi: real ~ Normal(0, 0.2)\ny ~ GEV(0, 1, xi)\n", true},
 		{"param theta: positive ~ Exponential(1)\ny ~ Uniform(0, 10)\ny ~ Normal(0, theta)\n", false},
+		// Stan's target += uniform_lpdf(y | 0, theta), and a censored term
+		{"param theta: positive ~ Exponential(1)\ntarget += sum(logpdf(y, Uniform(0, theta)))\n", true},
+		{"param theta: positive ~ Exponential(1)\ntarget += sum(logccdf(y, Pareto(theta, 2)))\n", true},
+		{"param theta: positive ~ Exponential(1)\ntarget += sum(logpdf(y, Normal(0, theta)))\n", false},
+		// an output's density is no part of the fit's
+		{"param theta: positive ~ Exponential(1)\ny ~ Normal(0, theta)\noutput lp = logpdf(y, Uniform(0, theta))\n", false},
 	} {
 		file, info := checkedSrc(t, "data y: positive[3]\n"+c.src)
 		if got := movingSupport(file, info); got != c.want {
