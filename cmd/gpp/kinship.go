@@ -85,7 +85,7 @@ func zeroMean(info *check.Info, e ast.Expr) bool {
 }
 
 // ncKnownCov finds the let u = s * (L * z) of the standard normal param
-// lat (z), L data.
+// lat (z), L data, that is a term of a Normal likelihood's location.
 func ncKnownCov(file *ast.File, info *check.Info, lat *check.Latent) (knownCov, bool) {
 	_, loop, loc, scale, _, ok := normalPrior(file, info, lat)
 	if !ok || loop != nil || !constIs(info, loc, 0) || !constIs(info, scale, 1) {
@@ -105,7 +105,9 @@ func ncKnownCov(file *ast.File, info *check.Info, lat *check.Latent) (knownCov, 
 			continue
 		}
 		k := knownCov{lat: lat, u: ls.Name.Name, at: ls.Let, what: fmt.Sprintf("the let %s = %s", ls.Name.Name, ast.FormatExpr(ls.Value)), g: cholOf(info, m), v: "square(" + scale + ")"}
-		return k, k.use(file, info, lat.Symbol, sym)
+		if k.use(file, info, lat.Symbol, sym) {
+			return k, true
+		} // else another let of z may be the likelihood's term
 	}
 	return knownCov{}, false
 }

@@ -47,6 +47,10 @@ func TestKnownCovs(t *testing.T) {
 			"U' * y ~ Normal(mu * (U' * rep(1, N)), sqrt(square(sa) * d + square(se)))"},
 		{"MvNormalCholesky statement", "param u: real[N]\nu ~ MvNormalCholesky(rep(0, N), LG * sa)\ny ~ Normal(u + mu + 2 * x, se)\n",
 			"eigenvectors_sym(G) and U' * y ~ Normal(U' * (mu + 2 * x), sqrt(square(sa) * d + square(se)))"},
+		// a let of z that the likelihood does not read (a breeding value
+		// on another scale) before the one it does
+		{"second let", "param z: real[N] ~ Normal(0, 1)\nlet bv = 2 * sa * (LG * z)\nlet u = sa * (LG * z)\ny ~ Normal(mu + u, se)\n",
+			"U' * y ~ Normal(mu * (U' * rep(1, N)), sqrt(square(sa) * d + square(se)))"},
 		{"subtracted", nc + "y ~ Normal(mu - x - u, se)\n", "U' * y ~ Normal(U' * (mu - x), sqrt(square(sa) * d + square(se)))"},
 		{"no mean", nc + "y ~ Normal(-x - u, se)\n", "U' * y ~ Normal(U' * (-x), sqrt(square(sa) * d + square(se)))"},
 		{"u alone", nc + "y ~ Normal(u, se)\n", "U' * y ~ Normal(0, sqrt("},
