@@ -265,6 +265,11 @@ const (
 	// unit, positive if either is positive, non-negative if either is
 	// non-negative, otherwise Default.
 	Larger
+	// Smaller: the smaller of the two arguments (fmin): unit if one is
+	// unit and the other positive, positive if both are positive,
+	// non-negative if both are non-negative, otherwise Default. A
+	// probability capped by a positive bound, fmin(p, 0.99), stays one.
+	Smaller
 	// RenewalSupport: the support of renewal(R, w, I0), I[t] = R[t] Σ
 	// w[s-1] I[t-s]: positive if R and I0 are positive and w positive or
 	// a simplex (some weight is positive), non-negative if all three are
@@ -348,6 +353,14 @@ func (r SupportRule) Result(args []dist.Support) dist.Support {
 				return dist.Unit
 			}
 			return SupportRule{Kind: SumsOfProducts, Default: r.Default}.Result(args[1:]) // both ends' sign
+		}
+	case Smaller:
+		if len(args) == 2 {
+			a, b := args[0], args[1]
+			if a == dist.Unit && dist.Positive.Contains(b) || b == dist.Unit && dist.Positive.Contains(a) {
+				return dist.Unit
+			}
+			return SupportRule{Kind: SumsOfProducts, Default: r.Default}.Result(args) // both operands' sign
 		}
 	case Larger:
 		if len(args) == 2 {
@@ -433,6 +446,8 @@ func (r SupportRule) Describe(arg string) string {
 		return "unit if lo and hi are unit, positive if both are positive, non-negative if both are non-negative; else " + r.Default.String()
 	case Larger:
 		return "unit if both arguments are unit, positive if either is positive, non-negative if either is non-negative; else " + r.Default.String()
+	case Smaller:
+		return "unit if one argument is unit and the other positive, positive if both are positive, non-negative if both are non-negative; else " + r.Default.String()
 	case SumOfProducts:
 		return "positive if both arguments are positive, or one is a simplex and the other positive; non-negative if both are non-negative; else " + r.Default.String()
 	case RenewalSupport:

@@ -278,6 +278,10 @@ func TestSupportRules(t *testing.T) {
 		{"fmax", []dist.Support{dist.Real, dist.Real}, dist.Real},
 		{"fmin", []dist.Support{dist.Positive, dist.Positive}, dist.Positive},
 		{"fmin", []dist.Support{dist.Positive, dist.Real}, dist.Real},
+		{"fmin", []dist.Support{dist.Unit, dist.Positive}, dist.Unit},
+		{"fmin", []dist.Support{dist.Positive, dist.Unit}, dist.Unit},
+		{"fmin", []dist.Support{dist.Unit, dist.NonNegative}, dist.NonNegative},
+		{"fmin", []dist.Support{dist.Count, dist.NonNegative}, dist.NonNegative},
 		// linspaced_int_array(n, lo, hi) keeps lo's sign, not n's
 		{"linspaced_int_array", []dist.Support{dist.Count, dist.Count, dist.Count}, dist.Count},
 		{"linspaced_int_array", []dist.Support{dist.Count, dist.Binary, dist.Count}, dist.Count},

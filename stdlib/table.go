@@ -180,7 +180,7 @@ var funcs = []*Func{
 	constant("negative_infinity", math.Inf(-1), realRule, "-∞ (Stan's negative_infinity())", "fmax(x, negative_infinity())"),
 	constant("not_a_number", math.NaN(), realRule, "NaN, not a number (Stan's not_a_number()); any arithmetic with it gives NaN", "not_a_number()"),
 	constant("machine_precision", 0x1p-52, positiveRule, "2⁻⁵², the gap between 1 and the next double (Stan's machine_precision())", "x + machine_precision()"),
-	{Name: "fmin", Args: argXY, Shape: Elementwise2, Support: SupportRule{Kind: SumsOfProducts, Default: dist.Real}, Elem: RealResult, Op: "fmin",
+	{Name: "fmin", Args: argXY, Shape: Elementwise2, Support: SupportRule{Kind: Smaller, Default: dist.Real}, Elem: RealResult, Op: "fmin",
 		Doc: "the smaller of x and y, elementwise with broadcasting; a NaN yields to the other operand (C's fmin); the derivative goes to the operand chosen, to x at a tie", Example: "fmin(y, cap)",
 		Fold: func(a []float64) float64 { return fminmax(a[0], a[1], false) }},
 	{Name: "fmax", Range: LargerRange, Args: argXY, Shape: Elementwise2, Support: SupportRule{Kind: Larger, Default: dist.Real}, Elem: RealResult, Op: "fmax",

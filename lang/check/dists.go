@@ -936,7 +936,7 @@ func (c *checker) explain(e ast.Expr, req dist.Support) string {
 		if f.Support.Kind == stdlib.Fixed {
 			return is + " (" + f.Name + " gives " + f.Support.Default.String() + " values)"
 		}
-		if k := f.Support.Kind; (k == stdlib.Product || k == stdlib.SumOfProducts || k == stdlib.SumsOfProducts) && len(x.Args) == 2 {
+		if k := f.Support.Kind; (k == stdlib.Product || k == stdlib.SumOfProducts || k == stdlib.SumsOfProducts || k == stdlib.Smaller) && len(x.Args) == 2 {
 			// as a product's operands: one of either sign first, then
 			// one not positive (a simplex's entries make a positive sum
 			// of products with positive values)
