@@ -915,9 +915,15 @@ func (c *checker) explain(e ast.Expr, req dist.Support) string {
 		}
 		// A real result has an operand of either sign: it is named
 		// before one that is only non-negative, which a positive result
-		// needs positive.
+		// needs positive. A chain of sums or products is one operation:
+		// its terms are named, not its prefixes (a + b + c is real
+		// because a is, not because a + b is).
+		ops := []ast.Expr{x.X, x.Y}
+		if x.Op == ast.Add || x.Op == ast.Mul || x.Op == ast.EMul {
+			ops = chainOperands(x, x.Op, nil)
+		}
 		for _, need := range []dist.Support{dist.NonNegative, dist.Positive} {
-			for _, op := range []ast.Expr{x.X, x.Y} {
+			for _, op := range ops {
 				ot := c.info.Types[op]
 				if !satisfies(need, ot) && !(x.Op == ast.Div && op == x.X && satisfies(dist.NonNegative, ot)) {
 					return is + " because " + c.explain(op, dist.Positive)
@@ -986,4 +992,13 @@ func (c *checker) explain(e ast.Expr, req dist.Support) string {
 		}
 	}
 	return is
+}
+
+// chainOperands appends the operands of e's chain of op (a + b + c, with
+// parentheses) to ops, left to right.
+func chainOperands(e ast.Expr, op ast.Op, ops []ast.Expr) []ast.Expr {
+	if b, ok := ast.Unparen(e).(*ast.BinaryExpr); ok && b.Op == op {
+		return chainOperands(b.Y, op, chainOperands(b.X, op, ops))
+	}
+	return append(ops, e)
 }
