@@ -239,7 +239,7 @@ func (b *binder) orderUnused() {
 		switch a := b.out[name]; {
 		case d == nil || d.Implicit:
 			b.errs.Add(ast.Pos{File: "--levels"}, "%s", b.noDataNamed(name))
-		case a != nil && a.Levels == nil:
+		case a != nil && a.Levels == nil && !(a.Shape != nil && len(a.Values) == 0):
 			b.errs.Add(a.Pos, "--levels %s: `%s` is given as numbers, not labels: its codes are the numbers, so no order of labels applies", name, name)
 		}
 	}
@@ -647,17 +647,30 @@ func sizeBound(d *check.DataVar) (name string, c int) {
 
 // boundByLabels binds int scalar d, which no input gave, from the column
 // of labels coded for the declaration whose upper bound it is
-// (labelBounded): with upper=J (or J − c) the labels' largest code
+// (labelBounded; the first of them with labels): with upper=J (or J − c) the labels' largest code
 // First + L − 1 is J (or J − c), so J is the number of labels under
 // Stan's lower=1, upper=J and under lower=0, upper=J-1. The coding
 // records it for its note. It reports whether it bound d.
 func (b *binder) boundByLabels(d *check.DataVar) bool {
-	e, c := b.labelBounded(d)
-	if e == nil {
+	if len(d.Dims) != 0 || d.Elem != check.Int {
 		return false
 	}
-	a := b.out[e.Name]
-	if a == nil || a.Levels == nil || len(a.Levels.Labels) == 0 {
+	// the first such declaration with labels: a poll's column of no rows
+	// leaves the census's to give the size
+	var e *check.DataVar
+	var a *Array
+	c := 0
+	for _, x := range b.info.Data {
+		if x.Elem != check.Int || len(x.Dims) != 1 || x.UpperExpr == nil {
+			continue
+		}
+		name, xc := sizeBound(x)
+		if xa := b.out[x.Name]; name == d.Name && xa != nil && xa.Levels != nil && len(xa.Levels.Labels) > 0 {
+			e, a, c = x, xa, xc
+			break
+		}
+	}
+	if e == nil {
 		return false
 	}
 	lv := a.Levels
@@ -1530,8 +1543,8 @@ func (b *binder) groupOrder(d *check.DataVar, group []*check.DataVar) (string, [
 func (b *binder) mixedCoding(d *check.DataVar, a *Array, group []*check.DataVar) *ast.Error {
 	for _, e := range group {
 		o := b.raw[e.Name]
-		if e == d || o == nil || o.labels != nil || o.bad != nil {
-			continue
+		if e == d || o == nil || o.labels != nil || o.bad != nil || o.Shape != nil && len(o.Values) == 0 {
+			continue // a column of no rows is neither labels nor numbers
 		}
 		i := firstLabel(a)
 		return ast.Errorf(a.Locate(i), "column %q: label %q cannot be coded to index the axis that `%s` indexes too (both %s): `%s` is given as numbers (%s), and no coding makes labels and codes name the same elements; give both as labels, coded together (in the order --levels %s=LABEL,LABEL,... gives, if that matters), or both as codes", a.labelColumn, a.labels[i], e.Name, groupWhyIn(d, e, group), e.Name, o.Pos, d.Name)
