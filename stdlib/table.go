@@ -314,21 +314,21 @@ var funcs = []*Func{
 	{Name: "quad_form_diag", Args: []Arg{{Name: "M", Ranks: Matrix}, {Name: "v", Ranks: Vector}}, Shape: QuadFormDiag,
 		Support: SupportRule{Kind: Product, Default: dist.Real}, Elem: RealResult, Op: "quad_form_diag",
 		Doc: "diag(v) * M * diag(v) for a square M without the products (Stan's quad_form_diag): entry (i, j) of M times v[i] * v[j]; quad_form_diag(Omega, sigma) is the covariance with correlation matrix Omega and sds sigma", Example: "MvNormal(mu, quad_form_diag(Omega, sigma))"},
-	{Name: "gp_exp_quad_cov", Args: gpArgs(""), Shape: GPCov, Support: positiveRule, Elem: RealResult, Op: "gp_exp_quad_cov",
-		Doc: "the squared-exponential covariance (Stan's gp_exp_quad_cov): entry (i, j) is alpha² exp(−|x_i − x_j|² / (2 rho²)) for the points x_i, the elements of a vector x or the rows of a matrix x, with alpha, rho > 0. Of data x the squared distances are computed once, when the model compiles; x may also be a param (a latent input), differentiable at every point", Example: "y ~ MvNormal(0, add_diag(gp_exp_quad_cov(x, alpha, rho), square(sigma)))",
-		Alt: gpCross("gp_exp_quad_cov", "", "x1 and x2 may be params, either or both", "gp_exp_quad_cov(x_new, x, alpha, rho) * solve(K, y)")},
-	{Name: "gp_exponential_cov", Args: gpArgs(gpDataWhy), Shape: GPCov, Support: positiveRule, Elem: RealResult, Op: "gp_exponential_cov",
-		Doc: "the exponential (Matérn ½) covariance (Stan's gp_exponential_cov): alpha² exp(−d / rho) with d = |x_i − x_j| the Euclidean distance of the points (elements of a vector x, rows of a matrix x), alpha, rho > 0; x must be data", Example: "gp_exponential_cov(x, alpha, rho)",
-		Alt: gpCross("gp_exponential_cov", gpDataWhy, "both must be data", "gp_exponential_cov(x_new, x, alpha, rho)")},
-	{Name: "gp_matern32_cov", Args: gpArgs(gpDataWhy), Shape: GPCov, Support: positiveRule, Elem: RealResult, Op: "gp_matern32_cov",
-		Doc: "the Matérn 3/2 covariance (Stan's gp_matern32_cov): alpha² (1 + √3 d / rho) exp(−√3 d / rho) with d = |x_i − x_j|, alpha, rho > 0; x (a vector, or a matrix of points by rows) must be data", Example: "gp_matern32_cov(x, alpha, rho)",
-		Alt: gpCross("gp_matern32_cov", gpDataWhy, "both must be data", "gp_matern32_cov(x_new, x, alpha, rho)")},
-	{Name: "gp_matern52_cov", Args: gpArgs(gpDataWhy), Shape: GPCov, Support: positiveRule, Elem: RealResult, Op: "gp_matern52_cov",
-		Doc: "the Matérn 5/2 covariance (Stan's gp_matern52_cov): alpha² (1 + √5 d / rho + 5 d² / (3 rho²)) exp(−√5 d / rho) with d = |x_i − x_j|, alpha, rho > 0; x (a vector, or a matrix of points by rows) must be data", Example: "gp_matern52_cov(x, alpha, rho)",
-		Alt: gpCross("gp_matern52_cov", gpDataWhy, "both must be data", "gp_matern52_cov(x_new, x, alpha, rho)")},
-	{Name: "gp_periodic_cov", Args: append(gpArgs(gpDataWhy), gpPeriod), Shape: GPCov, Support: positiveRule, Elem: RealResult, Op: "gp_periodic_cov",
-		Doc: "the periodic covariance (Stan's gp_periodic_cov): alpha² exp(−2 sin²(π d / p) / rho²) with d = |x_i − x_j| and period p, alpha, rho, p > 0; x (a vector, or a matrix of points by rows) must be data", Example: "gp_periodic_cov(t, alpha, rho, 12)",
-		Alt: gpCross("gp_periodic_cov", gpDataWhy, "both must be data", "gp_periodic_cov(t_new, t, alpha, rho, 12)", gpPeriod)},
+	{Name: "gp_exp_quad_cov", Args: gpArgs("", true), Shape: GPCov, Support: positiveRule, Elem: RealResult, Op: "gp_exp_quad_cov",
+		Doc: "the squared-exponential covariance (Stan's gp_exp_quad_cov): entry (i, j) is alpha² exp(−|x_i − x_j|² / (2 rho²)) for the points x_i, the elements of a vector x or the rows of a matrix x, with alpha, rho > 0. " + gpARDDoc + ". Of data x the squared distances are computed once, when the model compiles; x may also be a param (a latent input), differentiable at every point", Example: "y ~ MvNormal(0, add_diag(gp_exp_quad_cov(x, alpha, rho), square(sigma)))",
+		Alt: gpCross("gp_exp_quad_cov", "", "x1 and x2 may be params, either or both", "gp_exp_quad_cov(x_new, x, alpha, rho) * solve(K, y)", true)},
+	{Name: "gp_exponential_cov", Args: gpArgs(gpDataWhy, true), Shape: GPCov, Support: positiveRule, Elem: RealResult, Op: "gp_exponential_cov",
+		Doc: "the exponential (Matérn ½) covariance (Stan's gp_exponential_cov): alpha² exp(−d / rho) with d = |x_i − x_j| the Euclidean distance of the points (elements of a vector x, rows of a matrix x), alpha, rho > 0. " + gpARDDoc + "; x must be data", Example: "gp_exponential_cov(x, alpha, rho)",
+		Alt: gpCross("gp_exponential_cov", gpDataWhy, "both must be data", "gp_exponential_cov(x_new, x, alpha, rho)", true)},
+	{Name: "gp_matern32_cov", Args: gpArgs("", true), Shape: GPCov, Support: positiveRule, Elem: RealResult, Op: "gp_matern32_cov",
+		Doc: "the Matérn 3/2 covariance (Stan's gp_matern32_cov): alpha² (1 + √3 d / rho) exp(−√3 d / rho) with d = |x_i − x_j|, alpha, rho > 0, x a vector or a matrix of points by rows. " + gpARDDoc + ". x may be a param (a latent input, a calibration parameter among the points): the kernel's slope in d is 0 at d = 0, so its derivative in the points is 0 where two meet", Example: "gp_matern32_cov(x, alpha, rho)",
+		Alt: gpCross("gp_matern32_cov", "", "x1 and x2 may be params, either or both", "gp_matern32_cov(x_new, x, alpha, rho)", true)},
+	{Name: "gp_matern52_cov", Args: gpArgs("", true), Shape: GPCov, Support: positiveRule, Elem: RealResult, Op: "gp_matern52_cov",
+		Doc: "the Matérn 5/2 covariance (Stan's gp_matern52_cov): alpha² (1 + √5 d / rho + 5 d² / (3 rho²)) exp(−√5 d / rho) with d = |x_i − x_j|, alpha, rho > 0, x a vector or a matrix of points by rows. " + gpARDDoc + ". x may be a param, as for gp_matern32_cov", Example: "gp_matern52_cov(x, alpha, rho)",
+		Alt: gpCross("gp_matern52_cov", "", "x1 and x2 may be params, either or both", "gp_matern52_cov(x_new, x, alpha, rho)", true)},
+	{Name: "gp_periodic_cov", Args: append(gpArgs("", false), gpPeriod), Shape: GPCov, Support: positiveRule, Elem: RealResult, Op: "gp_periodic_cov",
+		Doc: "the periodic covariance (Stan's gp_periodic_cov): alpha² exp(−2 sin²(π d / p) / rho²) with d = |x_i − x_j| and period p, alpha, rho, p > 0, x a vector or a matrix of points by rows; x may be a param (sin² of π d / p is smooth in the points, where two meet too)", Example: "gp_periodic_cov(t, alpha, rho, 12)",
+		Alt: gpCross("gp_periodic_cov", "", "x1 and x2 may be params, either or both", "gp_periodic_cov(t_new, t, alpha, rho, 12)", false, gpPeriod)},
 	{Name: "add_diag", Args: []Arg{{Name: "K", Ranks: Matrix}, {Name: "d", Ranks: Scalar | Vector}}, Shape: AddDiag,
 		Support: SupportRule{Kind: DiagSum, Default: dist.Real}, Elem: RealResult, Op: "add_diag",
 		Doc: "K with d added to its diagonal (Stan's add_diag): a scalar d to every diagonal entry, a vector d [n] entry by entry; K must be square. The noise or jitter of a Gaussian process", Example: "add_diag(gp_exp_quad_cov(x, alpha, rho), square(sigma))"},
@@ -549,20 +549,24 @@ var trialsMultinomial = Param{Name: "n", Support: dist.Count, Ranks: Scalar | Ve
 	Data: "the number of draws is fixed, as the data's row totals are"}
 
 // gpArgs are the arguments x, alpha, rho of the covariance functions;
-// dataWhy, when not empty, says why x must be data.
-func gpArgs(dataWhy string) []Arg {
-	return []Arg{{Name: "x", Ranks: Vector | Matrix, Data: dataWhy},
-		{Name: "alpha", Ranks: Scalar, Support: dist.Positive}, {Name: "rho", Ranks: Scalar, Support: dist.Positive}}
+// dataWhy, when not empty, says why x must be data; ard lets rho be a
+// vector, a length-scale per coordinate.
+func gpArgs(dataWhy string, ard bool) []Arg {
+	rho := Arg{Name: "rho", Ranks: Scalar, Support: dist.Positive}
+	if ard {
+		rho.Ranks = Scalar | Vector
+	}
+	return []Arg{{Name: "x", Ranks: Vector | Matrix, Data: dataWhy}, {Name: "alpha", Ranks: Scalar, Support: dist.Positive}, rho}
 }
 
 // gpCross is the two-input form of the covariance function name (Stan's
 // cross-covariance): the covariance [n1, n2] of the points x1 with the
 // points x2, then alpha, rho and the extra arguments of the one-input
 // form. dataWhy, when not empty, says why x1 and x2 must be data; params
-// says so in the doc.
-func gpCross(name, dataWhy, params, example string, extra ...Arg) *Func {
+// says so in the doc; ard as for gpArgs.
+func gpCross(name, dataWhy, params, example string, ard bool, extra ...Arg) *Func {
 	args := append([]Arg{{Name: "x1", Ranks: Vector | Matrix, Data: dataWhy}, {Name: "x2", Ranks: Vector | Matrix, Data: dataWhy}},
-		gpArgs("")[1:]...)
+		gpArgs("", ard)[1:]...)
 	return &Func{Name: name, Args: append(args, extra...), Shape: GPCross, Support: positiveRule, Elem: RealResult, Op: name,
 		Doc: "the cross-covariance (Stan's two-input " + name + "): entry (i, j) is the kernel above of the points x1_i and x2_j; " +
 			"x1 and x2 are vectors or matrices of points by rows, their points of one dimension (a vector's of 1); " +
@@ -574,9 +578,11 @@ func gpCross(name, dataWhy, params, example string, extra ...Arg) *Func {
 // gpPeriod is gp_periodic_cov's period p.
 var gpPeriod = Arg{Name: "p", Ranks: Scalar, Support: dist.Positive}
 
-// gpDataWhy is why the covariance functions of the distance need data
-// inputs.
-const gpDataWhy = "the distance |x_i − x_j| has no derivative where two points meet, so the inputs cannot be params (gp_exp_quad_cov's can)"
+// gpDataWhy is why gp_exponential_cov needs data inputs.
+const gpDataWhy = "exp(−|x_i − x_j| / rho) has a kink where two points meet (its slope in the distance is −1/rho at 0, not 0), so the inputs cannot be params (those of gp_exp_quad_cov, the Matérn and the periodic kernels can)"
+
+// gpARDDoc is the vector rho of the kernels that take one.
+const gpARDDoc = "rho may also be a vector, one length-scale per coordinate (ARD, Stan's array length_scale): the distance is then that of the points with coordinate k divided by rho[k], the kernel that of rho = 1"
 
 // unitRule: values in (0, 1); positiveKeptRule: positive for a positive
 // argument (1 / x).

@@ -1452,7 +1452,10 @@ func (c *checker) callShape(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape
 		n = moreInformative(n, v[0])
 		return Shape{n, n}, true
 	case stdlib.GPCov:
-		n := args[0].Shape[0]
+		n, d := args[0].Shape.matrix()
+		if !c.gpRho(e, f, args, 2, d) {
+			return nil, false
+		}
 		return Shape{n, n}, true
 	case stdlib.GPCross:
 		return c.gpCross(e, f, args)

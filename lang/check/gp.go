@@ -19,5 +19,21 @@ func (c *checker) gpCross(e *ast.CallExpr, f *stdlib.Func, args []Type) (Shape, 
 			f.Name, exprString(e.Args[1]), b, d2, exprString(e.Args[0]), a, d1)
 		return nil, false
 	}
+	if !c.gpRho(e, f, args, 3, d1) {
+		return nil, false
+	}
 	return Shape{n1, n2}, true
+}
+
+// gpRho checks a vector rho (argument i, ARD: a length-scale per
+// coordinate) against the dimension d of the points; a length that only
+// the data show to differ is the compiler's error.
+func (c *checker) gpRho(e *ast.CallExpr, f *stdlib.Func, args []Type, i int, d Dim) bool {
+	r := args[i].Shape
+	if r.Rank() != 1 || compareDims(r[0], d) != dimDiffer {
+		return true
+	}
+	c.errorf(e.Args[i].Pos(), "%s: `%s` is %s but the points of `%s` (%s) are of dimension %s; a vector rho has one length-scale per coordinate (a vector's points have 1)",
+		f.Name, exprString(e.Args[i]), r, exprString(e.Args[0]), args[0].Shape, d)
+	return false
 }

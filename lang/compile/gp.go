@@ -13,20 +13,29 @@ import (
 // and reports false for any other call.
 //
 // A covariance function of points x known when compiling (data, the usual
-// case) gets their distance matrix as one constant node, computed here:
-// squared for gp_exp_quad_cov, Euclidean for the others, the diagonal
-// exactly 0 and the matrix exactly symmetric. What is left for each
-// evaluation is the kernel of that matrix: for gp_exp_quad_cov one exp
-// over the n² entries and two multiplications by scalars of alpha and
-// rho. gp_exp_quad_cov also takes points that are params: the squared
-// distances are then tape ops, Σ_k (x[:, k] − x[:, k]')², differentiable
-// everywhere (the distance itself is not at 0, which is why the checker
-// asks the other kernels for data).
+// case) and a scalar rho gets their distance matrix as one constant node,
+// computed here: squared for gp_exp_quad_cov, Euclidean for the others,
+// the diagonal exactly 0 and the matrix exactly symmetric. What is left
+// for each evaluation is the kernel of that matrix: for gp_exp_quad_cov
+// one exp over the n² entries and two multiplications by scalars of alpha
+// and rho.
+//
+// Points that are params get their squared distances from tape ops,
+// Σ_k (x[:, k] − x[:, k]')², differentiable everywhere; the distance is
+// its sqrt, whose partial at 0 counts as 0 (zeroAtBoundary). That is the
+// limit for Matérn 3/2 and 5/2 and the periodic kernel, whose k'(d) is 0
+// at d = 0, and the partials of d² in the points are 0 there anyway; the
+// exponential kernel, with k'(0) ≠ 0, has a kink there, so the checker
+// asks it for data points.
+//
+// A vector rho [m] (Stan's array length_scale, ARD) scales coordinate k
+// by 1 / rho[k]: the squared distances are Σ_k D_k / rho[k]², D_k the
+// squared differences of coordinate k (constants for data points), and
+// the kernel is then the one of rho = 1.
 //
 // The two-input forms f(x1, x2, alpha, rho, ...) (f the form the checker
 // chose, by its count of arguments) are the same with the distances of
-// each point of x1 to each of x2, [n1, n2]: one constant when both are
-// known, else (gp_exp_quad_cov) Σ_k (x1[:, k] − x2[:, k]')².
+// each point of x1 to each of x2, [n1, n2].
 func (l *lowerer) gpCall(e *ast.CallExpr, f *stdlib.Func, pos ast.Pos) (value, bool) {
 	name := f.Name
 	switch name {
@@ -41,21 +50,22 @@ func (l *lowerer) gpCall(e *ast.CallExpr, f *stdlib.Func, pos ast.Pos) (value, b
 		args[i] = l.node(l.expr(a), a.Pos())
 	}
 	squared := name == "gp_exp_quad_cov"
-	var d autodiff.ID // the squared distances for gp_exp_quad_cov, else the distances
-	var ok bool
-	if f.Shape == stdlib.GPCross {
-		d, ok = l.gpCrossDistances(e, name, args[0], args[1], squared, pos)
+	x1, x2, cross := args[0], args[0], f.Shape == stdlib.GPCross
+	if cross {
+		x2 = args[1]
 		args = args[1:] // alpha, rho (and p) next, as in the one-input form
-	} else {
-		d, ok = l.gpPointDistances(e, name, args[0], squared, pos)
-	}
-	if !ok {
-		return value{}, true
 	}
 	b := l.b
 	scalar := func(v float64) autodiff.ID { return b.Scalar(v, pos) }
-	alpha2 := b.Square(args[1], pos)
 	rho := args[2]
+	d, ok := l.gpDistances(e, name, x1, x2, cross, rho, squared, pos) // squared for gp_exp_quad_cov
+	if !ok {
+		return value{}, true
+	}
+	if b.Shape(rho).Rank == 1 {
+		rho = scalar(1) // the distances are in units of rho
+	}
+	alpha2 := b.Square(args[1], pos)
 	var k autodiff.ID // the kernel before the factor alpha²
 	switch name {
 	case "gp_exp_quad_cov": // exp(d² · (−1 / (2 rho²)))
@@ -76,52 +86,48 @@ func (l *lowerer) gpCall(e *ast.CallExpr, f *stdlib.Func, pos ast.Pos) (value, b
 	return value{id: b.Mul(alpha2, k, pos), node: true}, true
 }
 
-// gpPointDistances returns the node of the distances (squared when
-// squared) between the points x of a one-input covariance function,
-// [n, n]; false after an error.
-func (l *lowerer) gpPointDistances(e *ast.CallExpr, name string, x autodiff.ID, squared bool, pos ast.Pos) (autodiff.ID, bool) {
-	b := l.b
-	s := b.Shape(x)
-	n := s.Rows
-	if msg := b.TooBig(fmt.Sprintf("%s of %d points ([%d, %d])", name, n, n, n), n*n); msg != "" {
-		l.errorf(e.Args[0].Pos(), "%s", msg)
-		return 0, false
-	}
-	switch vals, known := b.Known(x); {
-	case known:
-		return b.Const(gpDistances(vals, n, s.Cols, squared), autodiff.Matrix(n, n), pos), true
-	case squared:
-		return l.gpSquaredDistances(x, s, pos), true
-	}
-	// the checker asks for data
-	l.errorf(e.Args[0].Pos(), "%s needs its points x known when the model compiles", name)
-	return 0, false
-}
-
-// gpCrossDistances returns the node of the distances (squared when
-// squared) from each point of x1 to each point of x2, [n1, n2], for a
-// two-input covariance function; false after an error, such as points of
-// two dimensions that only the data show (at x2, as the checker's).
-func (l *lowerer) gpCrossDistances(e *ast.CallExpr, name string, x1, x2 autodiff.ID, squared bool, pos ast.Pos) (autodiff.ID, bool) {
+// gpDistances returns the node of the distances (squared when squared)
+// from each point of x1 to each point of x2, [n1, n2] (x2 is x1 unless
+// cross), in units of rho when rho is a vector (one length-scale per
+// coordinate); false after an error, such as points of two dimensions or
+// a rho of a length that only the data show (at x2 and rho, as the
+// checker's).
+func (l *lowerer) gpDistances(e *ast.CallExpr, name string, x1, x2 autodiff.ID, cross bool, rho autodiff.ID, squared bool, pos ast.Pos) (autodiff.ID, bool) {
 	b := l.b
 	s1, s2 := b.Shape(x1), b.Shape(x2)
+	rhoArg := 2
+	if cross {
+		rhoArg = 3
+	}
 	if s1.Cols != s2.Cols {
 		l.errorf(e.Args[1].Pos(), "%s: the points of x2 are of dimension %d with these data (%s) but those of x1 of dimension %d (%s); x1 and x2 need points of one dimension",
 			name, s2.Cols, s2, s1.Cols, s1)
 		return 0, false
 	}
 	n1, n2, m := s1.Rows, s2.Rows, s1.Cols
-	if msg := b.TooBig(fmt.Sprintf("%s of %d and %d points ([%d, %d])", name, n1, n2, n1, n2), n1*n2); msg != "" {
+	ard := b.Shape(rho).Rank == 1
+	if ard && b.Shape(rho).Rows != m {
+		l.errorf(e.Args[rhoArg].Pos(), "%s: rho has %d elements with these data but the points are of dimension %d (%s); a vector rho has one length-scale per coordinate",
+			name, b.Shape(rho).Rows, m, s1)
+		return 0, false
+	}
+	what := fmt.Sprintf("%s of %d points ([%d, %d])", name, n1, n1, n1)
+	if cross {
+		what = fmt.Sprintf("%s of %d and %d points ([%d, %d])", name, n1, n2, n1, n2)
+	}
+	if msg := b.TooBig(what, n1*n2); msg != "" {
 		l.errorf(e.Args[0].Pos(), "%s", msg)
 		return 0, false
 	}
 	v1, known1 := b.Known(x1)
 	v2, known2 := b.Known(x2)
-	switch {
-	case known1 && known2:
-		return b.Const(gpCrossDist(v1, n1, v2, n2, m, squared), autodiff.Matrix(n1, n2), pos), true
-	case !squared: // the checker asks for data
-		l.errorf(e.Args[0].Pos(), "%s needs its points x1 and x2 known when the model compiles", name)
+	known := known1 && known2
+	shape := autodiff.Matrix(n1, n2)
+	if known && !ard {
+		return b.Const(gpCrossDist(v1, n1, v2, n2, m, squared, !cross), shape, pos), true
+	}
+	if !known && name == "gp_exponential_cov" { // the checker asks for data
+		l.errorf(e.Args[0].Pos(), "%s needs its points known when the model compiles", name)
 		return 0, false
 	}
 	col := func(x autodiff.ID, s autodiff.Shape, k int) autodiff.ID {
@@ -130,23 +136,58 @@ func (l *lowerer) gpCrossDistances(e *ast.CallExpr, name string, x1, x2 autodiff
 		}
 		return b.Col(x, k, pos)
 	}
-	diff2 := func(k int) autodiff.ID { // [n1] − [1, n2]: [n1, n2]
-		return b.Square(b.Sub(col(x1, s1, k), b.Transpose(col(x2, s2, k), pos), pos), pos)
+	var d2 autodiff.ID
+	for k := range m {
+		var t autodiff.ID // the squared differences of coordinate k, over rho[k]² when ard
+		if known {        // ard: D_k / rho[k]², D_k a constant
+			c1, c2 := make([]float64, n1), make([]float64, n2)
+			for i := range n1 {
+				c1[i] = v1[i*m+k]
+			}
+			for j := range n2 {
+				c2[j] = v2[j*m+k]
+			}
+			dk := b.Const(gpCrossDist(c1, n1, c2, n2, 1, true, !cross), shape, pos)
+			t = b.Div(dk, b.Square(b.Elem(rho, k, pos), pos), pos)
+		} else {
+			scaled := func(x autodiff.ID, s autodiff.Shape) autodiff.ID { // coordinate k, over rho[k] when ard
+				c := col(x, s, k)
+				if ard {
+					c = b.Div(c, b.Elem(rho, k, pos), pos)
+				}
+				return c
+			}
+			c1 := scaled(x1, s1)
+			c2 := c1 // one node: the differences of the one-input form are exactly antisymmetric
+			if cross {
+				c2 = scaled(x2, s2)
+			}
+			t = b.Square(b.Sub(c1, b.Transpose(c2, pos), pos), pos) // [n1] − [1, n2]: [n1, n2]
+		}
+		if k == 0 {
+			d2 = t
+		} else {
+			d2 = b.Add(d2, t, pos)
+		}
 	}
-	d := diff2(0)
-	for k := 1; k < m; k++ {
-		d = b.Add(d, diff2(k), pos)
+	if squared {
+		return d2, true
 	}
-	return d, true
+	return b.Sqrt(d2, pos), true // its partial at 0 counts as 0: see gpCall
 }
 
 // gpCrossDist returns the n1 × n2 matrix of the distances from the n1
 // points of x1 to the n2 points of x2 (row-major, m coordinates each),
-// squared when squared.
-func gpCrossDist(x1 []float64, n1 int, x2 []float64, n2, m int, squared bool) []float64 {
+// squared when squared. When same (x2 is x1) it computes the upper
+// triangle and mirrors it: exactly symmetric, with a zero diagonal.
+func gpCrossDist(x1 []float64, n1 int, x2 []float64, n2, m int, squared, same bool) []float64 {
 	out := make([]float64, n1*n2)
 	for i := range n1 {
-		for j := range n2 {
+		j0 := 0
+		if same {
+			j0 = i + 1
+		}
+		for j := j0; j < n2; j++ {
 			s := 0.0
 			for k := range m {
 				t := x1[i*m+k] - x2[j*m+k]
@@ -156,47 +197,12 @@ func gpCrossDist(x1 []float64, n1 int, x2 []float64, n2, m int, squared bool) []
 				s = math.Sqrt(s)
 			}
 			out[i*n2+j] = s
+			if same {
+				out[j*n2+i] = s
+			}
 		}
 	}
 	return out
-}
-
-// gpDistances returns the n × n matrix of the distances between the n
-// points of x (row-major, m coordinates each), squared when squared is
-// set: exactly symmetric, with a zero diagonal.
-func gpDistances(x []float64, n, m int, squared bool) []float64 {
-	out := make([]float64, n*n)
-	for i := range n {
-		for j := i + 1; j < n; j++ {
-			s := 0.0
-			for k := range m {
-				t := x[i*m+k] - x[j*m+k]
-				s += t * t
-			}
-			if !squared {
-				s = math.Sqrt(s)
-			}
-			out[i*n+j], out[j*n+i] = s, s
-		}
-	}
-	return out
-}
-
-// gpSquaredDistances builds the squared distances of points x of shape s
-// (a vector [n], or [n, m] with a point per row) from tape ops: for each
-// coordinate, the column minus its transpose (the n × n differences by
-// broadcasting), squared, summed over the coordinates.
-func (l *lowerer) gpSquaredDistances(x autodiff.ID, s autodiff.Shape, pos ast.Pos) autodiff.ID {
-	b := l.b
-	diff2 := func(c autodiff.ID) autodiff.ID { return b.Square(b.Sub(c, b.Transpose(c, pos), pos), pos) }
-	if s.Rank == 1 {
-		return diff2(x)
-	}
-	d := diff2(b.Col(x, 0, pos))
-	for k := 1; k < s.Cols; k++ {
-		d = b.Add(d, diff2(b.Col(x, k, pos)), pos)
-	}
-	return d
 }
 
 // addDiag lowers add_diag(K, d): K plus d times the identity for a scalar
