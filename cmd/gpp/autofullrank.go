@@ -48,7 +48,9 @@ const autoCurvRatio = 1.1
 // cites no hint: where k̂ does not, none is printed), and records in
 // cfg.autoLost that it lost where it did. Where the banded-factor hint
 // names a centred chain (autoWalkCand), its band is the first refit,
-// check or none.
+// check or none. Where the check finds no sd too small but r's Pareto k̂
+// is not good (autoKOff), it fits --fullrank all too (within
+// sgvb.MaxFullRank), since the check is local.
 // It returns the fit kept, its settings and, where
 // the mean-field fit is kept, its curvature check (nil otherwise, or where
 // the check does not run), whose hint then says what was tried. Each step
@@ -99,13 +101,30 @@ func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r 
 	}
 	bad := cc.bad(autoCurvRatio)
 	if len(bad) == 0 {
-		if walk == "" {
+		kOff := autoKOff(r) && cc.triesAll(nil)
+		if walk == "" && !kOff {
 			con.note(head+"%s, so the mean-field fit is kept", autoKeptText(cc))
 			return r, s, cc
 		}
-		why := autoKeptText(cc) + ", but the hint below names a chain it does not hold"
-		con.info("--fullrank auto: %s; refitting with --fullrank %s to keep the fit with the higher ELBO", why, walk)
-		best, bestS, lost := autoRefits(ctx, cfg, l, r, s, con, []string{walk}, why+"; ", "")
+		why := autoKeptText(cc)
+		var cands, buts []string
+		if walk != "" {
+			cands, buts = append(cands, walk), append(buts, "the hint below names a chain it does not hold")
+		}
+		if kOff {
+			cands = append(cands, "all")
+			buts = append(buts, fmt.Sprintf("that check is local (the curvature at q's mode sees no skew or heavy tail), and the fit's Pareto k̂, %s, is not good (below %s), which says q misses the posterior", kText(r.ParetoK), kText(autoKGood)))
+		}
+		why += ", but " + strings.Join(buts, ", and ")
+		refit := "--fullrank " + cands[0]
+		if kOff {
+			refit = fmt.Sprintf("--fullrank all (%d elements)", cc.all)
+			if walk != "" {
+				refit = "--fullrank " + walk + ", then with " + refit
+			}
+		}
+		con.info("--fullrank auto: %s; refitting with %s to keep the fit with the higher ELBO", why, refit)
+		best, bestS, lost := autoRefits(ctx, cfg, l, r, s, con, cands, why+"; ", "")
 		if best != r {
 			return best, bestS, nil
 		}
@@ -170,6 +189,22 @@ func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r 
 	return r, s, cc
 }
 
+// autoKGood is the Pareto k̂ below which a fit's reading is "good"
+// (sgvb.ParetoReading).
+const autoKGood = 0.5
+
+// autoKOff reports whether mean-field fit r's Pareto k̂ is not good
+// (autoKGood or more), where --fullrank auto also fits --fullrank all
+// though the curvature check finds no sd too small: the check is local (a
+// normal view at q's mode) and misses a posterior that is not normal. A
+// materials scientist's Kennedy–O'Hagan calibration (4 params, a GP
+// discrepancy) kept mean-field at seed 2, theta's sd 0.0176 against
+// NUTS's 0.0245, at k̂ 0.59, where all's ELBO is 0.145 higher (3.8
+// standard errors) and its sd 0.0194 (a user trial of 2026-12-02).
+func autoKOff(r *sgvb.Result) bool {
+	return !math.IsNaN(r.ParetoK) && r.ParetoK >= autoKGood
+}
+
 // autoWalkCand returns the banded factor (as autoRefits takes it: h
 // --band 1, or h,g --band 2 for several chains, the widest band) that
 // holds the centred chains the hint of mean-field fit r (settings s)
@@ -212,6 +247,7 @@ func autoRefits(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb
 	best, bestS, bestFlag, seconds := r, s, "", r.Seconds
 	var ended []autoCand // the refits that ended, their ELBOs compared
 	var whys []string    // each comparison's verdict (autoPrefer)
+	var cmps []autoCmp   // each comparison, to word its verdict again
 	var unconv []string  // the refits that ran s.MaxIter steps unconverged
 	elbos := []string{"mean-field " + autoELBOText(r)}
 	warm := refitSettings(s, r)
@@ -285,15 +321,16 @@ func autoRefits(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r *sgvb
 		if bestFlag == "" {
 			tieWhy = tie
 		}
-		take, verdict := autoPrefer(best, r2, keptName, "--fullrank "+flag, tieWhy)
-		whys = append(whys, verdict)
+		cm := autoCmp{best, r2, keptName, "--fullrank " + flag, tieWhy}
+		take, verdict := autoPrefer(cm.kept, cm.cand, cm.keptName, cm.candName, cm.tie, false)
+		whys, cmps = append(whys, verdict), append(cmps, cm)
 		if take {
 			best, bestS, bestFlag = r2, s2, flag
 		}
 	}
 	if bestFlag != "" {
-		if c, why := autoLowerK(ended, bestFlag); c.flag != bestFlag {
-			whys = append(whys, why)
+		var c autoCand
+		if c, whys = autoTieBreak(cmps, whys, ended, bestFlag); c.flag != bestFlag {
 			best, bestS, bestFlag = c.r, c.s, c.flag
 		}
 	}
@@ -473,8 +510,9 @@ func autoELBOText(r *sgvb.Result) string {
 // not "" (the kept fit is the mean-field one, whose sds nothing vouches
 // for: tieChecked, tieUnchecked) the refit is kept, for the reason it
 // gives; otherwise the fit kept so far stays (the group over a later
-// --fullrank all).
-func autoPrefer(kept, cand *sgvb.Result, keptName, candName string, tieWhy string) (bool, string) {
+// --fullrank all). Where overruled (autoLowerK keeps another refit), the
+// verdict of such a tie says what the rule would keep, not that it stays.
+func autoPrefer(kept, cand *sgvb.Result, keptName, candName string, tieWhy string, overruled bool) (bool, string) {
 	switch {
 	case sgvb.Overflows(cand.ELBO, cand.ELBOSE) && !sgvb.Overflows(kept.ELBO, kept.ELBOSE):
 		return false, fmt.Sprintf("%s's ELBO estimate overflows and %s's does not", candName, keptName)
@@ -502,10 +540,39 @@ func autoPrefer(kept, cand *sgvb.Result, keptName, candName string, tieWhy strin
 		return true, fmt.Sprintf("%s, %.1f standard errors higher", diff, z)
 	case z > autoELBOZ:
 		return false, fmt.Sprintf("%s, %.1f standard errors lower", diff, z)
+	case tieWhy != "" && overruled:
+		return true, fmt.Sprintf("%s, within %d standard errors: the estimates cannot tell them apart, and %s, so the refit would be kept", diff, autoELBOZ, tieWhy)
 	case tieWhy != "":
 		return true, fmt.Sprintf("%s, within %d standard errors: the estimates cannot tell them apart, and %s, so the refit is kept", diff, autoELBOZ, tieWhy)
+	case overruled:
+		return false, fmt.Sprintf("%s, within %d standard errors, so %s would stay by the ELBO", diff, autoELBOZ, keptName)
 	}
 	return false, fmt.Sprintf("%s, within %d standard errors, so %s stays", diff, autoELBOZ, keptName)
+}
+
+// autoTieBreak applies autoLowerK to the refits ended after autoRefits'
+// comparisons cmps (their verdicts whys) kept the refit kept, and returns
+// the refit it keeps (autoLowerK's) and the verdicts. Where it keeps another, each
+// comparison's verdict is worded again as overruled, so that none reads
+// as final ("so --fullrank rho+alpha stays; kept --fullrank all" in a
+// Kennedy–O'Hagan trial's note), and its own follows.
+func autoTieBreak(cmps []autoCmp, whys []string, ended []autoCand, kept string) (autoCand, []string) {
+	c, why := autoLowerK(ended, kept)
+	if c.flag == kept {
+		return c, whys
+	}
+	whys = slices.Clone(whys)
+	for i, a := range cmps {
+		_, whys[i] = autoPrefer(a.kept, a.cand, a.keptName, a.candName, a.tie, true)
+	}
+	return c, append(whys, "but "+why)
+}
+
+// autoCmp is one of autoRefits' comparisons (autoPrefer's arguments).
+type autoCmp struct {
+	kept, cand         *sgvb.Result
+	keptName, candName string
+	tie                string
 }
 
 // autoKNoise is how many standard errors of their difference a refit's
