@@ -535,6 +535,9 @@ func readLOOFit(arg string, src sources) (*looFit, error) {
 	if path == "" {
 		return nil, noLOOError(arg)
 	}
+	if filepath.Base(path) == lppdFile {
+		return nil, heldOutCompareError(path)
+	}
 	f, err := readLOOCSV(path, src)
 	if err != nil {
 		return nil, err
@@ -584,6 +587,9 @@ func readLOOFit(arg string, src sources) (*looFit, error) {
 
 // noLOOError explains why the output directory dir has no loo.csv.
 func noLOOError(dir string) error {
+	if lppd := filepath.Join(dir, lppdFile); regularFile(lppd) {
+		return heldOutCompareError(lppd)
+	}
 	ff, err := readFitMeta(filepath.Join(dir, fitFileName), sources{})
 	switch {
 	case err != nil || ff == nil:
@@ -592,6 +598,14 @@ func noLOOError(dir string) error {
 		return fmt.Errorf("%s has no %s: a MAP fit has no draws to weight for leave-one-out; fit a distribution (--family)", dir, looFile)
 	}
 	return fmt.Errorf("%s has no %s: the model %s has no output %s (each observation's log likelihood, from which gpp fit estimates LOO)", dir, looFile, ff.Model, looOutput)
+}
+
+// heldOutCompareError is gpp compare's error for a run's lppd.csv at
+// path: the held-out lppd of a log_lik on data the model does not observe
+// (gpp predict's, or a fit's, heldOutData), which is no LOO estimate of
+// the data the model fits and so not ranked with them.
+func heldOutCompareError(path string) error {
+	return fmt.Errorf("%s is a held-out lppd, not PSIS-LOO: the run's log_lik scores data its model does not observe (new data, or held-out data that no ~ observes), so it has no %s, and gpp compare ranks by the LOO (or K-fold) of the data each model fits; compare models on the same held-out data by their lppd.csv terms (the sum of the differences and √n times their sd), or observe the data with a ~ and rerun for LOO", path, looFile)
 }
 
 // readSampleMeta reads what gpp compare needs of the header of a gpp

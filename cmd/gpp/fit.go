@@ -260,7 +260,8 @@ readable by --init, listing the files written and every warning and hint
 printed), with an output named log_lik
 (Stan's convention: each observation's log likelihood) loo.csv (PSIS
 leave-one-out cross-validation from the draws, each weighted by p/q, with a
-Pareto k̂ per observation), with --profile profile.csv (each statement's
+Pareto k̂ per observation; a log_lik of data that no ~ observes, held-out
+y_new, gets lppd.csv instead, its held-out lppd as gpp predict's), with --profile profile.csv (each statement's
 share of an evaluation of the log joint and its gradient, timed after the
 fit; the table of the costliest is printed) and, with --plots, PNG plots: the ELBO trace,
 intervals.png (a forest plot, as bayesplot's mcmc_intervals: each param
@@ -1577,7 +1578,8 @@ func writeOutputs(cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) ([]str
 	if ds.loo != nil {
 		files = append(files, outputFile{looFile, func(w io.Writer) error { return writeLOOCSV(w, ds) }})
 	}
-	files = append(files, h.heldOut.files()...) // gpp predict's held-out lppd's terms, with log_lik on held-out data
+	files = append(files, h.heldOut.files()...)  // gpp predict's held-out lppd's terms, with log_lik on held-out data
+	files = append(files, ds.heldOut.files()...) // a fit's, with log_lik on data it does not observe
 	if h.evidence != nil {
 		files = append(files, outputFile{evidenceFile, func(w io.Writer) error { return writeEvidenceJSON(w, &h.evidence.file) }})
 	}
@@ -1617,6 +1619,9 @@ func printFitSummary(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st
 // mixture of restarts) and gpp sample's alike.
 func printLOOLines(w io.Writer, ds *drawSet) {
 	printLOO(w, ds.loo)
+	if line := ds.heldOut.text(); line != "" {
+		fmt.Fprintln(w, line)
+	}
 	printMomentMatch(w, ds.mm)
 	if ds.loo != nil {
 		printReloo(w, ds.rl, ds.loo.ELPD)

@@ -265,6 +265,9 @@ func setupKfold(l *pipeline.Loaded, kc *kfoldConfig, con *console) (*kfoldSetup,
 		return su, fmt.Errorf("%s: the model has no output %s (each observation's log likelihood), which K-fold evaluates on the held-out observations", cfg.model, looOutput)
 	}
 	out := m.Outputs[su.ll]
+	if names := heldOutData(m); names != nil {
+		return su, ast.Errorf(out.Pos, "%s reads %s, which no ~ observes: K-fold refits without rows of the data the model observes and scores them by %s, which here scores other data; give %s a term per observation of the data the model fits (gpp fit reports this %s's held-out lppd)", looOutput, joinAnd(names), looOutput, looOutput, looOutput)
+	}
 	if len(out.Shape) != 1 {
 		return su, ast.Errorf(out.Pos, "output %s has shape %s: %s needs a vector, one element per observation (a row of the data)", looOutput, fitfile.ShapeText(out.Shape), su.by())
 	}

@@ -29,17 +29,54 @@ func wantsLOO(m *compile.Model, method sgvb.Method) bool {
 
 // hasLOOOutput reports whether draws of m give leave-one-out
 // cross-validation: m has an output named log_lik and its log density
-// (not gpp predict's model of new data).
+// (not gpp predict's model of new data), and log_lik scores data that m
+// observes (heldOutData).
 func hasLOOOutput(m *compile.Model) bool {
-	if m.Predict() {
-		return false
+	return hasLogLik(m) && heldOutData(m) == nil
+}
+
+// hasLogLik reports whether m has an output named log_lik and its log
+// density (not gpp predict's model of new data).
+func hasLogLik(m *compile.Model) bool {
+	return !m.Predict() && slices.ContainsFunc(m.Outputs, func(o compile.Output) bool { return o.Name == looOutput })
+}
+
+// heldOutData returns the data that m's log_lik scores and m does not
+// observe (compile.Model.HeldOutLogLik; nil: none, no log_lik, or gpp
+// predict's model). PSIS-LOO's weights 1/p(y_i | θ) hold only for the
+// observations of the likelihood, so the fit reports such a log_lik's
+// held-out lppd (heldOutLPPD) as gpp predict does, not LOO. A model that
+// observes no data at all (its ~ lost in an edit, which the checker
+// warns of) keeps its LOO, whose p_loo above the observations is the
+// fit's other sign of it.
+func heldOutData(m *compile.Model) []string {
+	if m.Predict() || m.Info() != nil && m.Info().NoDataObserved != nil {
+		return nil
 	}
-	for _, o := range m.Outputs {
-		if o.Name == looOutput {
-			return true
-		}
+	return m.HeldOutLogLik()
+}
+
+// setHeldOut sets ds.heldOut, the held-out lppd of the draws' log_lik,
+// when m's log_lik scores data that m does not observe (heldOutData).
+func (ds *drawSet) setHeldOut(m *compile.Model) {
+	names := heldOutData(m)
+	if names == nil {
+		return
 	}
-	return false
+	ds.heldOut = heldOutLPPD(ds)
+	if ds.heldOut != nil {
+		ds.heldOut.note = heldOutNote(names)
+	}
+}
+
+// heldOutNote says why a fit of a model whose log_lik reads the held-out
+// data names reports a held-out lppd and no PSIS-LOO.
+func heldOutNote(names []string) string {
+	which := "which no ~ observes"
+	if len(names) > 1 {
+		which = "which no ~ observe"
+	}
+	return fmt.Sprintf("%s reads %s, %s: held-out lppd, not PSIS-LOO (its importance weights 1/p(y_i | θ) hold only for data the likelihood observes); no %s", looOutput, joinAnd(names), which, looFile)
 }
 
 // looVar returns the log_lik output's columns of ds (false: it has none).

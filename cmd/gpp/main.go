@@ -109,7 +109,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // notCommands are other tools' commands that gpp does as part of its
 // own: what to run instead.
 var notCommands = map[string]string{
-	"loo":                 "PSIS-LOO is computed by gpp fit and gpp sample for an output log_lik (loo.csv; docs/inference.md), and gpp compare DIR1 DIR2 ... ranks fits by it",
+	"loo":                 "PSIS-LOO is computed by gpp fit and gpp sample for an output log_lik of the observed data (loo.csv; docs/inference.md), and gpp compare DIR1 DIR2 ... ranks fits by it; a log_lik of data no ~ observes gets its held-out lppd (lppd.csv) instead",
 	"optimize":            "gpp fit --family laplace finds the mode and the normal of its curvature (Stan's optimize and laplace)",
 	"variational":         "gpp fit is variational inference (SGVB)",
 	"generate_quantities": "gpp predict FIT model data evaluates the outputs at a fit's draws",

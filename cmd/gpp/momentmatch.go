@@ -43,7 +43,10 @@ func momentMatchRefusal(cfg *fitConfig, m *compile.Model) string {
 		on   bool
 		name string
 	}{{cfg.momentMatch, "--moment-match"}, {cfg.reloo, "--reloo"}} {
-		if f.on {
+		switch {
+		case f.on && hasLogLik(m):
+			return fmt.Sprintf("%s refines PSIS-LOO, which this model has none of: %s", f.name, heldOutNote(heldOutData(m)))
+		case f.on:
 			return fmt.Sprintf("%s needs an output %s (each observation's log likelihood, for PSIS-LOO): the model has none", f.name, looOutput)
 		}
 	}

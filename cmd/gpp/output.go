@@ -517,6 +517,9 @@ func plannedOutputs(cfg *fitConfig, m *compile.Model) []string {
 		if cfg.sample && hasLOOOutput(m) {
 			names = append(names, looFile)
 		}
+		if cfg.sample && heldOutData(m) != nil {
+			names = append(names, lppdFile)
+		}
 		if cfg.predict != "" && hasHeldOutLogLik(m) {
 			names = append(names, lppdFile)
 		}
@@ -540,6 +543,9 @@ func plannedOutputs(cfg *fitConfig, m *compile.Model) []string {
 	names := []string{summaryFile, drawsFile, elboFile, fitFileName}
 	if wantsLOO(m, cfg.settings.Method) {
 		names = append(names, looFile)
+	}
+	if heldOutData(m) != nil {
+		names = append(names, lppdFile)
 	}
 	if cfg.evidence {
 		names = append(names, evidenceFile)
@@ -810,7 +816,10 @@ type drawSet struct {
 	badLogp int
 	logpErr error
 	loo     *sgvb.LOO // PSIS-LOO from the log_lik output (nil: none; see wantsLOO)
-	looObs  []int     // the log_lik elements (j of its v.elems) that loo's Points are, in order
+	// heldOut is the held-out lppd of a log_lik that scores data the
+	// model does not observe (heldOutData), in place of loo (nil: none).
+	heldOut *heldOut
+	looObs  []int // the log_lik elements (j of its v.elems) that loo's Points are, in order
 	// waic is the WAIC of the output draws' log_lik at looObs (nil: no
 	// LOO), unweighted: for a fit, q's and not the posterior's.
 	waic *sgvb.WAIC
@@ -1164,6 +1173,7 @@ func makeDrawsPaced(r *sgvb.Result, mix *sgvb.Mixture, m *compile.Model, n int, 
 		ds.loo, ds.looObs = lw.loo(), lw.obs
 		ds.pitDraws = lw.pitDraws(ds)
 	}
+	ds.setHeldOut(m)
 	return ds, nil
 }
 

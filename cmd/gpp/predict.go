@@ -540,6 +540,9 @@ type heldOut struct {
 	draws   int       // S, the draws the terms average over
 	sum, se float64
 	line    string // the summary's held-out line
+	// note, for a fit (not gpp predict), says why its log_lik gives a
+	// held-out lppd and no LOO (heldOutNote); the line's second.
+	note string
 }
 
 // heldOutLPPD sums the log predictive density of the new data that an
@@ -586,10 +589,14 @@ func heldOutLPPD(ds *drawSet) *heldOut {
 	return h
 }
 
-// text is the summary's held-out line, "" for a nil h (no log_lik).
+// text is the summary's held-out line, with its note on a line of its
+// own, "" for a nil h (no log_lik).
 func (h *heldOut) text() string {
-	if h == nil {
+	switch {
+	case h == nil:
 		return ""
+	case h.note != "":
+		return h.line + "\n             " + h.note
 	}
 	return h.line
 }

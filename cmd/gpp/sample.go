@@ -1700,6 +1700,7 @@ func writeSampleOutputs(cfg *fitConfig, sc *sampleConfig, h drawsHeader, sd *sam
 	if sd.ds.loo != nil {
 		files = append(files, outputFile{looFile, func(w io.Writer) error { return writeLOOCSV(w, sd.ds) }})
 	}
+	files = append(files, sd.ds.heldOut.files()...) // log_lik on data the model does not observe
 	if cfg.against != "" {
 		files = append(files, outputFile{againstFile, func(w io.Writer) error { return writeAgainstCSV(w, against, am) }})
 	}

@@ -18,6 +18,7 @@ import (
 // (looObservations), each with its relative efficiency from the chains.
 func sampleLOO(sd *sampleDraws, m *compile.Model) {
 	if !hasLOOOutput(m) {
+		sd.ds.setHeldOut(m)
 		return
 	}
 	ds := sd.ds

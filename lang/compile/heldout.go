@@ -1,0 +1,75 @@
+package compile
+
+import (
+	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/check"
+	"github.com/gpplang/gpp/stdlib"
+)
+
+// HeldOutLogLik returns the data, by name in order of reading, that the
+// output log_lik reads as the value of a logpdf, logcdf or logccdf
+// (directly or through the lets it reads) and that the model does not
+// observe: no ~ on them and no target += or ~ on an expression reading
+// them (observations). Such a log_lik scores held-out data (y_new of a
+// calibration's new inputs), whose mean density over the draws is a
+// held-out lppd and no PSIS-LOO, whose weights 1/p(y_i | θ) hold only for
+// observations the likelihood has. nil when log_lik reads none, or the
+// model has no log_lik.
+func (m *Model) HeldOutLogLik() []string {
+	if m.file == nil || m.info == nil {
+		return nil
+	}
+	tildes, firstUse := observations(m.file, m.info)
+	var names []string
+	seen := map[*check.Symbol]bool{}
+	lets := map[[2]any]bool{} // the lets walked, as value or not
+	var visit func(e ast.Node, value bool)
+	visit = func(e ast.Node, value bool) {
+		ast.Inspect(e, func(n ast.Node) bool {
+			if ix, ok := n.(*ast.IndexExpr); ok && value {
+				// y_new[idx]: idx picks the cells, it is no value
+				visit(ix.X, true)
+				for _, i := range ix.Indices {
+					visit(i, false)
+				}
+				return false
+			}
+			if call, ok := n.(*ast.CallExpr); ok {
+				if fn := m.info.Calls[call]; fn != nil && fn.Shape == stdlib.LogPDF && len(call.Args) > 0 {
+					visit(call.Args[0], true)
+					for _, a := range call.Args[1:] {
+						visit(a, value)
+					}
+					return false
+				}
+				return true
+			}
+			id, ok := n.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			sym := m.info.Uses[id]
+			switch {
+			case sym == nil:
+			case sym.Kind == check.Data && value && !seen[sym]:
+				seen[sym] = true
+				if _, read := firstUse[sym]; !read && len(tildes[sym]) == 0 {
+					names = append(names, sym.Name)
+				}
+			case sym.Kind == check.Let:
+				if ls, ok := sym.Decl.(*ast.LetStmt); ok && !lets[[2]any{sym, value}] {
+					lets[[2]any{sym, value}] = true
+					visit(ls.Value, value)
+				}
+			}
+			return true
+		})
+	}
+	ast.Inspect(m.file, func(n ast.Node) bool {
+		if o, ok := n.(*ast.OutputStmt); ok && o.Name.Name == check.LogLikOutput && o.Value != nil {
+			visit(o.Value, false)
+		}
+		return true
+	})
+	return names
+}
