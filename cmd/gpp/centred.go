@@ -509,7 +509,8 @@ func dropLoopIndex(e ast.Expr, loop *ast.ForStmt, info *check.Info) ast.Expr {
 // parameterisationHints returns the hints of gpp fit and the REPL's :fit
 // on the model's parameterisation and q's family, in the order printed:
 // normal–normal hierarchies that integrate out (marginalHints) and
-// random effects with a known covariance (knownCovHints), in place
+// random effects with a known covariance (knownCovHints) and
+// errors-in-variables regressions (eivHints), in place
 // of the centred or non-centred hint on their params, which neither form
 // mends (a meta-analysis: mu's sd and tau's upper tail short either way),
 // then centred hierarchies' (centredHints), the mirror case of non-centred
@@ -542,6 +543,14 @@ func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, pare
 		covered[lat] = true
 	}
 	hints = append(hints, kh...)
+	eh, ec := eivHints(l.File, l.Info, paretoK, relESS)
+	for _, lat := range ec {
+		if covered == nil {
+			covered = map[*check.Latent]bool{}
+		}
+		covered[lat] = true
+	}
+	hints = append(hints, eh...)
 	cs := slices.DeleteFunc(centredParams(l.File, l.Info), func(p centredParam) bool { return covered[p.lat] })
 	ncs := slices.DeleteFunc(nonCentredParams(l.File, l.Info), func(p nonCentredParam) bool { return covered[p.lat] })
 	hints = append(hints, centredHintsOf(cs, paretoK, relESS)...)

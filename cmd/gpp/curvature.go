@@ -405,11 +405,12 @@ const ridgeLead = "a direction is not identified"
 
 // scaledPair is a ~ statement on the param variate whose sigma reads the
 // param scale (check.Info.ScaleParams): loglam[1:] ~ Normal(loglam[:T-1],
-// sig) scales loglam by sig; walk is the chain the statement makes, nil
-// where it makes none.
+// sig) scales loglam by sig, and so does a declaration's prior (param
+// u_t: real[J] ~ Normal(0, tau_t), stmt the *ast.ParamDecl); walk is the
+// chain the statement makes, nil where it makes none.
 type scaledPair struct {
 	scale, variate string
-	stmt           *ast.TildeStmt
+	stmt           ast.Stmt
 	walk           *walkParam
 }
 
@@ -421,6 +422,13 @@ func scaledPairs(l *pipeline.Loaded) []scaledPair {
 	walks := walkParams(l.File, l.Info, missingLatents(l.Model))
 	var out []scaledPair
 	for _, lat := range l.Info.Latents {
+		if lat.Prior != nil && lat.Decl != nil { // the declaration's ~, a TildeStmt to ScaleParams
+			for _, sc := range l.Info.ScaleParams(&ast.TildeStmt{Dist: lat.Prior}) {
+				if sc != lat.Name {
+					out = append(out, scaledPair{scale: sc, variate: lat.Name, stmt: lat.Decl})
+				}
+			}
+		}
 		for _, t := range lat.Tildes {
 			for _, sc := range l.Info.ScaleParams(t) {
 				if sc == lat.Name {
