@@ -217,7 +217,7 @@ func bind(info *check.Info, inputs []Input, sets map[string]string, partial bool
 			continue
 		}
 		b.checkSize(d, sz)
-		b.out[d.Name] = &Array{Name: d.Name, Values: []float64{float64(sz.n)}, Int: true, Pos: sz.pos}
+		b.out[d.Name] = &Array{Name: d.Name, Values: []float64{float64(sz.n)}, Int: true, Pos: sz.pos, sizeFrom: sz.from}
 	}
 	b.emptyColumns()
 	b.orderUnused()
@@ -327,6 +327,31 @@ type sizeBinding struct {
 	n    int
 	pos  ast.Pos // where the size was read
 	what string  // e.g. "axis 0 of Y"
+	from string  // for a size bound by a shape, its source: "the rows of teachers.csv"
+}
+
+// sizeFrom says where axis axis of d's value a, which binds a size, came
+// from, for errors that show the size: "the rows of teachers.csv" for a
+// CSV file's rows, "the columns of X in x.csv", or "the length of
+// `tschool` in d.json".
+func (b *binder) sizeFrom(d *check.DataVar, a *Array, axis int) string {
+	file := a.Pos.File
+	if file == "" {
+		return ""
+	}
+	for _, in := range b.inputs {
+		if in.Table == nil || in.Table.File != file {
+			continue
+		}
+		if axis == 0 && axis < len(a.Shape) && a.Shape[0] == in.Table.Rows {
+			return "the rows of " + file
+		}
+		return fmt.Sprintf("the columns of `%s` in %s", d.Name, file) // a matrix's, or a vector's from x.1, x.2, ...
+	}
+	if len(d.Dims) == 1 {
+		return fmt.Sprintf("the length of `%s` in %s", d.Name, file)
+	}
+	return fmt.Sprintf("axis %d of `%s` in %s", axis, d.Name, file)
 }
 
 type binder struct {
@@ -572,7 +597,7 @@ func (b *binder) bindInferred() {
 			}
 			continue
 		}
-		a := &Array{Name: d.Name, Values: []float64{float64(sz.n)}, Int: true, Pos: sz.pos}
+		a := &Array{Name: d.Name, Values: []float64{float64(sz.n)}, Int: true, Pos: sz.pos, sizeFrom: sz.from}
 		if b.checkValues(d, a, fmt.Sprintf("`%s`, the number of %s, is declared %s at %s", d.Name, sz.what, d.TypeString(), d.Pos)) {
 			b.out[d.Name] = a
 		}
@@ -996,7 +1021,8 @@ func (b *binder) expected(d *check.DataVar) string {
 	}
 	var have []string
 	columnFile := map[string]string{} // the file of a CSV column, for a misspelt declaration's hint
-	hint := ""                        // for a file of one column, which the separators may explain
+	columnTable := map[string]*Table{}
+	hint := "" // for a file of one column, which the separators may explain
 	for _, in := range b.inputs {
 		if in.Name != "" {
 			continue
@@ -1006,6 +1032,7 @@ func (b *binder) expected(d *check.DataVar) string {
 				have = append(have, c.Name)
 				if _, ok := columnFile[c.Name]; !ok {
 					columnFile[c.Name] = in.Table.File
+					columnTable[c.Name] = in.Table
 				}
 			}
 			if len(in.Table.Columns) == 1 && hint == "" {
@@ -1021,15 +1048,47 @@ func (b *binder) expected(d *check.DataVar) string {
 		have = slices.Compact(have) // a column of two files, named once
 		s += "; the data has " + textenc.EscapeBidi(someNames(have)) + hint
 		if best := check.Suggest(d.Name, have); best != "" && len(d.Dims) <= 1 { // a matrix binds columns X.1, X.2, ...
-			s += fmt.Sprintf("; did you mean %q?", textenc.EscapeBidi(best))
-			if file := columnFile[best]; file != "" && len(d.Dims) == 1 {
-				s += fmt.Sprintf(" (rename the column or the declaration, or give %s=%s:%s)", d.Name, file, textenc.EscapeBidi(best))
+			file := columnFile[best]
+			other, by := "", ""
+			if file != "" && len(d.Dims) == 1 {
+				other, by = b.rowsBindOther(d, columnTable[best])
+			}
+			switch {
+			case other != "":
+				// the column would bind d's size to rows that give another
+				s += fmt.Sprintf("; not column %q of %s, whose rows give %s (the rows of `%s`): %s=%s:%s would make %s = %d, the rows of %s, too; `%s` has one value per %s, a table of its own: give its file",
+					textenc.EscapeBidi(best), file, other, by, d.Name, file, textenc.EscapeBidi(best), d.Dims[0].Name, columnTable[best].Rows, file, d.Name, d.Dims[0].Name)
+			case file != "" && len(d.Dims) == 1:
+				s += fmt.Sprintf("; did you mean %q? (rename the column or the declaration, or give %s=%s:%s)", textenc.EscapeBidi(best), d.Name, file, textenc.EscapeBidi(best))
+			default:
+				s += fmt.Sprintf("; did you mean %q?", textenc.EscapeBidi(best))
 			}
 		}
 	} else if len(b.inputs) == 0 {
 		s += "; no data files were given"
 	}
 	return s
+}
+
+// rowsBindOther returns, for vector d sized by a size name, the other
+// size name that the rows of t bind (by a column of t named for a vector
+// declared with it) and that declaration: a column of t given as d would
+// make d's size t's row count too, silently (tschool[J] from a column of
+// students.csv, whose rows give N). "" when there is none.
+func (b *binder) rowsBindOther(d *check.DataVar, t *Table) (size, by string) {
+	dim := d.Dims[0]
+	if t == nil || dim.Known() || dim.Derived || dim.Name == "" {
+		return "", ""
+	}
+	for _, e := range b.info.Data {
+		if e == d || e.Implicit || len(e.Dims) != 1 || t.Column(e.Name) == nil {
+			continue
+		}
+		if o := e.Dims[0]; !o.Known() && !o.Derived && o.Name != "" && o.Name != dim.Name {
+			return o.Name, e.Name
+		}
+	}
+	return "", ""
 }
 
 // checkSize checks the values that a JSON key or --set gives for size name
@@ -1254,7 +1313,7 @@ func (b *binder) check(d *check.DataVar, a *Array) {
 				return
 			}
 			if _, ok := b.sizes[dim.Name]; !ok {
-				b.sizes[dim.Name] = sizeBinding{n: n, pos: a.Pos, what: fmt.Sprintf("%s of %s", axisWord(len(d.Dims), axis), d.Name)}
+				b.sizes[dim.Name] = sizeBinding{n: n, pos: a.Pos, what: fmt.Sprintf("%s of %s", axisWord(len(d.Dims), axis), d.Name), from: b.sizeFrom(d, a, axis)}
 			}
 		}
 	}

@@ -240,6 +240,12 @@ func TestBindErrors(t *testing.T) {
 		{"column of another case", "data Alcohol: real[N]\n", func(t *testing.T) []Input {
 			return []Input{csvInput(t, "", "d.csv", "alcohol,proline\n1,2\n")}
 		}, nil, "; did you mean \"alcohol\"? (rename the column or the declaration, or give Alcohol=d.csv:alcohol)\x00"},
+		{"per-level table: a column of the rows that give another size is not offered", "data tschool: int[J]\ndata teacher: int<upper=J-1>[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "students.csv", "teacher,school\n0,0\n1,0\n2,1\n")}
+		}, nil, "; the data has school, teacher; not column \"school\" of students.csv, whose rows give N (the rows of `teacher`): tschool=students.csv:school would make J = 3, the rows of students.csv, too; `tschool` has one value per J, a table of its own: give its file\x00"},
+		{"a table of the same size is offered", "data tschool: int[N]\ndata teacher: int[N]\n", func(t *testing.T) []Input {
+			return []Input{csvInput(t, "", "students.csv", "teacher,school\n0,0\n1,0\n2,1\n")}
+		}, nil, "; did you mean \"school\"? (rename the column or the declaration, or give tschool=students.csv:school)\x00"},
 		{"misspelt JSON key: no column binding offered", "data sigmaa: real\n", func(t *testing.T) []Input {
 			return []Input{jsonInput(t, "d.json", `{"sigma": 1}`)}
 		}, nil, "; the data has sigma; did you mean \"sigma\"?\x00"},

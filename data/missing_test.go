@@ -145,6 +145,32 @@ func TestMissingErrors(t *testing.T) {
 	}
 }
 
+// TestMissingLevelTable: a missing cell of a table of levels read by
+// position (a teacher's school, row k teacher k) is to be filled in, not
+// its row dropped, which would shift every later teacher's school; a
+// missing cell of a per-observation column (a student's teacher) still
+// may be dropped with its row.
+func TestMissingLevelTable(t *testing.T) {
+	const model = "data tschool: int[J]\ndata teacher: int[N]\ndata y: real[N]\nparam u: real[3] ~ Normal(0, 1)\nlet v = u[tschool]\ny ~ Normal(v[teacher], 1)\n"
+	const fill = "; fill in the cell; do not drop its row: "
+	for _, c := range []struct{ name, model, students, teachers, want string }{
+		{"a table of another size", model, "teacher,y\n0,1\n1,2\n2,0\n", "tschool\n0\nNA\n",
+			"teachers.csv:3:1: column \"tschool\": \"NA\" is read as a missing value: `tschool` is int data read only as an index (tschool at m.gpp:5:11): a missing cell is a missing index (an edge's node id, an observation's group), which names no element and is no count or class to infer: the row is incomplete" + fill + "`tschool` is a table of one row per level of J (not one per observation: the data a ~ observes have N rows), read by position: its row k is level k, so dropping a row would shift every later level's value to the level before\x00"},
+		{"the rows of the observations", model, "teacher,y\n0,1\nNA,2\n2,0\n", "tschool\n0\n1\n",
+			"the row is incomplete; drop or fill in the rows with missing `teacher`\x00"},
+		{"read by an index of data", "data x: real[N]\ndata g: int[N]\ndata y: real[N]\ny ~ Normal(x[g], 1)\n", "g,y,x\n0,1,0.5\n1,2,NA\n", "t\n1\n",
+			fill + "`x` is read by position (x[g] at m.gpp:4:12): its row k is level k, so dropping a row"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			info := checked(t, c.model)
+			_, err := Bind(info, []Input{csvInput(t, "", "students.csv", c.students), csvInput(t, "", "teachers.csv", c.teachers)}, nil)
+			if err == nil || !strings.Contains(err.Error()+"\x00", c.want) {
+				t.Errorf("error:\n%v\nwant it to contain:\n%s", err, c.want)
+			}
+		})
+	}
+}
+
 // TestMissingBlankTail: blank lines at the end of a one-column file are
 // missing values, as pandas writes a missing last value, but an editor
 // leaves them too: the note that fits them and the error that refuses

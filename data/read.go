@@ -83,6 +83,9 @@ type Array struct {
 	// Levels is how Bind coded the labels of a CSV column into this
 	// value's ints, or nil when it was given as numbers.
 	Levels *Levels
+	// sizeFrom is, for a size bound by the shape of other data, where
+	// that shape came from ("the rows of teachers.csv"); see SizeFrom.
+	sizeFrom string
 	// codesNote is, for an int size bound from the largest value of the
 	// numeric ids it bounds (boundByCodes), the note that says so; ""
 	// for any other value.
@@ -146,6 +149,11 @@ func (a *Array) isMissing(i int) bool {
 	_, ok := slices.BinarySearch(a.Missing, i)
 	return ok
 }
+
+// SizeFrom says where a size bound by the shape of other data came from
+// ("the rows of teachers.csv"), for errors that show its value; "" for
+// any other value.
+func (a *Array) SizeFrom() string { return a.sizeFrom }
 
 // Err returns why the value is not numbers of one shape — the first CSV
 // cell that is not a number, or a JSON value of another type or shape — or

@@ -12,7 +12,8 @@ import (
 func TestIndexOutputWarning(t *testing.T) {
 	dir := t.TempDir()
 	m := writeFile(t, dir, "m.gpp", "data y: real[N]\nparam u: real[N] ~ Normal(0, 1)\ny ~ Normal(u, 1)\n"+
-		"output r = sort_indices_desc(u)\noutput best = (sort_indices_desc(u))[0]\noutput rk = rank(u, 0)\n")
+		"output r = sort_indices_desc(u)\noutput best = (sort_indices_desc(u))[0]\noutput rk = rank(u, 0)\n"+
+		"output ranks = sort_indices_asc(sort_indices_asc(u))\noutput ranks0 = sort_indices_asc(sort_indices_desc(u))[0]\noutput back = sort_indices_desc(sort_indices_asc(u))\n")
 	d := writeFile(t, dir, "d.json", `{"N": 3, "y": [0, 10, 0]}`) // u[1] near 5, the others near 0
 	for _, cmd := range []string{"fit", "sample"} {
 		code, _, stderr := runSafe(t, cmd, m, d, "--out", dir+"/"+cmd, "--quiet")
@@ -22,13 +23,16 @@ func TestIndexOutputWarning(t *testing.T) {
 		for _, want := range []string{
 			"warning: r = sort_indices_desc(u) holds indices: the mean and sd of each element are of index numbers",
 			"warning: best = (sort_indices_desc(u))[0] is an index: its mean and sd are of index numbers, which name elements and measure nothing; its most frequent value is 1, in ",
+			"warning: back = sort_indices_desc(sort_indices_asc(u)) holds indices",
 		} {
 			if !strings.Contains(stderr, want) {
 				t.Errorf("%s: no %q in:\n%s", cmd, want, stderr)
 			}
 		}
-		if strings.Contains(stderr, "rk = ") {
-			t.Errorf("%s: the rank is warned of:\n%s", cmd, stderr)
+		for _, rank := range []string{"rk = ", "ranks = ", "ranks0 = "} { // ranks: sort_indices_asc inverts a permutation
+			if strings.Contains(stderr, rank) {
+				t.Errorf("%s: the rank %q is warned of:\n%s", cmd, rank, stderr)
+			}
 		}
 	}
 }

@@ -1444,6 +1444,13 @@ func inexactWarnings(ds *drawSet, info *check.Info) []string {
 	return out
 }
 
+// isSortIndices reports whether e is a call of sort_indices_asc or
+// sort_indices_desc.
+func isSortIndices(e ast.Expr) bool {
+	c, ok := e.(*ast.CallExpr)
+	return ok && (c.Fun.Name == "sort_indices_asc" || c.Fun.Name == "sort_indices_desc")
+}
+
 // indexWarnings returns, for every output whose values are indices that
 // sort_indices_asc or sort_indices_desc gives (the output itself, or an
 // element of it: the best of N, sort_indices_desc(u)[0]), that the
@@ -1460,7 +1467,9 @@ func indexWarnings(ds *drawSet, info *check.Info) []string {
 		if ix, ok := e.(*ast.IndexExpr); ok {
 			e = ast.Unparen(ix.X)
 		}
-		if c, ok := e.(*ast.CallExpr); ok && (c.Fun.Name == "sort_indices_asc" || c.Fun.Name == "sort_indices_desc") {
+		if c, ok := e.(*ast.CallExpr); ok && isSortIndices(c) && !(c.Fun.Name == "sort_indices_asc" && len(c.Args) == 1 && isSortIndices(ast.Unparen(c.Args[0]))) {
+			// sort_indices_asc of sort_indices_*(x) inverts the permutation:
+			// each element's rank, a count whose mean is meaningful
 			from[o.Name] = ast.FormatExpr(o.Value)
 		}
 	}

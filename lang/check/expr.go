@@ -756,6 +756,9 @@ func (c *checker) call(e *ast.CallExpr) Type {
 					why = ": " + w
 				}
 			}
+			if why == "" { // the arguments' values, which show the one out of the domain
+				why = ": " + foldArgs(f.Name, e.Args, vals)
+			}
 			c.errorf(e.Fun.NamePos, "`%s` is not a number%s", exprString(e), why)
 			return invalid
 		}
@@ -1996,4 +1999,22 @@ func pairwiseAdvice(e *ast.BinaryExpr, xs, ys, shape Shape) string {
 	}
 	return fmt.Sprintf("broadcasting would stretch both %s and %s (a column against a row), which gpp does not do; for the %s, the [%s, %s] table, make one side a matrix, which then broadcasts with the other: %s %s %s",
 		xs, ys, what, n, m, l, e.Op, r)
+}
+
+// foldArgs shows the values of a constant call's arguments, for the error
+// when it is not a number: "sqrt of -0.1667 (`1 / rel - 1`)".
+func foldArgs(name string, args []ast.Expr, vals []float64) string {
+	parts := make([]string, len(vals))
+	for i, v := range vals {
+		parts[i] = strconv.FormatFloat(v, 'g', 6, 64)
+		if i < len(args) {
+			if text := exprString(args[i]); text != parts[i] { // not a literal
+				parts[i] += " (`" + text + "`)"
+			}
+		}
+	}
+	if len(parts) == 1 {
+		return name + " of " + parts[0]
+	}
+	return name + " of " + strings.Join(parts, ", ")
 }

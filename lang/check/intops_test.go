@@ -70,7 +70,7 @@ func TestIntOpErrors(t *testing.T) {
 		{"output o = k %/% (3 - 3)", "m.gpp:5:18: integer division by zero"},
 		{"const K = 5 % 2.0", "m.gpp:5:15: % is the remainder of ints, and `2.0` is real: the remainder of reals is fmod(5, 2.0)"},
 		{"output o = to_int(mu) % 2", "m.gpp:5:19: to_int needs argument 1 (x) known before the fit (data, constants and lets of them); `mu` is the param `mu`: an int is known when the model compiles (an index, a size); trunc(x) is a real of a param"},
-		{"const K = to_int(not_a_number())", "m.gpp:5:11: `to_int(not_a_number())` is not a number"},
+		{"const K = to_int(not_a_number())", "m.gpp:5:11: `to_int(not_a_number())` is not a number: to_int of NaN (`not_a_number()`)"},
 		{"output o = n % 3 + k %/% 2 + to_int(x * 2) % 3", ""},
 	} {
 		wantOneError(t, head+c.src+"\n", c.want)

@@ -247,6 +247,15 @@ func (c *checker) missingData() {
 	if len(covariates) > 1 {
 		together = c.imputableTogether(covariates)
 	}
+	// rowSizes: the sizes of the rows of the data a ~ observes (N), so
+	// that data of another size (J) is a table of levels
+	rowSizes := map[string]bool{}
+	for sym, o := range obs {
+		if dv := c.info.DataVar(sym.Name); sym.Kind == Data && o.tilde && dv != nil && len(dv.Dims) > 0 {
+			rowSizes[dv.Dims[0].String()] = true
+		}
+	}
+	byData := c.indexedByData()
 	for _, d := range c.info.Data {
 		if d.Implicit {
 			continue
@@ -313,6 +322,9 @@ func (c *checker) missingData() {
 			// each missing cell is a leaf: summed out unless a read at
 			// constant indices is of it (DataVar.LeavesOut)
 			d.LeftOut, d.LeafReads, d.Fill = true, o.constReads, d.Missing.interior()
+		}
+		if d.Remedy == "" && d.Missing == nil {
+			d.Remedy = levelRemedy(d, rowSizes, byData[d.Symbol])
 		}
 	}
 }
@@ -850,4 +862,71 @@ func (c *checker) indexOnly() map[*Symbol]ast.Pos {
 		}
 	}
 	return first
+}
+
+// indexedByData returns, for each data symbol read as x[g] with g int
+// data of one value per row (a group's value looked up for each row),
+// the first such read.
+func (c *checker) indexedByData() map[*Symbol]*ast.IndexExpr {
+	out := map[*Symbol]*ast.IndexExpr{}
+	ast.Inspect(c.file, func(n ast.Node) bool {
+		x, ok := n.(*ast.IndexExpr)
+		if !ok {
+			return true
+		}
+		base, ok := ast.Unparen(x.X).(*ast.Ident)
+		if !ok {
+			return true
+		}
+		sym := c.info.Uses[base]
+		if sym == nil || sym.Kind != Data || out[sym] != nil {
+			return true
+		}
+		for _, ix := range x.Indices {
+			id, ok := ast.Unparen(ix).(*ast.Ident)
+			if !ok {
+				continue
+			}
+			if g := c.info.Uses[id]; g != nil && g.Kind == Data {
+				if gv := c.info.DataVar(g.Name); gv != nil && gv.Elem == Int && len(gv.Dims) == 1 {
+					out[sym] = x
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// levelRemedy is what to do about a missing cell of d when d is a table
+// of levels read by position (one row per teacher, its row k teacher k):
+// fill it in, since dropping its row would shift every later level's
+// value; "" for data with a row per observation, whose rows may be
+// dropped. d is such a table when a size other than the observed data's
+// rows sizes it (J, where the outcome has N rows), or when int data index
+// it (x[teacher]).
+func levelRemedy(d *DataVar, rowSizes map[string]bool, at *ast.IndexExpr) string {
+	if len(d.Dims) == 0 {
+		return ""
+	}
+	size := d.Dims[0].String()
+	var why string
+	switch {
+	case at != nil:
+		why = fmt.Sprintf("`%s` is read by position (%s at %s): its row k is level k", d.Name, exprString(at), at.Pos())
+	case len(rowSizes) > 0 && !rowSizes[size]:
+		why = fmt.Sprintf("`%s` is a table of one row per level of %s (not one per observation: the data a ~ observes have %s rows), read by position: its row k is level k", d.Name, size, strings.Join(sortedKeys(rowSizes), " or "))
+	default:
+		return ""
+	}
+	return fmt.Sprintf("fill in the cell; do not drop its row: %s, so dropping a row would shift every later level's value to the level before", why)
+}
+
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/lang/ast"
@@ -101,9 +102,9 @@ func (l *lowerer) checkDataBound(d *check.DataVar, a *data.Array, e ast.Expr, wh
 		}
 		b := v[k]
 		if which == "lower" && !(x >= b) || which == "upper" && !(x <= b) {
-			return ast.Errorf(a.Locate(i), "%s: value %s is %s its %s bound %s = %s%s; `%s` is declared %s at %s",
+			return ast.Errorf(a.Locate(i), "%s: value %s is %s its %s bound %s = %s%s%s; `%s` is declared %s at %s",
 				a.Name, strconv.FormatFloat(x, 'g', -1, 64), map[string]string{"lower": "below", "upper": "above"}[which], which,
-				boundElem(e, cells != nil, perElem, k, sh), strconv.FormatFloat(b, 'g', -1, 64), boundCell(e, cells, k),
+				boundElem(e, cells != nil, perElem, k, sh), strconv.FormatFloat(b, 'g', -1, 64), boundCell(e, cells, k), l.sizesFrom(e),
 				d.Name, d.TypeString(), d.Pos)
 		}
 	}
@@ -136,4 +137,31 @@ func boundCell(e ast.Expr, cells *data.Array, k int) string {
 		return ""
 	}
 	return fmt.Sprintf(" (%s's cell %s)", ast.FormatExpr(e), at)
+}
+
+// sizesFrom says where the sizes that bound e reads were bound from by
+// the shape of other data: " (J = 199: the rows of teachers.csv)", so
+// that a file cut short shows as the cause; "" when none was.
+func (l *lowerer) sizesFrom(e ast.Expr) string {
+	var notes []string
+	seen := map[string]bool{}
+	ast.Inspect(e, func(n ast.Node) bool {
+		x, isIdent := n.(*ast.Ident)
+		if !isIdent {
+			return true
+		}
+		sym := l.info.Uses[x]
+		if sym == nil || sym.Kind != check.Data || seen[sym.Name] {
+			return true
+		}
+		seen[sym.Name] = true
+		if a := l.data[sym.Name]; a != nil && len(a.Values) == 1 && a.SizeFrom() != "" {
+			notes = append(notes, fmt.Sprintf("%s = %s: %s", sym.Name, strconv.FormatFloat(a.Values[0], 'g', -1, 64), a.SizeFrom()))
+		}
+		return true
+	})
+	if len(notes) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(notes, "; ") + ")"
 }

@@ -116,6 +116,41 @@ z ~ Normal(mu, 1)
 	}
 }
 
+// TestDataBoundSizeFrom: a bound that reads a size bound by a file's rows
+// says so, so that a table cut short (teachers.csv of 199 rows, not 200)
+// shows as the cause of the error at a student's row.
+func TestDataBoundSizeFrom(t *testing.T) {
+	csv := func(file, text string) data.Input {
+		tab, err := data.ReadCSV(file, strings.NewReader(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data.Input{File: file, Table: tab}
+	}
+	src := `data J: int
+data tschool: int<lower=0>[J]
+data teacher: int<lower=0, upper=J-1>[N]
+data y: real[N]
+param u: real[J] ~ Normal(0, 1)
+y ~ Normal(u[teacher], 1)
+`
+	_, err := compileSrcErr(t, "m.gpp", src, nil, csv("students.csv", "teacher,y\n0,1\n2,1\n1,0\n"), csv("teachers.csv", "tschool\n0\n1\n"))
+	want := "students.csv:3:1: teacher: value 2 is above its upper bound `J - 1` = 1 (J = 2: the rows of teachers.csv); `teacher` is declared int<lower=0, upper=J - 1>[N] at m.gpp:3:6"
+	if err == nil || err.Error() != want {
+		t.Errorf("error\n%v\nwant\n%s", err, want)
+	}
+	// tschool in a JSON file
+	_, err = compileSrcErr(t, "m.gpp", src, nil, csv("students.csv", "teacher,y\n0,1\n2,1\n1,0\n"), jsonData(t, `{"tschool": [0, 1]}`))
+	if err == nil || !strings.Contains(err.Error(), "(J = 2: the length of `tschool` in d.json)") {
+		t.Errorf("tschool from JSON: %v", err)
+	}
+	// J given in a JSON file: its value is data, and no shape is named
+	_, err = compileSrcErr(t, "m.gpp", src, nil, csv("students.csv", "teacher,y\n0,1\n2,1\n1,0\n"), jsonData(t, `{"J": 2, "tschool": [0, 1]}`))
+	if err == nil || strings.Contains(err.Error(), "J = 2:") {
+		t.Errorf("J from JSON: %v", err)
+	}
+}
+
 // TestDataElemBoundsMissing: a missing cell of bounded data (a value gpp
 // predict draws) is not checked against its bound; the others are.
 func TestDataElemBoundsMissing(t *testing.T) {
