@@ -2,6 +2,7 @@ package compile
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -102,8 +103,20 @@ func (l *lowerer) checkDataBound(d *check.DataVar, a *data.Array, e ast.Expr, wh
 		}
 		b := v[k]
 		if which == "lower" && !(x >= b) || which == "upper" && !(x <= b) {
-			return ast.Errorf(a.Locate(i), "%s: value %s is %s its %s bound %s = %s%s%s; `%s` is declared %s at %s",
-				a.Name, strconv.FormatFloat(x, 'g', -1, 64), map[string]string{"lower": "below", "upper": "above"}[which], which,
+			val := "value " + strconv.FormatFloat(x, 'g', -1, 64)
+			if lv := a.Levels; lv != nil && x == math.Trunc(x) && int(x)-lv.First >= 0 && int(x)-lv.First < len(lv.Labels) {
+				// a column of labels: the cell holds the label, not its code
+				label := lv.Labels[int(x)-lv.First]
+				val = fmt.Sprintf("label %q, coded %s of %d labels,", label, strconv.FormatFloat(x, 'g', -1, 64), len(lv.Labels))
+				for _, o := range lv.Labels {
+					if o != label && strings.EqualFold(o, label) { // st05 beside ST05: one label twice
+						val = fmt.Sprintf("label %q (%q but for case), coded %s of %d labels,", label, o, strconv.FormatFloat(x, 'g', -1, 64), len(lv.Labels))
+						break
+					}
+				}
+			}
+			return ast.Errorf(a.Locate(i), "%s: %s is %s its %s bound %s = %s%s%s; `%s` is declared %s at %s",
+				a.Name, val, map[string]string{"lower": "below", "upper": "above"}[which], which,
 				boundElem(e, cells != nil, perElem, k, sh), strconv.FormatFloat(b, 'g', -1, 64), boundCell(e, cells, k), l.sizesFrom(e),
 				d.Name, d.TypeString(), d.Pos)
 		}

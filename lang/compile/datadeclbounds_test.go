@@ -144,6 +144,18 @@ y ~ Normal(u[teacher], 1)
 	if err == nil || !strings.Contains(err.Error(), "(J = 2: the length of `tschool` in d.json)") {
 		t.Errorf("tschool from JSON: %v", err)
 	}
+	// teacher as labels, one of them in no other file (t9) and one
+	// another's but for case (T1): the cell holds the label, not its code
+	lsrc := "data J: int\ndata teacher: int<lower=0, upper=J-1>[N]\ndata tname: int<lower=0, upper=J-1>[J]\ndata y: real[N]\nparam u: real[J] ~ Normal(0, 1)\ny ~ Normal(u[teacher], 1)\n"
+	for _, c := range []struct{ cell, want string }{
+		{"t9", `students.csv:3:1: teacher: label "t9", coded 2 of 3 labels, is above its upper bound ` + "`J - 1`" + ` = 1 (J = 2: the rows of teachers.csv)`},
+		{"t1", `students.csv:3:1: teacher: label "t1" ("T1" but for case), coded 2 of 3 labels, is above its upper bound`},
+	} {
+		_, err = compileSrcErr(t, "m.gpp", lsrc, nil, csv("students.csv", "teacher,y\nT0,1\n"+c.cell+",1\nT1,0\n"), csv("teachers.csv", "tname\nT0\nT1\n"))
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("label %s: error\n%v\nwant it to begin\n%s", c.cell, err, c.want)
+		}
+	}
 	// J given in a JSON file: its value is data, and no shape is named
 	_, err = compileSrcErr(t, "m.gpp", src, nil, csv("students.csv", "teacher,y\n0,1\n2,1\n1,0\n"), jsonData(t, `{"J": 2, "tschool": [0, 1]}`))
 	if err == nil || strings.Contains(err.Error(), "J = 2:") {
