@@ -93,6 +93,15 @@ type curvCheck struct {
 	outNames, outVar []string
 	outRatio         []float64
 	outOff           []bool
+	// elemNames, elemLat, elemRatio, elemOff and elemLeft are the
+	// elements of the params elemCurved that the check read by the delta
+	// method (elementRatios): by the table's names, their param's name,
+	// their ratios (NaN where elemLeft), whether they are read off q's
+	// settled scales (as outOff), and whether they move with a coordinate
+	// a partial check left out.
+	elemNames, elemLat []string
+	elemRatio          []float64
+	elemOff, elemLeft  []bool
 	// scaled are the model's ~ statements whose sigma is a param
 	// (scaledPairs): a direction along such a scale and the values it
 	// scales that bends the wrong way is a funnel's, no ridge.
@@ -239,6 +248,7 @@ func meanFieldCurvature(ctx context.Context, s sgvb.Settings, l *pipeline.Loaded
 		_, normal, _ := meanFieldElems(s, m)
 		cc.joinLeft = normal >= 2
 	}
+	elementRatios(ctx, cc, l, ud)
 	outputRatios(ctx, cc, l, ud)
 	return cc, ""
 }
@@ -536,13 +546,25 @@ func curvAffordable(s sgvb.Settings, r *sgvb.Result) bool {
 }
 
 // maxByLatent returns, per latent, the largest ratio of its elements: the
-// "meanfield_sd_ratio" of fit.json.
+// "meanfield_sd_ratio" of fit.json. Those of an ordered or simplex param
+// are its elements' (elementRatios) where they were read, not its
+// coordinates'; NaN (null)
+// for a param whose every element the partial check left unjudged
+// (uncheckedNames, fit.json's "meanfield_sd_unchecked").
 func (cc *curvCheck) maxByLatent() map[string]fitfile.Float {
 	out := map[string]fitfile.Float{}
-	for i, v := range cc.c.Ratio {
-		name := cc.r.Factors[cc.lats[i]].Name
+	put := func(name string, v float64) {
 		if w, ok := out[name]; !ok || v > float64(w) || math.IsNaN(float64(w)) { // NaN: left out of a partial check
 			out[name] = fitfile.Float(v)
+		}
+	}
+	read := cc.elemsRead()
+	for i, v := range cc.elemRatio {
+		put(cc.elemLat[i], v)
+	}
+	for i, v := range cc.c.Ratio {
+		if name := cc.r.Factors[cc.lats[i]].Name; !read[name] {
+			put(name, v)
 		}
 	}
 	return out

@@ -994,7 +994,8 @@ func runFit(ctx context.Context, cfg *fitConfig, stdout io.Writer, con *console)
 		curv, cfg.curvSkipped = meanFieldCurvature(ctx, s, l, r)
 	}
 	h := drawsHeader{model: l.Path, modelHash: hash, data: cfg.data, dataHash: fitfile.DataHashes(cfg.data, srcs), cfg: cfg, r: r, mix: mix, stepSize: r.StepSize,
-		resample: ro, curv: curv, narrow: narrowSds(s, r, mix, curv)}
+		resample: ro, curv: curv}
+	h.narrow, h.unchecked = narrowSds(s, r, mix, curv)
 	h.recordData(l)
 	if h.stepSize == 0 {
 		h.stepSize = s.Optimizer.DefaultStepSize()
@@ -1639,7 +1640,7 @@ func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []st
 		head = append(head, "R̂")
 	}
 	t := headedTable(head, 2)
-	marked := 0 // the sds marked too small (h.narrow)
+	marked, queried := 0, 0 // the sds marked too small (h.narrow), and unchecked (h.unchecked)
 	for _, v := range ds.vars {
 		for j, k := range v.elems {
 			if j == maxTableRows && !cfg.verbose {
@@ -1647,7 +1648,7 @@ func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []st
 				break
 			}
 			s := st[v.first+j]
-			row := pc.cells([]string{v.elemName(k), v.familyOf(k), cfg.num(s.mean), sdCell(cfg.num(s.sd), &v, k, h.narrow, &marked)}, v.first+j, cfg.num)
+			row := pc.cells([]string{v.elemName(k), v.familyOf(k), cfg.num(s.mean), sdCell(cfg.num(s.sd), &v, k, h.narrow, h.unchecked, &marked, &queried)}, v.first+j, cfg.num)
 			row = pc.hdiCells(row, s, cfg.num)
 			if h.mix != nil {
 				row = append(row, rhatText(s.rhat))
@@ -1656,21 +1657,35 @@ func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []st
 		}
 	}
 	t.print(w)
-	if marked > 0 {
-		fmt.Fprintln(w, narrowNote)
-	}
+	printMarkNotes(w, marked, queried)
 	return marked
 }
 
+// printMarkNotes prints the lines under the table that explain its marks:
+// narrowNote where marked sds are marked *, uncheckedNote where queried
+// are marked ?.
+func printMarkNotes(w io.Writer, marked, queried int) {
+	if marked > 0 {
+		fmt.Fprintln(w, narrowNote)
+	}
+	if queried > 0 {
+		fmt.Fprintln(w, uncheckedNote)
+	}
+}
+
 // sdCell returns the table's sd cell of element k of v, cell the sd as
-// printed: marked with * (counted in *marked) where narrow names it, padded
-// with a space where narrow marks others, so that the digits align.
-func sdCell(cell string, v *variable, k int, narrow map[string]bool, marked *int) string {
-	switch {
-	case narrow[v.elemName(k)]:
+// printed: marked with * (counted in *marked) where narrow names it, with
+// ? (counted in *queried) where unchecked does, padded with a space where
+// others are marked, so that the digits align.
+func sdCell(cell string, v *variable, k int, narrow, unchecked map[string]bool, marked, queried *int) string {
+	switch name := v.elemName(k); {
+	case narrow[name]:
 		*marked++
 		return cell + "*"
-	case len(narrow) > 0:
+	case unchecked[name]:
+		*queried++
+		return cell + "?"
+	case len(narrow) > 0 || len(unchecked) > 0:
 		return cell + " "
 	}
 	return cell
@@ -1679,31 +1694,48 @@ func sdCell(cell string, v *variable, k int, narrow map[string]bool, marked *int
 // narrowNote explains the table's marks of sds too small (narrowSds).
 var narrowNote = fmt.Sprintf("* q's sd is at least %.1f× too small by the log density's curvature at q's mode: a mean-field q cannot represent how these params move together, and its intervals are too narrow (hint below); an output's mark is the same reading of it by the delta method (its gradient at q's mode), which sees no tail: a ratio whose denominator can come near 0 may be far wider than q says, marked or not", curvRatio)
 
+// uncheckedNote explains the table's ? marks (narrowSds' unchecked).
+const uncheckedNote = "? not checked: the log density at q's mode bends the wrong way along this element (most often a funnel's scale), so the curvature check left it out and no mark says whether its sd is right; a funnel's scale under a mean-field q often has its sd and mean far too small: gpp sample (NUTS) --against checks them"
+
 // narrowSds returns the elements, by the table's names, whose sds the
-// curvature hint calls too small (curvCheck.bad at curvRatio), and the
-// output elements it reads so by the delta method (badOutputs), for the
-// table's marks: a newcomer reads the table, not the hint below it (a
-// logistic regression's slope at sd 0.0385 against NUTS's 0.086). None
-// where the hint is not given: no curvature check, or a far start, after
-// which no parameterisation hint is (fitHints).
-func narrowSds(s sgvb.Settings, r *sgvb.Result, mix *sgvb.Mixture, curv *curvCheck) map[string]bool {
+// curvature hint calls too small (curvCheck.bad at curvRatio; an ordered
+// or simplex param's elements by elementRatios), and the output elements
+// it reads so by the delta method (badOutputs), for the table's * marks:
+// a newcomer reads the table, not the hint below it (a logistic
+// regression's slope at sd 0.0385 against NUTS's 0.086). unchecked names
+// those a partial check left out (uncheckedNames), for the ? marks: an
+// MRP trial's sd_e, a funnel's scale, read 0.057 ± 0.041 unmarked where
+// NUTS gave 0.357 ± 0.227. None where the hint is not given: no
+// curvature check, or a far start, after which no parameterisation hint
+// is (fitHints).
+func narrowSds(s sgvb.Settings, r *sgvb.Result, mix *sgvb.Mixture, curv *curvCheck) (narrow, unchecked map[string]bool) {
 	if curv == nil || farStartHint(s, r, mix) != "" {
-		return nil
+		return nil, nil
 	}
-	var out map[string]bool
-	for _, i := range curv.bad(curvRatio) {
-		if out == nil {
-			out = map[string]bool{}
+	add := func(m *map[string]bool, name string) {
+		if *m == nil {
+			*m = map[string]bool{}
 		}
-		out[curv.names[i]] = true
+		(*m)[name] = true
+	}
+	read := curv.elemsRead()
+	for _, i := range curv.bad(curvRatio) {
+		if !read[curv.r.Factors[curv.lats[i]].Name] { // a coordinate, not an element: its elements' ratios below
+			add(&narrow, curv.names[i])
+		}
+	}
+	for _, name := range curv.badElems(curvRatio) {
+		add(&narrow, name)
 	}
 	for _, name := range curv.badOutputs(curvRatio) {
-		if out == nil {
-			out = map[string]bool{}
-		}
-		out[name] = true
+		add(&narrow, name)
 	}
-	return out
+	for _, name := range curv.uncheckedNames() {
+		if !narrow[name] {
+			add(&unchecked, name)
+		}
+	}
+	return narrow, unchecked
 }
 
 // printFitStatus prints the lines after the summary table: the ELBO (or

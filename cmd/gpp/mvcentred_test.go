@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -131,7 +132,8 @@ func TestDivergenceHintsMv(t *testing.T) {
 // sd_school[0], the funnel's neck. The partial check (that direction
 // left out) still runs: the intercepts' and slopes' sds are marked, and
 // fit.json holds the ratios (NUTS: b1's sd 0.34 against mean-field's
-// 0.069); the non-centred fit's joint factor takes the neck too. The
+// 0.069); the non-centred fit's joint factor takes the neck too, and the
+// neck's sd is marked ? (unchecked) and listed in fit.json. The
 // centred fit gets the centred hint with its non-centred form.
 func TestFitMvCentredCurvature(t *testing.T) {
 	if testing.Short() {
@@ -152,13 +154,21 @@ func TestFitMvCentredCurvature(t *testing.T) {
 		t.Errorf("centred: meanfield_sd_ratio %v, want b1's and b_xw's at least %g, and * marks:\n%s", r, curvRatio, stdout)
 	}
 	out = filepath.Join(dir, "n")
-	code, _, stderr = runSafe(t, "fit", noncentred, students, schools, "--seed", "1", "--out", out)
+	code, stdout, stderr = runSafe(t, "fit", noncentred, students, schools, "--seed", "1", "--out", out)
 	if code != 0 || strings.Contains(stderr, "centred hierarchy") || !strings.Contains(stderr, "bends the wrong way along sd_school[0]") ||
 		!strings.Contains(stderr, "+sd_school+r_z (") {
 		t.Errorf("non-centred: exit %d, stderr\n%s", code, stderr)
 	}
 	if r := fitRatios(t, out); !(r["b1"] >= curvRatio) {
 		t.Errorf("non-centred: meanfield_sd_ratio %v, want b1's at least %g", r, curvRatio)
+	}
+	// The neck the check left out is marked ? (not left unmarked, as if
+	// its sd were right) and listed in fit.json.
+	if !regexp.MustCompile(`(?m)^sd_school\[0\] .* [0-9.]+\? `).MatchString(stdout) || strings.Count(stdout, "?") != 2 || !strings.Contains(stdout, "\n"+uncheckedNote+"\n") {
+		t.Errorf("non-centred: want sd_school[0]'s sd marked ? and the note:\n%s", stdout)
+	}
+	if got, _ := readJSONObject(t, filepath.Join(out, "fit.json"))["meanfield_sd_unchecked"].([]any); len(got) != 1 || got[0] != "sd_school[0]" {
+		t.Errorf("non-centred: meanfield_sd_unchecked %v, want [sd_school[0]]", got)
 	}
 }
 

@@ -1635,6 +1635,9 @@ type drawsHeader struct {
 	// narrow names the elements whose sds the curvature hint calls too
 	// small, which the console's table marks (narrowSds; nil: none).
 	narrow map[string]bool
+	// unchecked names the elements whose sds a partial curvature check
+	// could not judge, which the table marks ? (narrowSds; nil: none).
+	unchecked map[string]bool
 	// heldOut is gpp predict's held-out lppd (heldOutLPPD), computed once
 	// for lppd.csv and the summary's held-out line (nil: none).
 	heldOut *heldOut
@@ -1974,6 +1977,7 @@ func fitFileOf(h drawsHeader) *fitfile.File {
 	if h.curv != nil {
 		ff.MeanFieldSDRatio = h.curv.maxByLatent()
 		ff.MeanFieldSDRatioOutputs = h.curv.maxByOutput()
+		ff.MeanFieldSDUnchecked = h.curv.uncheckedNames()
 	}
 	if o := h.resample; o != nil {
 		ff.Resample = &fitfile.Resample{Candidates: o.rs.Candidates, ParetoK: fitfile.Float(o.rs.K), ESS: fitfile.Float(o.rs.ESS), Distinct: o.distinct, Bad: o.rs.Bad, Resampled: o.used}

@@ -436,7 +436,8 @@ func (r *repl) fitCmd(args []string) {
 	r.fits++
 	r.fit = &replFit{res: res, n: r.fits, seed: s.Seed, draws: cfg.outputDraws, made: r.fitOf(sets), levels: h.levels, sizes: h.sizes, columns: h.columns, axes: savedAxes(ds.vars)}
 	r.sample = nil // the queries answer from this fit, not an earlier :sample
-	printReplFit(r.out, cfg, res, h.evidence, ds, st, written, r.fits, start, narrowSds(s, res, nil, curv))
+	narrow, unchecked := narrowSds(s, res, nil, curv)
+	printReplFit(r.out, cfg, res, h.evidence, ds, st, written, r.fits, start, narrow, unchecked)
 	if cfg.prof != nil {
 		printProfile(r.out, cfg.prof)
 	}
@@ -507,11 +508,11 @@ func (r *repl) dataHashes() []string {
 // printReplFit prints a fit's summary: gpp fit's table with the REPL's
 // 0-based element names in row-major order, then the diagnostics, with
 // where q started unless it was the default start: fit n's start line.
-func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ev *evidenceOutcome, ds *drawSet, st []stats, written []string, n int, start string, narrow map[string]bool) {
+func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ev *evidenceOutcome, ds *drawSet, st []stats, written []string, n int, start string, narrow, unchecked map[string]bool) {
 	pc := cfg.percentilesOf(st)
 	head := pc.hdiHead(pc.head([]string{"name", "family", "mean", "sd"}, "", "%"))
 	t := headedTable(head, 2)
-	marked := 0 // the sds marked too small (narrow)
+	marked, queried := 0, 0 // the sds marked too small (narrow), and unchecked
 	for _, v := range ds.vars {
 		col := make([]int, len(v.elems)) // row-major element → column
 		for j, k := range v.elems {
@@ -523,13 +524,11 @@ func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ev *evidenceOut
 				break
 			}
 			s := st[c]
-			t.row(markFinite(pc.hdiCells(pc.cells([]string{v.elemName(k), v.family, cfg.num(s.mean), sdCell(cfg.num(s.sd), &v, k, narrow, &marked)}, c, cfg.num), s, cfg.num), 2, s)...)
+			t.row(markFinite(pc.hdiCells(pc.cells([]string{v.elemName(k), v.family, cfg.num(s.mean), sdCell(cfg.num(s.sd), &v, k, narrow, unchecked, &marked, &queried)}, c, cfg.num), s, cfg.num), 2, s)...)
 		}
 	}
 	t.print(w)
-	if marked > 0 {
-		fmt.Fprintln(w, narrowNote)
-	}
+	printMarkNotes(w, marked, queried)
 	fmt.Fprintln(w)
 	if start != "" {
 		fmt.Fprintf(w, "start        fit %d %s\n", n, start)

@@ -138,6 +138,13 @@ type File struct {
 	// that are functions of the params, by the delta method (its
 	// gradient at q's mode); omitted where none was read.
 	MeanFieldSDRatioOutputs map[string]Float `json:"meanfield_sd_ratio_outputs,omitempty"`
+	// MeanFieldSDUnchecked names the elements (as the summary names them)
+	// whose sds a partial curvature check could not judge: the log
+	// density bends the wrong way along them at q's mode (a funnel's
+	// scale), so the check left them out; the summary marks them ?, and
+	// a param all of whose elements are here has a null
+	// meanfield_sd_ratio. Omitted where none is.
+	MeanFieldSDUnchecked []string `json:"meanfield_sd_unchecked,omitempty"`
 	// Files lists the files written with this fit.json in its directory,
 	// fit.json included: the directory holds exactly these of this run
 	// while fit.json is there (staged.commit); the next run written there
