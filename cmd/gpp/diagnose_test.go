@@ -195,3 +195,94 @@ func TestLogprobSimplex(t *testing.T) {
 		}
 	}
 }
+
+// TestDiagnoseRounding: a trial's Kennedy–O'Hagan model (a GP emulator
+// with a 1e-6 jitter) read "FAIL: 13 of 21 partial derivatives disagree"
+// on a correct gradient: at step 6e-6 the central differences of a log
+// joint of −78134.7 are lost to rounding (theta's −1.89 against −2.906).
+// Now a disagreeing partial is checked again at larger steps and agrees
+// there, with a note; one whose differences settle at no step is
+// unsettled, a failure only where no other point checks its coordinate;
+// the same gradient made wrong (theta's or rho_d's partial 5 % off,
+// alpha_d's 2 %, of max(|g|, 1)) still fails.
+func TestDiagnoseRounding(t *testing.T) {
+	args := []string{"diagnose", "testdata/diagnose_koh2.gpp", "testdata/diagnose_koh2_field.csv", "testdata/diagnose_koh2_design.csv"}
+	code, stdout, stderr := runSafe(t, args...)
+	if code != 0 || !strings.Contains(stdout, "ok: 21 of 21 partial derivatives agree") ||
+		!strings.Contains(stdout, "note: 13 of 21 partial derivatives agree only at a larger step") ||
+		!strings.Contains(stdout, "log joint is large (-78134.70223)") || strings.Contains(stdout, "disagree\n") {
+		t.Fatalf("exit %d, stdout\n%s\nstderr\n%s", code, stdout, stderr)
+	}
+	// theta at point 3: −1.89 at the default step, −2.905 at a larger one
+	if !regexp.MustCompile(`(?m)^  theta +logit +-0.498162 +-2.90573 +-1.8908249 +3.5e-01  agrees at step \S+: -2.90`).MatchString(stdout) {
+		t.Errorf("theta at point 3 does not agree at a larger step:\n%s", stdout)
+	}
+	// a point of log joint −8.3e5 where theta's and alpha_d's differences
+	// settle at no step: not checked, a failure with no other point; with
+	// seed 7's five, those of −2.1e8 are checked at the others
+	code, stdout, stderr = runSafe(t, append(args, "--seed", "18", "--points", "1")...)
+	if code != 1 || !strings.Contains(stdout, "FAIL: theta, alpha_d could not be checked at any point") || strings.Contains(stdout, "disagree\n") {
+		t.Errorf("seed 18: exit %d, stdout\n%s\nstderr\n%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runSafe(t, append(args, "--seed", "7", "--points", "5")...)
+	if code != 0 || !strings.Contains(stdout, "4 unsettled, their coordinates checked at other points") || strings.Count(stdout, "unsettled: no step up to 6e-02 settles") != 4 {
+		t.Errorf("seed 7: exit %d, stdout\n%s\nstderr\n%s", code, stdout, stderr)
+	}
+	for _, c := range []struct {
+		name  string
+		coord int
+		by    float64
+	}{{"theta 5 %", 0, 0.05}, {"rho_d 5 %", 4, 0.05}, {"alpha_d 2 %", 5, 0.02}} {
+		diagnoseGradHook = func(g []float64) { g[c.coord] += c.by * math.Max(math.Abs(g[c.coord]), 1) }
+		code, stdout, stderr := runSafe(t, args...)
+		diagnoseGradHook = nil
+		if code != 1 || !regexp.MustCompile(`FAIL: [1-3] of 21 partial derivatives disagree`).MatchString(stdout) || strings.Contains(stdout, "unsettled") {
+			t.Errorf("%s off: exit %d, stdout\n%s\nstderr\n%s", c.name, code, stdout, stderr)
+		}
+	}
+}
+
+// TestRecheckPartial: recheckPartial on f = −78134.7 + sin(x) + rounding
+// (a deterministic noise of 1e-6, as a large log joint's) accepts the
+// right derivative cos(x) at a larger step, rejects one 5 % off (the
+// differences settle there: a disagreement, not unsettled), accepts no
+// derivative 2 % or more off where the noise is larger (a noise of 1e-3
+// is unsettled), and tries no step beyond recheckLargest.
+func TestRecheckPartial(t *testing.T) {
+	noisy := func(amp float64) func([]float64) float64 {
+		return func(x []float64) float64 {
+			// a hash of x's bits, uniform in [−amp, amp]
+			b := math.Float64bits(x[0]) * 0x9e3779b97f4a7c15
+			u := float64(b>>11)/float64(1<<53)*2 - 1
+			return -78134.7 + math.Sin(x[0]) + amp*u
+		}
+	}
+	x := []float64{0.4}
+	want := math.Cos(0.4)
+	eps := fd.Central.Step
+	if d := fd.Derivative(func(v float64) float64 { return noisy(1e-6)([]float64{v}) }, 0.4, &fd.Settings{Formula: fd.Central, Step: eps}); relError(want, d) <= 1e-3 {
+		t.Fatalf("the default step's difference %v is not lost to rounding (want %v)", d, want)
+	}
+	r := recheckPartial(noisy(1e-6), x, 0, want, eps, 1e-6)
+	if !r.ok || r.unsettled || !(r.step > eps) || relError(want, r.fd) > recheckMax {
+		t.Errorf("right derivative: %+v", r)
+	}
+	if r := recheckPartial(noisy(1e-6), x, 0, 1.05*want, eps, 1e-6); r.ok || r.unsettled {
+		t.Errorf("derivative 5 %% off: %+v, want a disagreement", r)
+	}
+	// noisier: the differences resolve the derivative to no better than
+	// recheckMax (1 %), so one 2 % or 5 % off is never accepted
+	for _, c := range []struct{ amp, off float64 }{{1e-4, 0.02}, {1e-3, 0.05}, {1, 0.05}} {
+		if r := recheckPartial(noisy(c.amp), x, 0, (1+c.off)*want, eps, 1e-6); r.ok {
+			t.Errorf("noise %g, derivative %g off: %+v, accepted", c.amp, c.off, r)
+		}
+	}
+	if r := recheckPartial(noisy(1e-3), x, 0, want, eps, 1e-6); r.ok || !r.unsettled {
+		t.Errorf("noise of 1e-3: %+v, want unsettled", r)
+	}
+	calls := 0
+	count := func(x []float64) float64 { calls++; return x[0] }
+	if r := recheckPartial(count, x, 0, 2, 0.5, 1e-6); r.ok || r.unsettled || calls != 0 {
+		t.Errorf("step 0.5: %+v after %d calls, want no step tried", r, calls)
+	}
+}

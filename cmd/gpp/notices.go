@@ -148,7 +148,7 @@ func fitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Res
 	}
 	ns.warn(badDrawsWarning(ds, "output draws had a non-finite log joint or output (a log joint is written as NaN, an output as it is)"))
 	ns.warn(nanWarnings(ds, st)...)
-	ns.warn(boundPileWarning(r, ds, st))
+	ns.warn(boundPileWarning(r, ds, st), boundNearWarning(r, ds, st))
 	if w := drawsLOOWarning(ds, l, k, ess, true, len(r.Groups) > 0, "--output-draws", jointAllFlag(s, l.Model)); w != "" {
 		ns.warn(w + momentMatchAdvice(cfg, ds))
 	}

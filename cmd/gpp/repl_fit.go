@@ -1829,7 +1829,7 @@ func replFitNotices(cfg *fitConfig, s sgvb.Settings, l *pipeline.Loaded, res *sg
 	ns.fitHints(s, l, res, nil, structureHints(l, res, nil, ds), res.ParetoK, res.ParetoRelESS, curv, cfg.autoLost, cfg.warmInit, cfg.curvSkipped)
 	ns.warn(badDrawsWarning(ds, "draws had a non-finite log joint or output"))
 	ns.warn(nanWarnings(ds, st)...)
-	ns.warn(boundPileWarning(res, ds, st))
+	ns.warn(boundPileWarning(res, ds, st), boundNearWarning(res, ds, st))
 	if w := drawsLOOWarning(ds, l, res.ParetoK, res.ParetoRelESS, looWritten, len(res.Groups) > 0, "--output-draws", jointAllFlag(s, l.Model)); w != "" {
 		ns.warn(w + momentMatchAdvice(cfg, ds))
 	}

@@ -918,6 +918,9 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 	if w := momentMatchWarning(sd.ds.mm); w != "" {
 		con.note("warning: %s", w)
 	}
+	if w := sampleBoundNearWarning(l.Model, sd.ds, run.st); w != "" {
+		con.note("warning: %s", w)
+	}
 	printEvidenceWarnings(con, run.evidence, sources(l.Sources))
 	if w, failed, ok := rejectedPoints(sd.res.Chains, s.Warmup, l.Model); w != "" && ok {
 		con.note("warning: %s", w)
