@@ -17,8 +17,9 @@ const boundPile = 1e-3
 // bounds by the modeller (real<lower=a, upper=b>, a factor's Loc and
 // Scale; not unit or <lower=0, upper=1>, a probability's own range, whose
 // Scale is 0) whose draws lie, from their 5% to
-// their 95% point, within boundPile of the range from one end: the log
-// density rises to that end, so the data would put the param beyond it.
+// their 95% point, within boundPile of the range from one end, and no
+// farther from it than their own spread (q95 − q5): the log density rises
+// to that end, so the data would put the param beyond it.
 // A radiocarbon user's age past the calibration curve's end (14C 9000,
 // the curve's top 4330) fitted t = 4495 ± 0.126 against the prior's
 // upper bound 4495 with no word but a step rollback. It names the first
@@ -51,10 +52,14 @@ func boundPileWarning(r *sgvb.Result, ds *drawSet, st []stats) string {
 			}
 			s, tol := st[v.first+j], boundPile*(hi-lo)
 			end, which := 0.0, ""
-			switch {
-			case s.q5 >= hi-tol:
+			switch width := s.q95 - s.q5; {
+			// the draws near the end, and the end nearer to them than
+			// their own spread: a scale of 0.00095 ± 0.00013 declared in
+			// [0, 10] lies within 0.1 % of the range from 0 but 7 sds
+			// from it, where its data put it
+			case s.q5 >= hi-tol && hi-s.q95 <= width:
 				end, which = hi, "upper"
-			case s.q95 <= lo+tol:
+			case s.q95 <= lo+tol && s.q5-lo <= width:
 				end, which = lo, "lower"
 			default:
 				continue

@@ -10,8 +10,8 @@ import (
 // of (a mean of 50 for t in [0, 10]) is warned of as lying against its
 // upper bound, at the lower one too, and only for a modeller's range: a
 // unit or <lower=0, upper=1> param pushed to 1 (every trial a success),
-// a probability's own end, and a t the data put inside its range get no
-// warning. A pile on the bound gets this warning, not boundNearWarning's.
+// a probability's own end, a t the data put inside its range, and a scale
+// near 0 but many sds from it get no warning. A pile on the bound gets this warning, not boundNearWarning's.
 func TestBoundPileWarning(t *testing.T) {
 	dir := t.TempDir()
 	const rangeModel = "data y: real[N]\nparam t: real<lower=0, upper=10> ~ Uniform(0, 10)\ny ~ Normal(t, 0.1)\n"
@@ -23,14 +23,21 @@ func TestBoundPileWarning(t *testing.T) {
 		{"past the upper bound", rangeModel, "y\n50\n51\n", "warning: t's draws lie against its upper bound 10 "},
 		{"past the lower bound", rangeModel, "y\n-40\n-41\n", "warning: t's draws lie against its lower bound 0 "},
 		{"inside", rangeModel, "y\n9.5\n9.6\n", ""},
+		// a scale the data put at 0.001 in [0, 10]: within 0.1 % of the
+		// range from 0, but 7 of its sds from it (it was warned of)
+		{"a small scale", "data y: real[N]\nparam t: real<lower=0, upper=10> ~ Uniform(0, 10)\ny ~ Normal(0, t)\n",
+			"y\n9.5e-05\n0.00125\n-0.000931\n0.000992\n-0.000259\n-0.000262\n0.0019\n0.000158\n-4.3e-05\n0.000729\n0.001127\n-3.1e-05\n0.000588\n-0.000974\n-0.000367\n-0.000438\n-0.001332\n-0.001509\n-0.001627\n-0.000239\n-0.000172\n-0.00032\n6.9e-05\n-0.001336\n-7.9e-05\n0.000238\n0.000751\n-0.000846\n-0.0004\n-0.002015\n", ""},
 		{"unit", strings.Replace(probModel, "TYPE", "unit", 1), successes, ""},
 		{"real<lower=0, upper=1>", strings.Replace(probModel, "TYPE", "real<lower=0, upper=1>", 1), successes, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			model, data := writeFile(t, dir, "m.gpp", c.model), writeFile(t, dir, "d.csv", c.data)
-			code, _, got := runSafe(t, "fit", model, data, "--quiet", "--out", filepath.Join(dir, "fit"))
+			code, out, got := runSafe(t, "fit", model, data, "--quiet", "--out", filepath.Join(dir, "fit"))
 			if code != exitOK {
 				t.Fatalf("exit %d: %s", code, got)
+			}
+			if c.name == "a small scale" && !strings.Contains(out, "t     beta    0.00095") {
+				t.Fatalf("the fit missed the scale 0.00095 the data give:\n%s", out)
 			}
 			if c.want == "" {
 				if strings.Contains(got, "lie against its") {
