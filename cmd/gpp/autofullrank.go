@@ -46,7 +46,11 @@ const autoCurvRatio = 1.1
 // non-centred: +7.9 nats, its sds nearer NUTS's), as the Pareto k̂ rule's
 // hint (meanFieldHint) advises where k̂ raises the alarm (its info line
 // cites no hint: where k̂ does not, none is printed), and records in
-// cfg.autoLost that it lost where it did. Where the banded-factor hint
+// cfg.autoLost that it lost where it did; where the check is partial
+// with normal factors, it fits the group that check's hint names first
+// (partialGroup), and where nothing else is tried and --fullrank all is
+// past sgvb.MaxFullRank, --fullrank all --rank autoLowRank, its note
+// saying why not where it does not (noLowRankText). Where the banded-factor hint
 // names a centred chain (autoWalkCand), its band is the first refit,
 // check or none. Where the check finds no sd too small but r's Pareto k̂
 // is not good (autoKOff), it fits --fullrank all too (within
@@ -60,15 +64,19 @@ func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r 
 	cfg.autoLost = ""
 	walk := autoWalkCand(s, l, r)
 	cc, skipped := meanFieldCurvature(ctx, s, l, r)
-	why := ""
+	why, tie := "", tieUnchecked
+	var hinted []string // the partial check's hint's group (partialGroup), of nh elements
+	nh := 0
 	switch {
 	case cc != nil && cc.joinLeft:
 		// a partial check with normal factors: its ratios are lower bounds
-		// and the funnel's neck is unchecked, no ground to keep or refit
-		// q by, so auto fits as where no check runs (an MRP trial's
-		// non-centred funnel: --fullrank all, +7.9 nats), and says so
-		// (the mean-field hint's group is the same check's)
-		why = partialAutoText(cc)
+		// and the funnel's neck is unchecked, no ground to keep q by, so
+		// auto fits the group its hint names (a lower bound too small is
+		// too small), then all as where no check runs (an MRP trial's
+		// non-centred funnel: --fullrank all, +7.9 nats; another's, 103
+		// elements, had been kept untried: its hint's group gained 6.8)
+		why, tie = partialAutoText(cc), tiePartial
+		hinted, nh = partialGroup(cc)
 		cc = nil
 	case cc == nil:
 		if skipped == "" {
@@ -78,24 +86,45 @@ func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r 
 	}
 	if cc == nil {
 		all := fullRankAllSize(l.Model)
-		var cands []string
-		if walk != "" && !r.Interrupted && ctx.Err() == nil {
+		lowAll, lowGamma := lowRankAllSize(l.Model, r)
+		ok := !r.Interrupted && ctx.Err() == nil
+		var cands, refits []string
+		comma := "" // before "to keep", after a refit's clause
+		if walk != "" && ok {
 			cands = append(cands, walk)
+			refits = append(refits, fmt.Sprintf("--fullrank %s, which holds the chain the hint below names", walk))
+			comma = ","
 		}
-		if !r.Interrupted && ctx.Err() == nil && triesAll(all, len(r.Factors), nil) {
+		if hinted != nil && ok {
+			g := strings.Join(hinted, "+")
+			cands = append(cands, g)
+			refits = append(refits, fmt.Sprintf("--fullrank %s (%d elements), the group the mean-field fit's hint names by those lower bounds", g, nh))
+			comma = ","
+		}
+		if ok && triesAll(all, len(r.Factors), hinted) {
 			cands = append(cands, "all")
+			refits = append(refits, fmt.Sprintf("--fullrank all (%d elements)", all))
+			comma = ""
+		}
+		// past sgvb.MaxFullRank, where nothing else is tried, every param
+		// in a low-rank joint factor (as where the check finds no group
+		// within the limits): a value-added model of 4249 coordinates,
+		// past the check's, had been kept mean-field untried
+		lowWhy := noLowRankText(all, lowAll, lowGamma)
+		if ok && len(cands) == 0 && lowWhy == "" {
+			cands = append(cands, lowRankFlag)
+			refits = append(refits, fmt.Sprintf("--fullrank %s (a low-rank joint factor over all %d elements: a full-rank one holds at most %d)", lowRankFlag, lowAll, sgvb.MaxFullRank))
 		}
 		switch {
+		case len(cands) == 0 && ok:
+			con.note(head+"%s, and %s, so the mean-field fit is kept", why, lowWhy)
+			return r, s, nil
 		case len(cands) == 0:
 			con.note(head+"%s, so the mean-field fit is kept", why)
 			return r, s, nil
-		case walk == "":
-			con.info("--fullrank auto: %s; refitting with --fullrank all (%d elements) to keep the fit with the higher ELBO", why, all)
-		default:
-			con.info("--fullrank auto: %s; refitting with --fullrank %s, which holds the chain the hint below names%s, to keep the fit with the higher ELBO",
-				why, walk, map[bool]string{true: fmt.Sprintf(", then with --fullrank all (%d elements)", all), false: ""}[len(cands) > 1])
 		}
-		best, bestS, lost := autoRefits(ctx, cfg, l, r, s, con, cands, why+"; ", tieUnchecked)
+		con.info("--fullrank auto: %s; refitting with %s%s to keep the fit with the higher ELBO", why, strings.Join(refits, ", then with "), comma)
+		best, bestS, lost := autoRefits(ctx, cfg, l, r, s, con, cands, why+"; ", tie)
 		cfg.autoLost = lost
 		return best, bestS, nil
 	}
@@ -482,6 +511,7 @@ const autoELBOZ = 2
 const (
 	tieChecked   = "the curvature check found the mean-field sds too small"
 	tieUnchecked = "with no curvature check nothing vouches for the mean-field sds, while a joint factor holds every mean-field q"
+	tiePartial   = "a partial curvature check vouches for no mean-field sd, while a joint factor holds every mean-field q"
 )
 
 // autoELBOText gives fit r's ELBO and its standard error for --fullrank
@@ -671,14 +701,42 @@ func partialAutoText(cc *curvCheck) string {
 	if n > 1 {
 		sds = "their sds go"
 	}
-	text := fmt.Sprintf("the curvature check was partial: the log density at q's mode bends the wrong way along %s (likely a funnel's neck), which it left out, "+
-		"so the others' ratios are only lower bounds and %s unchecked, no ground to keep the mean-field fit or to choose a group by", who, sds)
-	if bad := cc.bad(curvRatio); len(bad) > 0 {
-		if group, _, _ := curvGroup(cc, bad, curvRatio); group != nil {
-			text += fmt.Sprintf(" (the mean-field fit's hint, --fullrank %s, is from those ratios)", strings.Join(group, "+"))
-		}
+	return fmt.Sprintf("the curvature check was partial: the log density at q's mode bends the wrong way along %s (likely a funnel's neck), which it left out, "+
+		"so the others' ratios are only lower bounds and %s unchecked, no ground to keep the mean-field fit", who, sds)
+}
+
+// partialGroup returns the group the mean-field hint names from partial
+// check cc's ratios (curvGroup at curvRatio; nil where it names none) and
+// its size. Those ratios are lower bounds, so the sds they find too small
+// are, and --fullrank auto fits the group first.
+func partialGroup(cc *curvCheck) ([]string, int) {
+	bad := cc.bad(curvRatio)
+	if len(bad) == 0 {
+		return nil, 0
 	}
-	return text
+	g, n, _ := curvGroup(cc, bad, curvRatio)
+	return g, n
+}
+
+// noLowRankText says why --fullrank auto, where the curvature check gives
+// no group, does not fit --fullrank all --rank autoLowRank (lowRankFlag)
+// over a model whose --fullrank all would hold all elements (lowAll at
+// low rank, lowGamma of them of gamma factors), "" where it does: past
+// sgvb.MaxFullRank, at most curvMaxGamma elements of gamma factors (the
+// limit curvCheck.triesLowRank gives) and within sgvb.CheckLowRank.
+func noLowRankText(all, lowAll, lowGamma int) string {
+	switch {
+	case lowAll == 0:
+		return "no param can join a joint factor"
+	case all <= sgvb.MaxFullRank:
+		return fmt.Sprintf("--fullrank all (%d elements) is within a full-rank factor's %d, where a low-rank one is no refit", all, sgvb.MaxFullRank)
+	case lowGamma > curvMaxGamma:
+		return fmt.Sprintf("--fullrank %s was not tried: it would give %d elements of gamma factors a joint normal, more than %d (a joint normal over many loses their gamma factors' fit)", lowRankFlag, lowGamma, curvMaxGamma)
+	}
+	if err := sgvb.CheckLowRank(lowAll, autoLowRank); err != nil {
+		return fmt.Sprintf("--fullrank %s was not tried: %v", lowRankFlag, err)
+	}
+	return ""
 }
 
 // curvSkipReason says why meanFieldCurvature did not run the check on

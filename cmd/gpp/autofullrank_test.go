@@ -397,7 +397,7 @@ func ncFunnelData(seed uint64, sd float64) string {
 // fit (--init) where all wins, a plain fit's where mean-field does, and the notes say the check did not
 // run, why all is fitted (not "as the mean-field hint advises": that
 // hint is given only where k̂ raises the alarm) and give both ELBOs; a
-// tie keeps all (tieUnchecked).
+// tie keeps all (tiePartial).
 func TestFullRankAutoNoCurvature(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits models")
@@ -416,7 +416,7 @@ func TestFullRankAutoNoCurvature(t *testing.T) {
 		// a tie keeps the joint factor, which holds every mean-field q:
 		// a0's sd 0.118 (mean-field 0.098, NUTS 0.125), sd_g's 0.109
 		// (0.100, NUTS 0.163)
-		{"tie", 1, 0.2, "all", "within 2 standard errors: the estimates cannot tell them apart, and " + tieUnchecked},
+		{"tie", 1, 0.2, "all", "within 2 standard errors: the estimates cannot tell them apart, and " + tiePartial},
 	} {
 		data := writeFile(t, dir, c.name+".csv", ncFunnelData(c.seed, c.sd))
 		auto, other := filepath.Join(dir, c.name+"auto"), filepath.Join(dir, c.name+"other")
@@ -909,6 +909,50 @@ func TestAutoKOff(t *testing.T) {
 		r := &sgvb.Result{ParetoK: k}
 		if want := !math.IsNaN(k) && sgvb.ParetoReading(k) != "good"; autoKOff(r) != want {
 			t.Errorf("k̂ %v: autoKOff %v, want %v", k, autoKOff(r), want)
+		}
+	}
+}
+
+// TestFullRankAutoNoCheckLowRank: where the curvature check does not run
+// (1001 coordinates, past sgvb.MaxLaplace) and --fullrank all would pass
+// sgvb.MaxFullRank, --fullrank auto refits with --fullrank all --rank
+// autoLowRank and says so (a value-added model of 4249 coordinates had
+// been kept mean-field untried); with more than curvMaxGamma elements of
+// gamma factors it does not, and its note says why.
+func TestFullRankAutoNoCheckLowRank(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits models")
+	}
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(4, 5))
+	var b strings.Builder
+	b.WriteString("y\n")
+	for range 1000 {
+		fmt.Fprintf(&b, "%.4f\n", 0.5+1.4*rng.NormFloat64())
+	}
+	data := writeFile(t, dir, "y.csv", b.String())
+	const base = "data y: real[N]\nparam mu: real ~ Normal(0, 5)\nparam z: real[N] ~ Normal(mu, 1)\ny ~ Normal(z, 1)\n"
+	for _, c := range []struct {
+		name, model string
+		want        []string
+	}{
+		{"low", base, []string{
+			"--fullrank auto: the curvature check did not run (the model has 1001 coordinates, more than the check's 1000); refitting with --fullrank " + lowRankFlag + " (a low-rank joint factor over all 1001 elements: a full-rank one holds at most 100) to keep the fit with the higher ELBO\n",
+			"ELBOs mean-field -", ", --fullrank " + lowRankFlag + " -",
+		}},
+		{"gamma", base + "param s: positive[21] ~ Gamma(2, 2)\n", []string{
+			"note: --fullrank auto: the curvature check did not run (the model has 1022 coordinates, more than the check's 1000), and --fullrank " + lowRankFlag + " was not tried: it would give 21 elements of gamma factors a joint normal, more than 20 (a joint normal over many loses their gamma factors' fit), so the mean-field fit is kept\n",
+		}},
+	} {
+		model := writeFile(t, dir, c.name+".gpp", c.model)
+		code, _, stderr := runSafe(t, "fit", model, data, "--fullrank", "auto", "--out", filepath.Join(dir, c.name))
+		for _, want := range c.want {
+			if code != 0 || !strings.Contains(stderr, want) {
+				t.Fatalf("%s: exit %d, want %q; stderr\n%s", c.name, code, want, stderr)
+			}
+		}
+		if c.name == "gamma" && strings.Contains(stderr, "refitting") {
+			t.Errorf("%s: refitted:\n%s", c.name, stderr)
 		}
 	}
 }
