@@ -1733,6 +1733,11 @@ func dateHint(d *check.DataVar) string {
 	return fmt.Sprintf(" (a column of dates, which gpp does not read as numbers: give `%s` a number per row computed before the fit, a time index in days (R's as.numeric(as.Date(x)) counts them from 1970-01-01, Python's date.toordinal() from the year 1) or the day of the year; declared int, the dates would be coded as labels 0, 1, ... in sorted order, which counts only the dates present, not the days between them)", d.Name)
 }
 
+// Codes lists lv's labels with their codes for a message, as notes do
+// (18-29 0, 30-39 1, …, 70+ 5: the first most-1 and the last of more
+// than most).
+func (lv Levels) Codes(most int) string { return listCodes(lv, lv.Labels, most) }
+
 // listCodes lists labels (of lv) with their codes for a message: every
 // one of up to most, else the first most-1, "…" and the last.
 func listCodes(lv Levels, labels []string, most int) string {

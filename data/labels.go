@@ -613,9 +613,20 @@ func categoryDataWarnings(file *ast.File, info *check.Info, bound map[string]*Ar
 	// reader names a data item that e reads with an axis of one of the
 	// counts (not of the column's rows, which would be ambiguous), other
 	// than a column of labels (an index, not values per category).
-	reader := func(e ast.Node, ks []int, rows int) string {
+	// A data item read only as group_sum(x, g, K) with g a column of
+	// labels coded as d is (mrp's group_sum(prev, sname, S), sname the
+	// label of each prev) is matched by label, not by position.
+	reader := func(e ast.Node, d *check.DataVar, ks []int, rows int) string {
 		var name string
-		info.VisitReads(e, false, func(s *check.Symbol) bool {
+		keyed := func(g ast.Expr) bool {
+			id, ok := ast.Unparen(g).(*ast.Ident)
+			if !ok {
+				return false
+			}
+			a := bound[id.Name]
+			return a != nil && a.Levels != nil && sameCoding(a.Levels, bound[d.Name].Levels)
+		}
+		readsUnkeyed(info, e, keyed, func(s *check.Symbol) bool {
 			a := bound[s.Name]
 			if s.Kind != check.Data || a == nil || a.Levels != nil {
 				return false
@@ -641,16 +652,26 @@ func categoryDataWarnings(file *ast.File, info *check.Info, bound map[string]*Ar
 	}
 	var warns []string
 	done := map[*check.DataVar]bool{}
-	warn := func(d *check.DataVar, pos ast.Pos, how, name string) {
+	// warn warns of d, whose codes index (how) at pos data name; size,
+	// when name is a vector along an axis of that size and d's codes
+	// start at 0, is the group count of the keyed idiom it suggests too.
+	warn := func(d *check.DataVar, pos ast.Pos, how, name, size string) {
 		done[d] = true
 		lv := bound[d.Name].Levels
 		typ := "`" + name + "`"
-		if v := info.DataVar(name); v != nil {
+		v := info.DataVar(name)
+		if v != nil {
 			typ += " (" + v.TypeString() + ")"
 		}
 		k := len(lv.Labels)
-		warns = append(warns, fmt.Sprintf("%s: its %d labels are coded %d to %d in sorted (byte) order, %s, and %s at %s, which reads %s: its entries along the axis of %d are matched to the codes by position, the first to %s, the last to %s; if they are in another order (the file's columns %s.1, %s.2, ..., say), give it with --levels %s=LABEL,LABEL,... (the label of `%s`'s first entry first)",
-			columnWhere(lv, d.Name), k, lv.First, lv.First+k-1, listCodes(*lv, lv.Labels, 10), how, pos, typ, k, textenc.QuoteLabel(lv.Labels[0]), textenc.QuoteLabel(lv.Labels[k-1]), name, name, d.Name, name))
+		key := ""
+		if v != nil && len(v.Dims) == 1 && size != "" && lv.First == 0 && d.UpperExpr != nil {
+			lab := name + "_label"
+			key = fmt.Sprintf(", or match it by label: beside `%s`, a column of the label of each entry (`data %s: int<lower=0, upper=%s>[%s]`, coded with `%s`), and group_sum(%s, %s, %s) in place of `%s`",
+				name, lab, ast.FormatExpr(d.UpperExpr), v.Dims[0], d.Name, name, lab, size, name)
+		}
+		warns = append(warns, fmt.Sprintf("%s: its %d labels are coded %d to %d in sorted (byte) order, %s, and %s at %s, which reads %s: its entries along the axis of %d are matched to the codes by position, the first to %s, the last to %s; if they are in another order (the file's columns %s.1, %s.2, ..., say), give it with --levels %s=LABEL,LABEL,... (the label of `%s`'s first entry first)%s",
+			columnWhere(lv, d.Name), k, lv.First, lv.First+k-1, listCodes(*lv, lv.Labels, 10), how, pos, typ, k, textenc.QuoteLabel(lv.Labels[0]), textenc.QuoteLabel(lv.Labels[k-1]), name, name, d.Name, name, key))
 	}
 	// value checks a categorical family's value e and argument call.
 	value := func(e ast.Expr, call *ast.CallExpr) {
@@ -662,8 +683,8 @@ func categoryDataWarnings(file *ast.File, info *check.Info, bound map[string]*Ar
 		if d == nil || done[d] {
 			return
 		}
-		if name := reader(call, counts(d), len(bound[d.Name].Values)); name != "" {
-			warn(d, e.Pos(), "they are the categories of "+dd.Name, name)
+		if name := reader(call, d, counts(d), len(bound[d.Name].Values)); name != "" {
+			warn(d, e.Pos(), "they are the categories of "+dd.Name, name, "")
 		}
 	}
 	ast.Inspect(file, func(n ast.Node) bool {
@@ -688,8 +709,8 @@ func categoryDataWarnings(file *ast.File, info *check.Info, bound map[string]*Ar
 				if !ok || !slices.Contains(ks, size) {
 					continue
 				}
-				if name := reader(n.X, ks, len(bound[d.Name].Values)); name != "" {
-					warn(d, ix.Pos(), "they index the axis of "+shape[axis].String()+" of `"+ast.FormatExpr(n.X)+"`", name)
+				if name := reader(n.X, d, ks, len(bound[d.Name].Values)); name != "" {
+					warn(d, ix.Pos(), "they index the axis of "+shape[axis].String()+" of `"+ast.FormatExpr(n.X)+"`", name, shape[axis].String())
 				}
 			}
 		}
@@ -811,4 +832,50 @@ func typoOf(r, f string) bool {
 		return len(b) >= 4 || near(i-1) || near(i+1)
 	}
 	return false
+}
+
+// sameCoding reports whether codings a and b give each code one label.
+func sameCoding(a, b *Levels) bool {
+	return b != nil && a.First == b.First && slices.Equal(a.Labels, b.Labels)
+}
+
+// readsUnkeyed calls f on each symbol that e reads, following lets, as
+// check.Info.VisitReads does without indices, but not into a call
+// group_sum(x, g, K) whose codes g are keyed (matched by label): until f
+// returns true.
+func readsUnkeyed(info *check.Info, e ast.Node, keyed func(g ast.Expr) bool, f func(*check.Symbol) bool) {
+	seen := map[*check.Symbol]bool{}
+	stop := false
+	var visit func(e ast.Node)
+	visit = func(e ast.Node) {
+		ast.Inspect(e, func(n ast.Node) bool {
+			if stop {
+				return false
+			}
+			switch n := n.(type) {
+			case *ast.IndexExpr:
+				visit(n.X)
+				return false
+			case *ast.CallExpr:
+				if fn := info.Calls[n]; fn != nil && fn.Shape == stdlib.GroupSum && len(n.Args) == 3 && keyed(n.Args[1]) {
+					return false
+				}
+			case *ast.Ident:
+				sym := info.Uses[n]
+				if sym == nil || seen[sym] {
+					return true
+				}
+				seen[sym] = true
+				if f(sym) {
+					stop = true
+					return false
+				}
+				if ls, ok := sym.Decl.(*ast.LetStmt); ok && sym.Kind == check.Let {
+					visit(ls.Value)
+				}
+			}
+			return !stop
+		})
+	}
+	visit(e)
 }

@@ -298,3 +298,45 @@ func TestRareLabelWarning(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyedGroupSumNoOrderWarning: a state-level predictor read through
+// group_sum(prev, sname, S), sname its labels coded with the poll's
+// states, is matched by label (the same fit from a shuffled file): no
+// order warning; read by position it is warned of, the warning giving
+// that idiom besides --levels, and read both ways it still is, as it is
+// through the labels of another coding (sname bounded by another size).
+func TestKeyedGroupSumNoOrderWarning(t *testing.T) {
+	const decls = "data S: int\ndata state: int<lower=0, upper=S-1>[N]\ndata y: real[N]\ndata prev: real[S]\ndata sname: int<lower=0, upper=S-1>[S]\nparam b: real ~ Normal(0, 1)\n"
+	for _, c := range []struct {
+		name, body, want string
+	}{
+		{"keyed", "let prev_c = group_sum(prev, sname, S)\nlet u = b * prev_c\ny ~ Normal(u[state], 1)\noutput s = sname\n", ""},
+		{"by position", "let u = b * prev\ny ~ Normal(u[state], 1)\noutput s = sname\n",
+			`poll.csv: column "state": its 3 labels are coded 0 to 2 in sorted (byte) order, AK 0, AL 1, AZ 2, and they index the axis of S of ` + "`u`" + ` at m.gpp:8:14, which reads ` + "`prev`" + ` (real[S]): its entries along the axis of 3 are matched to the codes by position, the first to AK, the last to AZ; if they are in another order (the file's columns prev.1, prev.2, ..., say), give it with --levels state=LABEL,LABEL,... (the label of ` + "`prev`" + `'s first entry first), or match it by label: beside ` + "`prev`" + `, a column of the label of each entry (` + "`data prev_label: int<lower=0, upper=S - 1>[S]`" + `, coded with ` + "`state`" + `), and group_sum(prev, prev_label, S) in place of ` + "`prev`"},
+		{"both", "let u = b * (group_sum(prev, sname, S) + prev)\ny ~ Normal(u[state], 1)\n", "they index the axis of S of `u` at m.gpp:8:14, which reads `prev` (real[S])"},
+		{"another coding", "data T: int\ndata tname: int<lower=0, upper=T-1>[S]\nlet u = b * group_sum(prev, tname, T)\ny ~ Normal(u[state], 1)\noutput s = sname\n",
+			"they index the axis of T of `u` at m.gpp:10:14, which reads `prev` (real[S])"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, info := checkedFile(t, decls+c.body)
+			in := []Input{csvInput(t, "", "poll.csv", "state,y\nAZ,1\nAK,0.5\nAL,2\nAZ,1.5\n"),
+				csvInput(t, "", "states.csv", "sname,tname,prev\nAL,AL,0.3\nAZ,CA,0.6\nAK,AK,0.4\n")}
+			bound, err := Bind(info, in, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, w := range LevelOrderWarnings(f, info, bound) {
+				if strings.Contains(w, "matched to the codes by position") {
+					got = append(got, w)
+				}
+			}
+			switch {
+			case c.want == "" && len(got) > 0:
+				t.Errorf("warnings %q, want none", got)
+			case c.want != "" && (len(got) != 1 || !strings.Contains(got[0], c.want)):
+				t.Errorf("warnings %q,\nwant one with %q", got, c.want)
+			}
+		})
+	}
+}

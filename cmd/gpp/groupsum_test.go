@@ -88,3 +88,51 @@ func TestFitGroupSumMRP(t *testing.T) {
 		t.Errorf("1-based codes: exit %d, stderr\n%s\nwant …%s…%s", code, stderr, want, hint)
 	}
 }
+
+// TestPredictMRPCensusSizes: poststratifying on the census alone with gpp
+// predict binds the sizes that the fit took from labels: A from cage's
+// labels as the fit coded them, and, where the new data hold no column
+// of age labels at all, from the fit's shape of u_a, with a note; the
+// census's theta is the fit's. --levels is the fit's, or an error.
+func TestPredictMRPCensusSizes(t *testing.T) {
+	d := t.TempDir()
+	survey := writeFile(t, d, "survey.csv", "state,age,y\nNY,18-34,1\nAK,65+,0\nTX,35-64,1\nNY,65+,0\nOH,18-34,1\nAK,35-64,1\nTX,65+,0\n")
+	census := writeFile(t, d, "census.csv", "cstate,cage,count\nNY,18-34,1000\nNY,65+,300\nAK,35-64,200\nTX,18-34,900\nOH,65+,400\nOH,35-64,100\n")
+	model := writeFile(t, d, "mrp.gpp", strings.Replace(groupSumMRP, "THETA", "output theta = group_sum(count .* p_cell, cstate, S) / group_sum(count, cstate, S)", 1))
+	fit := filepath.Join(d, "fit")
+	if code, _, stderr := runSafe(t, "fit", model, survey, census, "--quiet", "--iter", "200", "--output-draws", "30", "--out", fit); code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	out := filepath.Join(d, "pred")
+	code, _, stderr := runSafe(t, "predict", fit, model, census, "--out", out)
+	if note := `column "cage": 3 labels coded as the fit coded its 3 (18-34 0, 35-64 1, 65+ 2); A = 3 from the fit's count`; code != 0 || !strings.Contains(stderr, note) {
+		t.Fatalf("predict on the census: exit %d, stderr:\n%s\nwant the note %q", code, stderr, note)
+	}
+	if got, want := drawsColumn(t, filepath.Join(out, "draws.csv"), "theta.3"), drawsColumn(t, filepath.Join(fit, "draws.csv"), "theta.3"); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("theta[TX] from predict %v, the fit's %v", got, want)
+	}
+	// --levels as the fit's command line gives it: the fit's order is
+	// accepted, another (or one for data the fit coded no labels for) is
+	// an error naming the fit's coding
+	if code, _, stderr := runSafe(t, "predict", fit, model, census, "--levels", "cage=18-34,35-64,65+", "--quiet", "--out", out); code != 0 {
+		t.Errorf("predict with the fit's order: exit %d, stderr:\n%s", code, stderr)
+	}
+	code, _, stderr = runSafe(t, "predict", fit, model, census, "--levels", "cage=65+,18-34,35-64", "--levels", "count=a,b", "--quiet", "--out", filepath.Join(d, "pred-bad"))
+	for _, want := range []string{
+		"--levels: cage: the fit coded `cage` 18-34 0, 35-64 1, 65+ 2, not in the order given (65+,18-34,35-64): gpp predict codes the new data's labels as the fit coded them",
+		"--levels: count: the fit coded no labels for `count`",
+	} {
+		if code != exitError || !strings.Contains(stderr, want) {
+			t.Errorf("predict with another order: exit %d, stderr:\n%s\nwant %q", code, stderr, want)
+		}
+	}
+	// no age column: A from u_a's shape in the fit
+	byState := writeFile(t, d, "m2.gpp", strings.Replace(strings.Replace(groupSumMRP, "THETA", "output theta = group_sum(count .* p_cell, cstate, S) / group_sum(count, cstate, S)", 1),
+		"data cage: int<lower=0, upper=A-1>[M]\n", "", 1))
+	byState = writeFile(t, d, "m2.gpp", strings.Replace(readFile(t, byState), " + u_a[cage])", ")", 1))
+	states := writeFile(t, d, "states.csv", "cstate,count\nNY,1\nTX,2\n")
+	code, _, stderr = runSafe(t, "predict", fit, byState, states, "--out", filepath.Join(d, "pred2"))
+	if note := "--set A=3 from the fit (the size of param u_a's shape there; the new data do not bind it)"; code != 0 || !strings.Contains(stderr, note) {
+		t.Errorf("predict without age labels: exit %d, stderr:\n%s\nwant the note %q", code, stderr, note)
+	}
+}

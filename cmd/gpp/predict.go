@@ -60,25 +60,28 @@ group): the new data must then give it the fit's shape, or a larger one with
 --new-levels (below).
 
 Data: as for gpp fit (a column of labels is coded as the fit coded it, a label
-it did not see an error but with --new-levels), but a data declaration that
-only the log density reads (the observed values y of y ~ Normal(mu, sigma) or
-target += ..., the bounds of a T[...]) may be left out; one that a param's
-shape or bounds, an output, or a let, loop or if that they read needs must be
-given. A size that only left-out data would bind must come from the data
-given or --set. An output that reads observed data that the new data leave
-out (output log_lik = logpdf(y, ...), kept for LOO, without y) is left out
-with a note, as are outputs that read it, whether y is drawn or not; given y
-(held-out data), it is evaluated: log_lik is then the log predictive density
-of each held-out y at each draw, and the summary's "held-out" line sums the
-log of each element's mean density over the draws (the held-out lppd, with
-its standard error). lppd.csv in --out then holds the terms: a row per
-element of log_lik, named as in summary.csv, with its lppd (log of the
-mean of exp(log_lik) over the draws, to full precision), under a comment
-line with the sum, its se and the numbers of elements and draws; to compare
-two models on the same held-out data, pair their rows: the differences'
-sum, and √n times their sd for its se (loo's elpd_diff and se_diff). Where
-the line says lppd is -Inf or not computed, no lppd.csv is written. With no
-output and no drawn data left, it is an error.
+it did not see an error but with --new-levels; --levels, taken so that the
+fit's command line serves, must give the fit's order), but a data declaration
+that only the log density reads (the observed values y of y ~ Normal(mu,
+sigma) or target += ..., the bounds of a T[...]) may be left out; one that a
+param's shape or bounds, an output, or a let, loop or if that they read needs
+must be given. A size that only left-out data would bind must come from the
+data given or --set; one that shapes a param (data S: int, which the fit took
+from labels, ids or --set) and that the new data do not give is the fit's,
+read off that param's shape, with a note. An output that reads observed data
+that the new data leave out (output log_lik = logpdf(y, ...), kept for LOO,
+without y) is left out with a note, as are outputs that read it, whether y is
+drawn or not; given y (held-out data), it is evaluated: log_lik is then the
+log predictive density of each held-out y at each draw, and the summary's
+"held-out" line sums the log of each element's mean density over the draws
+(the held-out lppd, with its standard error). lppd.csv in --out then holds the
+terms: a row per element of log_lik, named as in summary.csv, with its lppd
+(log of the mean of exp(log_lik) over the draws, to full precision), under a
+comment line with the sum, its se and the numbers of elements and draws; to
+compare two models on the same held-out data, pair their rows: the
+differences' sum, and √n times their sd for its se (loo's elpd_diff and
+se_diff). Where the line says lppd is -Inf or not computed, no lppd.csv is
+written. With no output and no drawn data left, it is an error.
 
 Left-out observed data are drawn: a declaration y that the model observes
 with ~ (y ~ D(args), y[i] ~ D(...) in a loop, Y ~ MvNormalRows(...)) and that
@@ -175,7 +178,7 @@ func (v predictFlags) drawOptions(set bool) (compile.PredictOptions, error) {
 // cmdPredict runs gpp predict.
 func cmdPredict(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("predict", predictSynopsis, predictHelpText, stderr)
-	cfg := &fitConfig{sets: setFlags{}}
+	cfg := &fitConfig{sets: setFlags{}, levels: levelFlags{}}
 	var v predictFlags
 	fs.Uint64Var(&v.seed, "seed", 0, "seed of the draws of q and of the outputs' replicates (default: the fit's)")
 	fs.IntVar(&v.outputDraws, "output-draws", 0, "draws of q at which the outputs are evaluated (default: the fit's)")
@@ -188,6 +191,7 @@ func cmdPredict(args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&cfg.hdi, "hdi", 0, hdiFlagUsage)
 	fs.StringVar(&cfg.percentiles, "percentiles", defaultPercentilesFlag, percentilesFlagUsage)
 	fs.IntVar(&cfg.sigFigs, "sig-figs", 3, sigFigsUsage)
+	fs.Var(cfg.levels, "levels", predictLevelsUsage)
 	fs.BoolVar(&v.newLevels, "new-levels", false, "draw the elements that the new data add to a param (a group the fit did not\nsee, a new label) from the param's prior at each draw (default false)")
 	pos, code, ok := parseCommand(fs, args, stdout)
 	if !ok {
@@ -463,6 +467,10 @@ func inheritSets(cfg *fitConfig, ff *fitfile.File) []string {
 // predict). It prints any error, and refuses a model with no params to
 // draw.
 func loadPredictModel(con *console, cfg *fitConfig, opt compile.PredictOptions, fitSets map[string]string, levels map[string]data.Levels, sizes map[string]int, columns map[string][]string, srcs sources) (*pipeline.Loaded, bool) {
+	if err := fitOrders(cfg.levels, levels); err != nil {
+		printError(con, err, srcs)
+		return nil, false
+	}
 	l, err := pipeline.LoadPredict(cfg.model, cfg.data, cfg.sets, opt, levels, sizes, columns)
 	if inherit, fitSizes := unboundFitSizes(err, l, cfg); len(inherit) > 0 {
 		// a size of the fitted params that the new data do not bind:
@@ -494,6 +502,41 @@ func loadPredictModel(con *console, cfg *fitConfig, opt compile.PredictOptions, 
 		return nil, false
 	}
 	return l, true
+}
+
+// predictLevelsUsage is gpp predict's --levels.
+const predictLevelsUsage = "the order of the labels of int data NAME, `NAME=LABEL,LABEL,...` or\nNAME=@FILE, as gpp fit takes it, so that the fit's command line serves:\na column of labels is coded as the fit coded it (its params are indexed\nby those codes), and an order other than the fit's is an error (repeatable)"
+
+// fitOrders checks the orders of labels given to gpp predict (--levels)
+// against the run's codings (fit, by declaration): the new data's labels
+// are coded as the fit coded them, its params being indexed by those
+// codes, so an order must be the fit's, as a user repeating the fit's
+// command line gives it; another order, or one for data the fit coded
+// no labels for, is an error that says which the fit used.
+func fitOrders(order levelFlags, fit map[string]data.Levels) error {
+	var errs ast.ErrorList
+	for _, name := range sortedKeys(order) {
+		lv, ok := fit[name]
+		switch {
+		case !ok:
+			errs = append(errs, &ast.Error{Pos: ast.Pos{File: "--levels"}, Msg: fmt.Sprintf("%s: the fit coded no labels for `%s` (it was given numbers, or is no data of the fit's model), so no order of labels applies: gpp predict codes the new data's labels as the fit coded its own", name, name)})
+		case !slices.Equal(order[name], lv.Labels):
+			errs = append(errs, &ast.Error{Pos: ast.Pos{File: "--levels"}, Msg: fmt.Sprintf("%s: the fit coded `%s` %s, not in the order given (%s): gpp predict codes the new data's labels as the fit coded them, since its params are indexed by those codes; leave --levels %s out, or give the fit's order", name, name, lv.Codes(10), shortList(order[name], 10), name)})
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return errs
+}
+
+// shortList joins labels with commas, the first most-1, "…" and the
+// last of more than most.
+func shortList(labels []string, most int) string {
+	if len(labels) > most {
+		return strings.Join(labels[:most-1], ",") + ",…," + labels[len(labels)-1]
+	}
+	return strings.Join(labels, ",")
 }
 
 // fitSetsNoData adds to each error "no data for `NAME`" the fit's --set
@@ -670,8 +713,8 @@ type fitSize struct {
 	param string
 }
 
-// paramSizes returns the sizes (size names and int data used as sizes)
-// that shape the params of the model (info) whose factors the fit has,
+// paramSizes returns the sizes (size names and int scalar data used as
+// sizes) that shape the params of the model (info) whose factors the fit has,
 // read off the factors' shapes: a real, positive or unit param z: real[N,
 // 2] fitted as [15, 2] gives N = 15. A size read with two values, or
 // from a param whose factor's shape is not its value's (simplex, a
@@ -690,8 +733,8 @@ func paramSizes(info *check.Info, factors []fitfile.Factor) map[string]fitSize {
 			if dim.Name == "" || dim.Derived {
 				continue
 			}
-			if d := info.DataVar(dim.Name); d == nil || !d.Implicit {
-				continue
+			if d := info.DataVar(dim.Name); d == nil || !d.Implicit && (len(d.Dims) != 0 || d.Elem != check.Int) {
+				continue // a size, implicit or declared data S: int
 			}
 			n := factors[i].Shape[k]
 			if old, ok := out[dim.Name]; ok && old.n != n {
@@ -709,7 +752,9 @@ func paramSizes(info *check.Info, factors []fitfile.Factor) map[string]fitSize {
 }
 
 // unboundFitSizes returns the sizes that err, binding predict's data,
-// reports as bound by no data ("size N (declared at ...) is not bound")
+// reports as bound by no data ("size N (declared at ...) is not bound",
+// or "no data for `S`" of a declared data S: int, which the fit took from
+// a column of labels, numeric ids or --set that the new data lack)
 // and that the fit gives (paramSizes of cfg.fitFactors), when no --set
 // gives them, and the fit's sizes.
 func unboundFitSizes(err error, l *pipeline.Loaded, cfg *fitConfig) ([]string, map[string]fitSize) {
@@ -722,7 +767,8 @@ func unboundFitSizes(err error, l *pipeline.Loaded, cfg *fitConfig) ([]string, m
 	for _, e := range list {
 		for name := range fitSizes {
 			d := l.Info.DataVar(name)
-			if _, set := cfg.sets[name]; set || d == nil || d.Pos != e.Pos || !strings.HasPrefix(e.Msg, "size "+name+" ") || slices.Contains(out, name) {
+			unbound := strings.HasPrefix(e.Msg, "size "+name+" ") || strings.HasPrefix(e.Msg, "no data for `"+name+"`")
+			if _, set := cfg.sets[name]; set || d == nil || d.Pos != e.Pos || !unbound || slices.Contains(out, name) {
 				continue
 			}
 			out = append(out, name)

@@ -338,32 +338,44 @@ func TestPredictGPFAOwnData(t *testing.T) {
 }
 
 // A group count given to the fit by --set as scalar data (data S: int,
-// which sizes a param) is not carried over to predict, as a const's is:
-// the error at its declaration, when predict lacks it, ends with the
-// fit's value; given, predict draws.
+// which sizes a param) is the fit's in predict when the new data do not
+// give it, as a size bound from labels or ids is: the fit's draws of u
+// have its shape, so a note says so and the draws are --set S=3's. Other
+// scalar data (c, read by an output) is not carried over: the error at
+// its declaration, when predict lacks it, ends with the fit's value.
 func TestPredictScalarDataSet(t *testing.T) {
 	dir := t.TempDir()
 	model := writeFile(t, dir, "g.gpp", `data g: int[N]
 data y: real[N]
 data S: int
+data c: real
 param mu: real ~ Normal(0, 5)
 param u: real[S] ~ Normal(0, 1)
 y ~ Normal(mu + u[g], 1)
+output m = mu + c
 `)
 	data := writeFile(t, dir, "d.csv", "g,y\n0,1.5\n1,-0.5\n2,0.3\n0,1.1\n")
 	fit := filepath.Join(dir, "fit")
-	if code, _, stderr := runSafe(t, "fit", model, data, "--set", "S=3", "--quiet", "--iter", "200", "--output-draws", "20", "--out", fit); code != 0 {
+	if code, _, stderr := runSafe(t, "fit", model, data, "--set", "S=3", "--set", "c=2", "--quiet", "--iter", "200", "--output-draws", "20", "--out", fit); code != 0 {
 		t.Fatalf("fit: exit %d: %s", code, stderr)
 	}
 	newData := writeFile(t, dir, "new.csv", "g\n2\n")
 	out := filepath.Join(dir, "pred")
 	code, _, stderr := runSafe(t, "predict", fit, model, newData, "--quiet", "--out", out)
-	if code != exitError || !strings.Contains(stderr, "g.gpp:3:6: no data for `S` (int)") || !strings.Contains(stderr, "(the fit was run with --set S=3)") {
-		t.Errorf("predict without S: exit %d, stderr %q; want the error at S naming the fit's --set", code, stderr)
+	if code != exitError || !strings.Contains(stderr, "g.gpp:4:6: no data for `c` (real)") || !strings.Contains(stderr, "(the fit was run with --set c=2)") || strings.Contains(stderr, "`S`") {
+		t.Errorf("predict without S and c: exit %d, stderr %q; want the error at c naming the fit's --set, none at S", code, stderr)
 	}
-	code, stdout, stderr := runSafe(t, "predict", fit, model, newData, "--set", "S=3", "--quiet", "--out", out)
+	code, _, stderr = runSafe(t, "predict", fit, model, newData, "--set", "c=2", "--out", out)
+	if note := "--set S=3 from the fit (the size of param u's shape there; the new data do not bind it)"; code != 0 || !strings.Contains(stderr, note) {
+		t.Fatalf("predict with c alone: exit %d, stderr %q; want the note %q", code, stderr, note)
+	}
+	got := readFile(t, filepath.Join(out, "draws.csv"))
+	code, stdout, stderr := runSafe(t, "predict", fit, model, newData, "--set", "S=3", "--set", "c=2", "--quiet", "--out", out)
 	if code != 0 || !strings.Contains(stdout, "y[0]") || strings.Contains(stderr, "the fit was run with") {
 		t.Errorf("predict with --set S=3: exit %d, stdout\n%s\nstderr %q", code, stdout, stderr)
+	}
+	if want := readFile(t, filepath.Join(out, "draws.csv")); draws(got) != draws(want) {
+		t.Errorf("draws with S from the fit differ from --set S=3's:\n%.400s\nwant\n%.400s", got, want)
 	}
 }
 
