@@ -113,7 +113,8 @@ func (m *Model) saveable(fn string) error {
 // fitHead is fit.json's head for a fit of m.
 func (m *Model) fitHead() fitfile.Head {
 	h := fitfile.Head{Format: fitfile.Format, GppVersion: apiVersion(), Model: m.l.Path,
-		ModelSHA256: fitfile.ModelHash(m.l.Source), Data: append([]string{}, m.files...), DataSHA256: fitfile.DataHashes(m.files, m.l.Sources)}
+		ModelSHA256: fitfile.ModelHash(m.l.Source), Data: append([]string{}, m.files...), DataSHA256: fitfile.DataHashes(m.files, m.l.Sources),
+		ObservedSHA256: fitfile.ObservedHashes(m.l.Model.Observed(), m.l.Data)}
 	if len(m.sets) > 0 {
 		h.Sets = m.sets
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/fitfile"
 )
@@ -127,7 +128,9 @@ func TestSaveFitRoundTrip(t *testing.T) {
 }
 
 // TestSaveFitDataValues: a model of DataValues names no data file and
-// hashes none, and its saved fit reads back.
+// hashes none, but records its observed y's values as gpp fit does (gpp
+// compare tells the same observations by them), and its saved fit reads
+// back.
 func TestSaveFitDataValues(t *testing.T) {
 	m := coin(t)
 	s := FitSettings()
@@ -142,6 +145,10 @@ func TestSaveFitDataValues(t *testing.T) {
 	ff := readSaved(t, path)
 	if len(ff.Data) != 0 || len(ff.DataSHA256) != 0 || ff.Model != "coin.gpp" {
 		t.Errorf("head %+v: want no data files", ff.Head)
+	}
+	want := fitfile.ObservedHashes([]string{"y"}, map[string]*data.Array{"y": {Shape: []int{4}, Values: []float64{1, 0, 1, 1}}})
+	if len(ff.ObservedSHA256) != 1 || ff.ObservedSHA256["y"] != want["y"] {
+		t.Errorf("observed_sha256 %v, want %v", ff.ObservedSHA256, want)
 	}
 	f, err := m.LoadFit(path)
 	if err != nil {

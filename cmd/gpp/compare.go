@@ -69,10 +69,15 @@ reliable estimate: gpp sample, or a refit that brings k̂ down
 model column is the model file (and --set values) from the fit.json beside loo.csv, marked
 "(Laplace)" for a fit of --family laplace, "(Pathfinder)" for one of
 --family pathfinder (for a sample, from its
-draws.csv, marked "(NUTS)"). A warning says when two fits' fit.json (or
-a sample's draws.csv header) record other data: files of other contents
-(by their sha256, so one file named by two paths is the same data) or
-bound otherwise.
+draws.csv, marked "(NUTS)"). A warning says when two fits observe other
+data: their fit.json (or a sample's draws.csv header, or kfold.json)
+records the sha256 of the values of each datum the model observes (its
+~ and target += score them, as log_lik does), and a warning names those
+whose values differ; fits of the same observations read beside other
+covariate files get none. Where a fit records no such hash (written by
+an older gpp), the warning is of other data files: files of other
+contents (by their sha256, so one file named by two paths is the same
+data) or bound otherwise.
 
 The weight column weighs the fits as loo::loo_model_weights and ArviZ's
 compare do (Yao, Vehtari, Simpson and Gelman 2018), by --weights:
@@ -122,13 +127,14 @@ on the priors: a vaguer prior lowers p(y) however well the model predicts.
 // looFit is one fit's leave-one-out estimate as gpp compare reads it from
 // loo.csv, per observation.
 type looFit struct {
-	path     string   // the loo.csv
-	label    string   // the fit: its directory, or the file when not named loo.csv
-	model    string   // the model file and --set values from fit.json, or ""
-	data     []string // the data files from fit.json (nil: unknown)
-	dataHash []string // their contents' sha256 from fit.json (nil: unknown)
-	names    []string // the observations (log_lik elements)
-	line     []int    // the line of each observation's row
+	path     string            // the loo.csv
+	label    string            // the fit: its directory, or the file when not named loo.csv
+	model    string            // the model file and --set values from fit.json, or ""
+	data     []string          // the data files from fit.json (nil: unknown)
+	dataHash []string          // their contents' sha256 from fit.json (nil: unknown)
+	observed map[string]string // the observed data's sha256 by name (nil: unknown)
+	names    []string          // the observations (log_lik elements)
+	line     []int             // the line of each observation's row
 	elpd     []float64
 	p        []float64
 	k        []float64
@@ -357,7 +363,12 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	for _, f := range fits[1:] {
-		if fits[0].data != nil && f.data != nil && !sameData(fits[0].data, fits[0].dataHash, f.data, f.dataHash) {
+		if differ, known := otherObservations(fits[0].observed, f.observed); known {
+			if len(differ) > 0 {
+				errorf(stderr, "warning: %s and %s observe other values of %s: LOO compares fits of the same observations",
+					fits[0].label, f.label, strings.Join(differ, ", "))
+			}
+		} else if fits[0].data != nil && f.data != nil && !sameData(fits[0].data, fits[0].dataHash, f.data, f.dataHash) {
 			errorf(stderr, "warning: %s read %s, %s read %s: LOO compares fits of the same data",
 				fits[0].label, strings.Join(fits[0].data, " "), f.label, strings.Join(f.data, " "))
 		}
@@ -496,6 +507,30 @@ func sameData(aData, aHash, bData, bHash []string) bool {
 	})
 }
 
+// otherObservations compares two fits' observed data by the sha256 of
+// their values (fit.json's observed_sha256): the names whose values
+// differ or that one fit observes and the other does not, sorted (none:
+// the same observations, whatever covariate files each read). known is
+// false when a fit does not record them (an older fit.json): sameData's
+// check of the files then applies.
+func otherObservations(a, b map[string]string) (differ []string, known bool) {
+	if len(a) == 0 || len(b) == 0 {
+		return nil, false
+	}
+	for k, h := range a {
+		if b[k] != h {
+			differ = append(differ, k)
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			differ = append(differ, k)
+		}
+	}
+	slices.Sort(differ)
+	return differ, true
+}
+
 // comparedFile resolves one of gpp compare's args: a file, or a fit's
 // directory and in it the first of names that exists (path "" when none
 // does). label names the fit: its directory, or the file when its name is
@@ -579,6 +614,7 @@ func readLOOFit(arg string, src sources) (*looFit, error) {
 		}
 		f.data = ff.Data
 		f.dataHash = ff.DataSHA256
+		f.observed = ff.ObservedSHA256
 		f.nuts = ff.Method == "nuts"
 		f.joint = ff.jointQ() || slices.ContainsFunc(ff.Restarts, fitQMeta.jointQ)
 	}
@@ -644,6 +680,14 @@ func readSampleMeta(path string, src sources) *fitMeta {
 		case inData && strings.HasPrefix(l, "#   file_sha256 = "):
 			ff.DataSHA256 = append(ff.DataSHA256, strings.TrimPrefix(l, "#   file_sha256 = "))
 			continue
+		case inData && strings.HasPrefix(l, "#   observed_sha256 "):
+			if k, v, ok := strings.Cut(strings.TrimPrefix(l, "#   observed_sha256 "), " = "); ok {
+				if ff.ObservedSHA256 == nil {
+					ff.ObservedSHA256 = map[string]string{}
+				}
+				ff.ObservedSHA256[k] = v
+			}
+			continue
 		case inData && strings.HasPrefix(l, "#   set "):
 			if k, v, ok := strings.Cut(strings.TrimPrefix(l, "#   set "), " = "); ok {
 				ff.Sets[k] = v
@@ -682,15 +726,16 @@ func fileHead(path string) []byte {
 // fitMeta is what gpp compare reads of a fit.json or a kfold.json, and
 // the head of kfold.json that gpp kfold writes (kfoldMeta).
 type fitMeta struct {
-	Format     string            `json:"format"`
-	Model      string            `json:"model"`
-	ModelHash  string            `json:"model_sha256"`
-	Data       []string          `json:"data"`
-	DataSHA256 []string          `json:"data_sha256"`
-	Sets       map[string]string `json:"sets"`
-	Method     string            `json:"method"`
-	Files      []string          `json:"files"`
-	FileSHA256 map[string]string `json:"files_sha256"`
+	Format         string            `json:"format"`
+	Model          string            `json:"model"`
+	ModelHash      string            `json:"model_sha256"`
+	Data           []string          `json:"data"`
+	DataSHA256     []string          `json:"data_sha256"`
+	ObservedSHA256 map[string]string `json:"observed_sha256,omitempty"`
+	Sets           map[string]string `json:"sets"`
+	Method         string            `json:"method"`
+	Files          []string          `json:"files"`
+	FileSHA256     map[string]string `json:"files_sha256"`
 	// fit.json's q and its restarts': whether q has a joint factor
 	// (jointQ; omitted from kfold.json, which has none of them).
 	fitQMeta

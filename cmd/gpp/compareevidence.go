@@ -126,7 +126,12 @@ func compareEvidence(args []string, prior []float64, csvOut string, stdout, stde
 		}
 	}
 	for _, e := range fits[1:] {
-		if !sameData(fits[0].f.Data, fits[0].f.DataSHA256, e.f.Data, e.f.DataSHA256) {
+		if differ, known := otherObservations(fits[0].f.ObservedSHA256, e.f.ObservedSHA256); known {
+			if len(differ) > 0 {
+				errorf(stderr, "warning: %s and %s observe other values of %s: Bayes factors compare models of the same observations",
+					fits[0].label, e.label, strings.Join(differ, ", "))
+			}
+		} else if !sameData(fits[0].f.Data, fits[0].f.DataSHA256, e.f.Data, e.f.DataSHA256) {
 			errorf(stderr, "warning: %s read %s, %s read %s: Bayes factors compare models of the same data",
 				fits[0].label, strings.Join(fits[0].f.Data, " "), e.label, strings.Join(e.f.Data, " "))
 		}

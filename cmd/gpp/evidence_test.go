@@ -364,19 +364,22 @@ func TestEvidenceWarnings(t *testing.T) {
 	}
 }
 
-// TestCompareEvidenceData: gpp compare --evidence warns when two fits read
-// other data, told by their sha256 (one data file named by two paths is
-// the same), and reads a fit's evidence.json named directly as its
-// directory.
+// TestCompareEvidenceData: gpp compare --evidence warns when two fits
+// observe other data, told by the sha256 of the observed values where
+// both record them (other covariate files are the same observations),
+// else when they read other data, told by the files' sha256 (one data
+// file named by two paths is the same), and reads a fit's evidence.json
+// named directly as its directory.
 func TestCompareEvidenceData(t *testing.T) {
 	dir := t.TempDir()
+	var observed map[string]string // the next write's
 	write := func(name, model, data, hash string, logZ float64) string {
 		t.Helper()
 		d := filepath.Join(dir, name)
 		if err := os.Mkdir(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		f := evidenceJSON{Head: fitfile.Head{Format: evidenceFormat, Model: model, ModelSHA256: model, Data: []string{data}, DataSHA256: []string{hash}},
+		f := evidenceJSON{Head: fitfile.Head{Format: evidenceFormat, Model: model, ModelSHA256: model, Data: []string{data}, DataSHA256: []string{hash}, ObservedSHA256: observed},
 			Method: "importance sampling", LogEvidence: fitfile.Float(logZ), SE: 0.01, ParetoK: 0.1, Draws: 10000}
 		var b strings.Builder
 		if err := writeEvidenceJSON(&b, &f); err != nil {
@@ -395,6 +398,18 @@ func TestCompareEvidenceData(t *testing.T) {
 	}
 	if code, _, stderr = runGpp("compare", "--evidence", a, c); code != exitOK || !strings.Contains(stderr, warn) {
 		t.Errorf("other data: exit %d\n%s", code, stderr)
+	}
+	observed = map[string]string{"y": "o1"}
+	d := write("d", "m4.gpp", "y.csv", "h1", -10)
+	e := write("e", "m5.gpp", "yx.csv", "h3", -11) // the same y beside a covariate
+	observed = map[string]string{"y": "o2"}
+	f := write("f", "m6.gpp", "y.csv", "h1", -12)
+	if code, _, stderr = runGpp("compare", "--evidence", d, e); code != exitOK || strings.Contains(stderr, "warning") {
+		t.Errorf("the same observations in other files: exit %d\n%s", code, stderr)
+	}
+	_, _, stderr = runGpp("compare", "--evidence", d, f)
+	if w := "warning: " + d + " and " + f + " observe other values of y: Bayes factors compare models of the same observations"; !strings.Contains(stderr, w) {
+		t.Errorf("other observations, from the same file: want %q\n%s", w, stderr)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -175,6 +176,10 @@ func kfoldExact(t *testing.T, dir, method, model, csvPath string, ys []float64) 
 	fit := filepath.Join(dir, "fit")
 	if code, _, stderr := runSafe(t, "fit", model, csvPath, "--quiet", "--out", fit); code != exitOK {
 		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	// kfold.json records the observed y's sha256 as fit.json does
+	if ff, err := readFitMeta(filepath.Join(fit, fitFileName), sources{}); err != nil || ff == nil || len(meta.ObservedSHA256) != 1 || !maps.Equal(ff.ObservedSHA256, meta.ObservedSHA256) {
+		t.Errorf("kfold.json's observed_sha256 %v, fit.json's %v (%v)", meta.ObservedSHA256, ff, err)
 	}
 	code, stdout, stderr := runSafe(t, "compare", outs[0], fit)
 	if code != exitOK || !strings.Contains(stdout, model+" (K-fold)") || !strings.Contains(stdout, "A K-fold row") {

@@ -1604,10 +1604,13 @@ type drawsHeader struct {
 	model, modelHash string
 	data             []string
 	dataHash         []string // sha256 of each data file's contents (dataHashes), or nil
-	cfg              *fitConfig
-	r                *sgvb.Result  // the fit, or restart 0 of a mixture
-	mix              *sgvb.Mixture // the restarts, or nil
-	stepSize         float64
+	// observed is the sha256 of each observed data's values, by name
+	// (fitfile.ObservedHashes), or nil.
+	observed map[string]string
+	cfg      *fitConfig
+	r        *sgvb.Result  // the fit, or restart 0 of a mixture
+	mix      *sgvb.Mixture // the restarts, or nil
+	stepSize float64
 	// missing says which data cell each fitted missing value is.
 	missing []data.Missing
 	// levels are the codings of the data's columns of labels (data.Coded),
@@ -1739,6 +1742,9 @@ func writeRunHeader(p func(string, ...any), h drawsHeader) {
 		for _, x := range h.dataHash {
 			p("#   file_sha256 = %s", x)
 		}
+	}
+	for _, k := range sortedKeys(h.observed) { // as fit.json's observed_sha256 (readSampleMeta)
+		p("#   observed_sha256 %s = %s", k, h.observed[k])
 	}
 	for _, k := range sortedKeys(c.sets) {
 		p("#   set %s = %s", k, c.sets[k])
@@ -1907,7 +1913,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // newFitHead is the head of a file of format for the fit of h.
 func newFitHead(format string, h drawsHeader) fitfile.Head {
 	fh := fitfile.Head{Format: format, GppVersion: version, Model: h.model, ModelSHA256: h.modelHash,
-		Data: append([]string{}, h.data...), DataSHA256: h.dataHash}
+		Data: append([]string{}, h.data...), DataSHA256: h.dataHash, ObservedSHA256: h.observed}
 	if len(h.cfg.sets) > 0 {
 		fh.Sets = map[string]string(h.cfg.sets)
 	}
@@ -1937,10 +1943,12 @@ func annealSetting(c *fitConfig) int {
 
 // recordData sets h's missing cells, codings of columns of labels and
 // sizes bound from numeric ids from the data l bound: what fit.json and
-// coords.csv record for gpp predict, logprob and sensitivity.
+// coords.csv record for gpp predict, logprob and sensitivity; and the
+// hashes of the observed data's values, which gpp compare reads.
 func (h *drawsHeader) recordData(l *pipeline.Loaded) {
 	b := fitfile.BoundOf(l.Info, l.Data, l.Model.NotLeaves(), l.Model.Skipped())
 	h.missing, h.levels, h.sizes, h.columns = b.Missing, b.Levels, b.Sizes, b.Columns
+	h.observed = fitfile.ObservedHashes(l.Model.Observed(), l.Data)
 }
 
 // newFitFile describes a fit for fit.json, with the warnings and hints

@@ -172,7 +172,9 @@ quantiles and the median absolute deviation × 1.4826; the printed table
 shows mcse_mean only, and the HDI's columns with --hdi) and draws.csv (CmdStan's
 sample layout: comment lines with the settings, the model's sha256 and each
 data file's ("#   file_sha256 = ...", in the order the data are given, as
-fit.json's data_sha256: gpp compare tells the same data by them), the
+fit.json's data_sha256) and of each observed datum's values
+("#   observed_sha256 y = ...", as fit.json's observed_sha256: gpp
+compare tells the same observations by them), the
 columns chain__, draw__,
 lp__, accept_stat__, stepsize__, treedepth__, n_leapfrog__, divergent__ and
 energy__, then the params and outputs as gpp fit names them; each chain's

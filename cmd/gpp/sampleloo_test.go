@@ -197,6 +197,11 @@ func TestCompareSampleDataWithSpace(t *testing.T) {
 			t.Fatalf("sample: exit %d:\n%s", code, stderr)
 		}
 	}
+	// headers without the observed data's sha256 (before gpp wrote them):
+	// the files decide, and the warning names them
+	for _, s := range []string{s1, s2} {
+		dropHeaderLines(t, s, "#   observed_sha256 ")
+	}
 	if meta := readSampleMeta(filepath.Join(s1, drawsFile), sources{}); meta == nil || !slices.Equal(meta.Data, []string{dataA}) {
 		t.Errorf("the sample's data read back as %v, want [%s]", meta, dataA)
 	}
@@ -237,6 +242,11 @@ func TestCompareSampleDataByHash(t *testing.T) {
 	if meta := readSampleMeta(filepath.Join(out[dataA], drawsFile), sources{}); meta == nil || !slices.Equal(meta.DataSHA256, []string{fitfile.ModelHash([]byte(a))}) {
 		t.Errorf("the sample's data_sha256 read back as %v, want the sha256 of %s", meta, dataA)
 	}
+	// headers without the observed data's sha256 (before gpp wrote them,
+	// TestCompareObservedByHash): the files' sha256 decide
+	for _, o := range out {
+		dropHeaderLines(t, o, "#   observed_sha256 ")
+	}
 	warns := func(x, y string) bool {
 		code, stdout, stderr := runGpp("compare", x, y)
 		if code != exitOK {
@@ -255,23 +265,30 @@ func TestCompareSampleDataByHash(t *testing.T) {
 	if err := os.CopyFS(old, os.DirFS(out[dataA])); err != nil {
 		t.Fatal(err)
 	}
-	draws, err := os.ReadFile(filepath.Join(old, drawsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var keep []string
-	for _, l := range strings.Split(string(draws), "\n") {
-		if !strings.HasPrefix(l, "#   file_sha256 = ") {
-			keep = append(keep, l)
-		}
-	}
-	writeFile(t, old, drawsFile, strings.Join(keep, "\n"))
+	dropHeaderLines(t, old, "#   file_sha256 = ")
 	if meta := readSampleMeta(filepath.Join(old, drawsFile), sources{}); meta == nil || meta.DataSHA256 != nil {
 		t.Fatalf("the older header read as %v, want no sha256", meta)
 	}
 	if warns(out[dataA], old) {
 		t.Errorf("an older header of the same path: a warning")
 	}
+}
+
+// dropHeaderLines removes the lines that begin with prefix from the
+// draws.csv in dir, as a header written before gpp wrote them reads.
+func dropHeaderLines(t *testing.T, dir, prefix string) {
+	t.Helper()
+	draws, err := os.ReadFile(filepath.Join(dir, drawsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keep []string
+	for _, l := range strings.Split(string(draws), "\n") {
+		if !strings.HasPrefix(l, prefix) {
+			keep = append(keep, l)
+		}
+	}
+	writeFile(t, dir, drawsFile, strings.Join(keep, "\n"))
 }
 
 // mmOutlier is a normal model whose last observation is an outlier: its

@@ -89,8 +89,14 @@ type Head struct {
 	Data        []string `json:"data"`
 	// DataSHA256 holds the sha256 of each data file's contents, in the
 	// order of Data: gpp compare tells the same data read by other paths.
-	DataSHA256 []string          `json:"data_sha256,omitempty"`
-	Sets       map[string]string `json:"sets,omitempty"`
+	DataSHA256 []string `json:"data_sha256,omitempty"`
+	// ObservedSHA256 holds, by name, the sha256 of the values of each
+	// data the model observes (compile.Model.Observed: its ~ and target
+	// += score them), as bound (ObservedHashes): gpp compare tells fits
+	// of the same observations by them, whatever covariate files they
+	// read. Older files lack it.
+	ObservedSHA256 map[string]string `json:"observed_sha256,omitempty"`
+	Sets           map[string]string `json:"sets,omitempty"`
 }
 
 // File is the content of fit.json.

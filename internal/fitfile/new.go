@@ -1,6 +1,9 @@
 package fitfile
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"math"
 
 	"github.com/gpplang/gpp/data"
@@ -41,6 +44,50 @@ func DataHashes(args []string, srcs map[string][]byte) []string {
 			return nil
 		}
 		out[i] = ModelHash(b)
+	}
+	return out
+}
+
+// ObservedHashes returns, by name, the hex SHA-256 of the bound value of
+// each observed data in names (compile.Model.Observed), for fit.json's
+// observed_sha256 and draws.csv's "#   observed_sha256 NAME = ..."
+// lines. Each hash is over the value alone, canonically: the number of
+// dimensions and each dimension's size, then the values in row-major
+// order, each as its float64's 8 bytes big-endian, with every NaN (a
+// missing cell) written as one NaN and -0 as 0; so a value read from CSV
+// or JSON, written 1 or 1.0, hashes alike, and the name is the map's key
+// (JSON writes the keys sorted). nil when names is empty or one of them
+// is not bound.
+func ObservedHashes(names []string, bound map[string]*data.Array) map[string]string {
+	if len(names) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for _, name := range names {
+		a := bound[name]
+		if a == nil {
+			return nil
+		}
+		h := sha256.New()
+		var b [8]byte
+		word := func(u uint64) {
+			binary.BigEndian.PutUint64(b[:], u)
+			h.Write(b[:])
+		}
+		word(uint64(len(a.Shape)))
+		for _, n := range a.Shape {
+			word(uint64(n))
+		}
+		for _, v := range a.Values {
+			switch {
+			case math.IsNaN(v):
+				v = math.NaN()
+			case v == 0:
+				v = 0
+			}
+			word(math.Float64bits(v))
+		}
+		out[name] = hex.EncodeToString(h.Sum(nil))
 	}
 	return out
 }

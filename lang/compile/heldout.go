@@ -1,6 +1,9 @@
 package compile
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
 	"github.com/gpplang/gpp/stdlib"
@@ -72,4 +75,36 @@ func (m *Model) HeldOutLogLik() []string {
 		return true
 	})
 	return names
+}
+
+// Observed returns the names of the data that the model observes, sorted:
+// those a ~ observes and those a target += (or a ~ on an expression)
+// reads as the value of a logpdf, logcdf or logccdf, or reads at all
+// where it reads no such value (a likelihood written out, target +=
+// -square(y - mu), whose outcome cannot be told from its covariates).
+// They are the data whose log likelihood a fit's LOO, K-fold and evidence
+// score; the others (covariates, sizes, indexes) are not. nil when the
+// model observes none.
+func (m *Model) Observed() []string {
+	if m.file == nil || m.info == nil {
+		return nil
+	}
+	tildes, _ := observations(m.file, m.info)
+	seen := map[string]bool{}
+	for sym := range tildes {
+		seen[sym.Name] = true
+	}
+	reads := m.info.TargetReads(m.file)
+	valued := map[ast.Stmt]bool{} // the statements that read a value
+	for _, r := range reads {
+		if r.Value {
+			valued[r.Stmt] = true
+		}
+	}
+	for _, r := range reads {
+		if r.Value || r.Let == nil && !valued[r.Stmt] {
+			seen[r.Symbol.Name] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
 }

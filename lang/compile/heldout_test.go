@@ -40,3 +40,31 @@ func TestHeldOutLogLik(t *testing.T) {
 		}
 	}
 }
+
+// TestObserved: the data a ~ or a target += observes, sorted, and not
+// the covariates, indexes or held-out data that only the arguments of a
+// density, an index or an output read.
+func TestObserved(t *testing.T) {
+	js, err := data.ReadJSON("d.json", strings.NewReader(`{"x": [0.5, 1, 2, 3], "y": [1.2, 0.7, 0.1, -0.4], "w": [1, 2, 3, 4], "x_new": [1.5, 4], "y_new": [0.4, -0.9], "idx": [1, 3]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := data.Input{File: "d.json", JSON: js}
+	const decls = "data x: real[N]\ndata y: real[N]\ndata w: real[N]\ndata x_new: real[M]\ndata y_new: real[M]\ndata idx: int<lower=0, upper=N-1>[M]\n" +
+		"param b: real ~ Normal(0, 1)\nparam s: positive ~ HalfNormal(1)\n"
+	for _, c := range []struct {
+		name, src string
+		want      []string
+	}{
+		{"y by a ~", "y ~ Normal(b * x, s)\noutput log_lik = logpdf(y_new, Normal(b * x_new, s))\n", []string{"y"}},
+		{"y by an indexed ~", "y[idx] ~ Normal(b * x[idx], s)\n", []string{"y"}},
+		{"y by target +=, w by a ~", "target += logpdf(y, Normal(b * x, s))\nw ~ Normal(b, s)\n", []string{"w", "y"}},
+		{"a likelihood written out", "target += -square(y - b * x) / 2\n", []string{"x", "y"}},
+		{"none", "output yr = b * x\n", nil},
+	} {
+		m := compileSrc(t, "m.gpp", decls+c.src, nil, in)
+		if got := m.Observed(); !slices.Equal(got, c.want) {
+			t.Errorf("%s: Observed = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
