@@ -467,6 +467,9 @@ type Settings struct {
 	// FamilyGamma or FamilyLognormal; real, positive, unit and matrix
 	// latents: FamilyFullRank). It takes precedence over Family.
 	Families map[string]Family
+	// logitNormalUnit fits unit latents by normal factors on their logits
+	// in place of beta factors: the refit of betaFallback.
+	logitNormalUnit bool
 	// FullRankGroups lists groups of two or more latents, each fitted by
 	// one joint full-rank factor: a multivariate normal over all their
 	// coordinates (the values of real, cholesky_factor_corr, corr_matrix,

@@ -122,8 +122,9 @@ func (b *block) logAt(i int) bool {
 	return b.fam == FamilyLognormal || b.fullRankLog() || b.fam == FamilyBanded && b.support == dist.Positive
 }
 
-// logitAt reports whether element i of a full-rank or low-rank block is a
-// normal on the logit of a unit value b: q's density of b is the normal's
+// logitAt reports whether element i of a full-rank, low-rank or normal
+// block (Settings.logitNormalUnit) is a normal on the logit of a unit
+// value b: q's density of b is the normal's
 // less log |db/dx| = log σ(x) + log(1 − σ(x)) (logitJac). That term's
 // mean under q has no closed form, so the block's entropy is the normal's
 // and the engine adds the Jacobian to each draw's log p instead (and to
@@ -132,7 +133,7 @@ func (b *block) logitAt(i int) bool {
 	if b.kind != nil {
 		return b.kind[i] == elLogit
 	}
-	return (b.fam == FamilyFullRank || b.fam == FamilyLowRank || b.fam == FamilyBanded) && b.support == dist.Unit
+	return (b.fam == FamilyFullRank || b.fam == FamilyLowRank || b.fam == FamilyBanded || b.fam == FamilyNormal) && b.support == dist.Unit
 }
 
 // logJacAt returns the log Jacobian of element i's transform at the draw
@@ -468,6 +469,9 @@ func resolveFamily(l Latent, s *Settings) (Family, error) {
 	case dist.Real, dist.CholCorr, dist.CorrMatrix, dist.CholCov, dist.CovMatrix, dist.SumToZero, dist.SumToZeroMatrix: // a cholesky_factor_corr, corr_matrix, cholesky_factor_cov, cov_matrix, sum_to_zero_vector or sum_to_zero_matrix latent's coordinates are real
 		return FamilyNormal, nil
 	case dist.Unit:
+		if s.logitNormalUnit {
+			return FamilyNormal, nil
+		}
 		return FamilyBeta, nil
 	case dist.Simplex:
 		return FamilyDirichlet, nil
@@ -1186,6 +1190,10 @@ func (b *block) logqWith(c *stepCache, x, aux, lq0 []float64) float64 {
 			if b.fam == FamilyLognormal { // density of z = exp(x)
 				s -= x[b.off+i]
 			}
+			if b.support == dist.Unit { // density of b = σ(x) (logitAt)
+				j, _ := logitJac(x[b.off+i])
+				s -= j
+			}
 		}
 	case FamilyFullRank:
 		s = b.fullRankLogq(val, x, aux)
@@ -1498,6 +1506,11 @@ func (f *Factor) moments(mean, sd []float64) {
 	case FamilyNormal:
 		copy(mean, p[0])
 		copy(sd, p[1])
+		if f.Support == dist.Unit { // logit-normal marginals (Settings.logitNormalUnit)
+			for i := range mean {
+				mean[i], sd[i] = logitNormalMoments(p[0][i], p[1][i])
+			}
+		}
 	case FamilyFullRank, FamilyLowRank, FamilyBanded:
 		if f.Support == dist.Simplex && len(mean) != len(p[0]) { // the values of K − 1 stick-breaking coordinates a row
 			f.stickMoments(mean, sd)

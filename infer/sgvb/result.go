@@ -93,7 +93,9 @@ type Result struct {
 	Pathfinder *PathfinderPath
 
 	Warnings []string
-	Seconds  float64
+	// stalls counts the optimizer's resets after a stall (engine.stalled).
+	stalls  int
+	Seconds float64
 
 	once   sync.Once
 	blocks []block
