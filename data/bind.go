@@ -239,7 +239,7 @@ func (b *binder) orderUnused() {
 		switch a := b.out[name]; {
 		case d == nil || d.Implicit:
 			b.errs.Add(ast.Pos{File: "--levels"}, "%s", b.noDataNamed(name))
-		case a != nil && a.Levels == nil && !(a.Shape != nil && len(a.Values) == 0):
+		case a != nil && a.Levels == nil && !a.rowless():
 			b.errs.Add(a.Pos, "--levels %s: `%s` is given as numbers, not labels: its codes are the numbers, so no order of labels applies", name, name)
 		}
 	}
@@ -527,7 +527,7 @@ func (b *binder) find(d *check.DataVar) (*Array, bool) {
 		if b.optional[d.Name] {
 			return nil, false
 		}
-		if e, _ := b.labelBounded(d); b.sizesData(d) || e != nil {
+		if e, _ := b.labelBounded(d, nil); b.sizesData(d) || e != nil {
 			b.inferred = append(b.inferred, d) // bound from the data it sizes or the labels it bounds, or reported then
 			return nil, false
 		}
@@ -581,7 +581,7 @@ func (b *binder) bindInferred() {
 				// the error of the ids that would have given it (boundByCodes) says why
 			case !b.sizesData(d):
 				why := ""
-				switch e, _ := b.labelBounded(d); {
+				switch e, _ := b.labelBounded(d, nil); {
 				case b.out[e.Name] == nil:
 				case b.fitLevels != nil && b.out[e.Name].Levels == nil:
 					// new data's ids, a few of the groups, are no count of them
@@ -623,11 +623,12 @@ func (b *binder) idsFailed(d *check.DataVar) bool {
 	return false
 }
 
-// labelBounded returns the int vector data declaration whose upper bound
-// is int scalar d, or d − c for an int literal c, with c: Stan's
+// labelBounded returns the first int vector data declaration (of those
+// that keep reports true for, every one when keep is nil) whose upper
+// bound is int scalar d, or d − c for an int literal c, with c: Stan's
 // `array[N] int<lower=1, upper=J> county`, whose labels, when the data give
 // them, also give J (boundByLabels). nil if there is none.
-func (b *binder) labelBounded(d *check.DataVar) (*check.DataVar, int) {
+func (b *binder) labelBounded(d *check.DataVar, keep func(*check.DataVar) bool) (*check.DataVar, int) {
 	if len(d.Dims) != 0 || d.Elem != check.Int {
 		return nil, 0
 	}
@@ -635,7 +636,7 @@ func (b *binder) labelBounded(d *check.DataVar) (*check.DataVar, int) {
 		if e.Elem != check.Int || len(e.Dims) != 1 || e.UpperExpr == nil {
 			continue
 		}
-		if name, c := sizeBound(e); name == d.Name {
+		if name, c := sizeBound(e); name == d.Name && (keep == nil || keep(e)) {
 			return e, c
 		}
 	}
@@ -677,27 +678,16 @@ func sizeBound(d *check.DataVar) (name string, c int) {
 // Stan's lower=1, upper=J and under lower=0, upper=J-1. The coding
 // records it for its note. It reports whether it bound d.
 func (b *binder) boundByLabels(d *check.DataVar) bool {
-	if len(d.Dims) != 0 || d.Elem != check.Int {
-		return false
-	}
 	// the first such declaration with labels: a poll's column of no rows
 	// leaves the census's to give the size
-	var e *check.DataVar
-	var a *Array
-	c := 0
-	for _, x := range b.info.Data {
-		if x.Elem != check.Int || len(x.Dims) != 1 || x.UpperExpr == nil {
-			continue
-		}
-		name, xc := sizeBound(x)
-		if xa := b.out[x.Name]; name == d.Name && xa != nil && xa.Levels != nil && len(xa.Levels.Labels) > 0 {
-			e, a, c = x, xa, xc
-			break
-		}
-	}
+	e, c := b.labelBounded(d, func(x *check.DataVar) bool {
+		xa := b.out[x.Name]
+		return xa != nil && xa.Levels != nil && len(xa.Levels.Labels) > 0
+	})
 	if e == nil {
 		return false
 	}
+	a := b.out[e.Name]
 	lv := a.Levels
 	v := lv.First + len(lv.Labels) - 1 + c
 	j := &Array{Name: d.Name, Values: []float64{float64(v)}, Int: true, Pos: a.Pos}
@@ -1020,9 +1010,8 @@ func (b *binder) expected(d *check.DataVar) string {
 		s = fmt.Sprintf("a JSON key %q, CSV columns %s.1, %s.2, ..., %s=FILE.csv (%s=FILE.csv:COL1,COL2 for some of its columns), or a single positional CSV file", d.Name, d.Name, d.Name, d.Name, d.Name)
 	}
 	var have []string
-	columnFile := map[string]string{} // the file of a CSV column, for a misspelt declaration's hint
-	columnTable := map[string]*Table{}
-	hint := "" // for a file of one column, which the separators may explain
+	columnTable := map[string]*Table{} // the table of a CSV column, for a misspelt declaration's hint
+	hint := ""                         // for a file of one column, which the separators may explain
 	for _, in := range b.inputs {
 		if in.Name != "" {
 			continue
@@ -1030,8 +1019,7 @@ func (b *binder) expected(d *check.DataVar) string {
 		if in.Table != nil {
 			for _, c := range in.Table.Columns {
 				have = append(have, c.Name)
-				if _, ok := columnFile[c.Name]; !ok {
-					columnFile[c.Name] = in.Table.File
+				if _, ok := columnTable[c.Name]; !ok {
 					columnTable[c.Name] = in.Table
 				}
 			}
@@ -1048,7 +1036,10 @@ func (b *binder) expected(d *check.DataVar) string {
 		have = slices.Compact(have) // a column of two files, named once
 		s += "; the data has " + textenc.EscapeBidi(someNames(have)) + hint
 		if best := check.Suggest(d.Name, have); best != "" && len(d.Dims) <= 1 { // a matrix binds columns X.1, X.2, ...
-			file := columnFile[best]
+			file := ""
+			if t := columnTable[best]; t != nil {
+				file = t.File
+			}
 			other, by := "", ""
 			if file != "" && len(d.Dims) == 1 {
 				other, by = b.rowsBindOther(d, columnTable[best])
@@ -1602,7 +1593,7 @@ func (b *binder) groupOrder(d *check.DataVar, group []*check.DataVar) (string, [
 func (b *binder) mixedCoding(d *check.DataVar, a *Array, group []*check.DataVar) *ast.Error {
 	for _, e := range group {
 		o := b.raw[e.Name]
-		if e == d || o == nil || o.labels != nil || o.bad != nil || o.Shape != nil && len(o.Values) == 0 {
+		if e == d || o == nil || o.labels != nil || o.bad != nil || o.rowless() {
 			continue // a column of no rows is neither labels nor numbers
 		}
 		i := firstLabel(a)

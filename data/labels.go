@@ -844,38 +844,12 @@ func sameCoding(a, b *Levels) bool {
 // group_sum(x, g, K) whose codes g are keyed (matched by label): until f
 // returns true.
 func readsUnkeyed(info *check.Info, e ast.Node, keyed func(g ast.Expr) bool, f func(*check.Symbol) bool) {
-	seen := map[*check.Symbol]bool{}
-	stop := false
-	var visit func(e ast.Node)
-	visit = func(e ast.Node) {
-		ast.Inspect(e, func(n ast.Node) bool {
-			if stop {
-				return false
-			}
-			switch n := n.(type) {
-			case *ast.IndexExpr:
-				visit(n.X)
-				return false
-			case *ast.CallExpr:
-				if fn := info.Calls[n]; fn != nil && fn.Shape == stdlib.GroupSum && len(n.Args) == 3 && keyed(n.Args[1]) {
-					return false
-				}
-			case *ast.Ident:
-				sym := info.Uses[n]
-				if sym == nil || seen[sym] {
-					return true
-				}
-				seen[sym] = true
-				if f(sym) {
-					stop = true
-					return false
-				}
-				if ls, ok := sym.Decl.(*ast.LetStmt); ok && sym.Kind == check.Let {
-					visit(ls.Value)
-				}
-			}
-			return !stop
-		})
-	}
-	visit(e)
+	info.VisitReadsSkip(e, false, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return false
+		}
+		fn := info.Calls[call]
+		return fn != nil && fn.Shape == stdlib.GroupSum && len(call.Args) == 3 && keyed(call.Args[1])
+	}, f)
 }

@@ -150,6 +150,10 @@ func (a *Array) isMissing(i int) bool {
 	return ok
 }
 
+// rowless reports whether a is a column (or table) of no rows, which is
+// neither labels nor numbers.
+func (a *Array) rowless() bool { return a.Shape != nil && len(a.Values) == 0 }
+
 // SizeFrom says where a size bound by the shape of other data came from
 // ("the rows of teachers.csv"), for errors that show its value; "" for
 // any other value.

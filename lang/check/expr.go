@@ -2013,8 +2013,5 @@ func foldArgs(name string, args []ast.Expr, vals []float64) string {
 			}
 		}
 	}
-	if len(parts) == 1 {
-		return name + " of " + parts[0]
-	}
 	return name + " of " + strings.Join(parts, ", ")
 }

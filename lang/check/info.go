@@ -116,11 +116,20 @@ func (info *Info) Lookup(name string) *Symbol {
 // the one walk of what an expression reads, for the checker, the
 // compiler and the CLI.
 func (info *Info) VisitReads(e ast.Node, indices bool, f func(*Symbol) bool) {
+	info.VisitReadsSkip(e, indices, nil, f)
+}
+
+// VisitReadsSkip is VisitReads not into the nodes that skip reports true
+// for (skip nil skips none).
+func (info *Info) VisitReadsSkip(e ast.Node, indices bool, skip func(ast.Node) bool, f func(*Symbol) bool) {
 	seen := map[*Symbol]bool{}
 	stop := false
 	var visit func(e ast.Node)
 	visit = func(e ast.Node) {
 		ast.Inspect(e, func(n ast.Node) bool {
+			if skip != nil && !stop && skip(n) {
+				return false
+			}
 			if ix, ok := n.(*ast.IndexExpr); ok && !indices && !stop {
 				visit(ix.X)
 				return false

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -915,18 +916,9 @@ func levelRemedy(d *DataVar, rowSizes map[string]bool, at *ast.IndexExpr) string
 	case at != nil:
 		why = fmt.Sprintf("`%s` is read by position (%s at %s): its row k is level k", d.Name, exprString(at), at.Pos())
 	case len(rowSizes) > 0 && !rowSizes[size]:
-		why = fmt.Sprintf("`%s` is a table of one row per level of %s (not one per observation: the data a ~ observes have %s rows), read by position: its row k is level k", d.Name, size, strings.Join(sortedKeys(rowSizes), " or "))
+		why = fmt.Sprintf("`%s` is a table of one row per level of %s (not one per observation: the data a ~ observes have %s rows), read by position: its row k is level k", d.Name, size, strings.Join(slices.Sorted(maps.Keys(rowSizes)), " or "))
 	default:
 		return ""
 	}
 	return fmt.Sprintf("fill in the cell; do not drop its row: %s, so dropping a row would shift every later level's value to the level before", why)
-}
-
-func sortedKeys(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -25,7 +25,11 @@ func (m *Model) HeldOutLogLik() []string {
 	tildes, firstUse := observations(m.file, m.info)
 	var names []string
 	seen := map[*check.Symbol]bool{}
-	lets := map[[2]any]bool{} // the lets walked, as value or not
+	type letWalk struct {
+		sym   *check.Symbol
+		value bool
+	}
+	lets := map[letWalk]bool{} // the lets walked, as value or not
 	var visit func(e ast.Node, value bool)
 	visit = func(e ast.Node, value bool) {
 		ast.Inspect(e, func(n ast.Node) bool {
@@ -60,8 +64,8 @@ func (m *Model) HeldOutLogLik() []string {
 					names = append(names, sym.Name)
 				}
 			case sym.Kind == check.Let:
-				if ls, ok := sym.Decl.(*ast.LetStmt); ok && !lets[[2]any{sym, value}] {
-					lets[[2]any{sym, value}] = true
+				if ls, ok := sym.Decl.(*ast.LetStmt); ok && !lets[letWalk{sym, value}] {
+					lets[letWalk{sym, value}] = true
 					visit(ls.Value, value)
 				}
 			}
