@@ -1123,7 +1123,7 @@ func (ns *notices) fitHints(s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result,
 	}
 	ns.hint(smallShapeHint(r, mix), softplusHint(s, l.Model, r, mix), shownFar)
 	ns.hint(found...)
-	ns.hint(mixtureHint(s, l, r, mix, k, ess))
+	ns.hint(factorHint(s, l, r, mix, k, ess), mixtureHint(s, l, r, mix, k, ess))
 	ns.hint(parameterisationHints(s, l, far, k, ess, curv, autoLost, warmInit, flatWarned(r))...)
 	if curv == nil && mix == nil && far == "" && !sgvb.Overflows(r.ELBO, r.ELBOSE) { // a failed fit: no sds to check
 		ns.hint(curvSkippedHint(curvSkipped, k, ess))
@@ -1134,7 +1134,7 @@ func (ns *notices) fitHints(s sgvb.Settings, l *pipeline.Loaded, r *sgvb.Result,
 // label switching, collapsed components, optima of restarts (some empty).
 // restartsWarning defers to them.
 func structureHints(l *pipeline.Loaded, r *sgvb.Result, mix *sgvb.Mixture, ds *drawSet) []string {
-	return append(labelSwitchHint(ds), collapsedHint(l.Model, r, mix), optimaHint(mix))
+	return append(labelSwitchHintOf(ds, maskedParams(l.File, l.Data), factorRestartsOff(l, mix)), collapsedHint(l.Model, r, mix), optimaHint(mix))
 }
 
 // loadModel loads the model and its data for a fit or for prior draws

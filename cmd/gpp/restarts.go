@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -480,7 +481,12 @@ const switchMaxAxis = 50
 // loadings, identified only up to an orthogonal matrix): a hint for the
 // permuted params and one for the rotated ones. None when there is no
 // such param, or one fit.
-func labelSwitchHint(ds *drawSet) []string {
+func labelSwitchHint(ds *drawSet) []string { return labelSwitchHintOf(ds, nil, nil) }
+
+// labelSwitchHintOf is labelSwitchHint for a model whose params masked
+// (maskedParams) are already fixed at 0 above the diagonal, with the
+// factors that restarts switched off (off, factorRestartsOff).
+func labelSwitchHintOf(ds *drawSet, masked map[string]string, off []string) []string {
 	if ds.comp == nil || ds.R < 2 {
 		return nil
 	}
@@ -539,11 +545,21 @@ func labelSwitchHint(ds *drawSet) []string {
 		}
 	}
 	var hints []string
+	if len(names) > 0 && matrix && len(masked) > 0 {
+		// the masks fix the factors' order as well as their rotation
+		rotNames, rotAxis = append(rotNames, names...), append(rotAxis, make([]int, len(names))...)
+		for _, r := range who {
+			if !slices.Contains(rotWho, r) {
+				rotWho = append(rotWho, r)
+			}
+		}
+		names = nil
+	}
 	if len(names) > 0 {
 		hints = append(hints, permutedHint(names, who, matrix))
 	}
 	if len(rotNames) > 0 {
-		hints = append(hints, rotatedHint(rotNames, rotAxis, rotWho))
+		hints = append(hints, rotatedHint(rotNames, rotAxis, rotWho, masked, off))
 	}
 	return hints
 }
@@ -564,7 +580,11 @@ func restartList(who []int) string {
 // rotatedHint is labelSwitchHint's advice for matrix params (names, the
 // axis along which each turned in axes) that restarts who found rotated
 // or reflected.
-func rotatedHint(names []string, axes []int, who []int) string {
+func rotatedHint(names []string, axes []int, who []int, masked map[string]string, off []string) string {
+	if len(masked) > 0 {
+		n := slices.Sorted(maps.Keys(masked))[0]
+		return maskedRotatedHint(names, n, masked[n], who, off)
+	}
 	list := strings.Join(names, ", ")
 	its := "its"
 	if len(names) > 1 {
@@ -580,6 +600,27 @@ func rotatedHint(names []string, axes []int, who []int) string {
 		"(%s, a covariance, a held-out log likelihood), or one restart's fit, or constrain %s so that one rotation fits "+
 		"(Stan's factor models fix the loadings above the diagonal at zero and the diagonal positive) (docs/inference.md, Restarts)",
 		restartList(who), list, its, strings.Join(slices.Compact(words), " or "), gramOf(names[0], axes[0]), list, gramOf(names[0], axes[0]), list)
+}
+
+// maskedRotatedHint is rotatedHint (and permutedHint's for a matrix)
+// where the model already masks the param n with the data m, 0 above the diagonal (Lraw .* Moff with a
+// positive diagonal, the constraint rotatedHint would advise): that fixes
+// the rotation while every diagonal element stays clear of 0, so restarts
+// that still differ by one have a diagonal near 0 (off), a factor
+// switched off, whose sign the constraint no longer fixes. A trial's
+// JSDM's --restarts 4 was told to add the constraint it had.
+func maskedRotatedHint(names []string, n, m string, who []int, off []string) string {
+	why := "a diagonal element near 0 in some of them"
+	if len(off) > 0 {
+		why = strings.Join(off, "; ")
+	}
+	return fmt.Sprintf("%s found %s of restart 0 with columns in another order, rotated or reflected, though %s .* %s already fixes %s's elements above the diagonal at 0 "+
+		"(with a positive diagonal, one rotation and sign): that holds only while each diagonal element stays clear of 0, and q puts %s, "+
+		"a factor switched off (its loading column and scores shrunk to 0), whose sign and rotation nothing then fixes: "+
+		"the restarts found different optima, not one posterior's symmetry, so the mixture's summary of %s blurs them; "+
+		"read the fit of the restart with the highest ELBO (draws.csv's rows with its restart__), or outputs that do not depend on the rotation "+
+		"(a covariance such as Lambda * Lambda', a held-out log likelihood) (docs/language.md, Latent factors and JSDMs)",
+		restartList(who), strings.Join(names, ", "), n, m, n, why, strings.Join(names, ", "))
 }
 
 // gramOf is the product that a matrix n's rotation along axis a leaves
