@@ -373,6 +373,9 @@ func TestBindErrors(t *testing.T) {
 		{"JSON \"NaN\" for a vector", "data y: real[N]\nparam m: real\ny ~ Normal(m, 1)\n", func(t *testing.T) []Input {
 			return []Input{jsonInput(t, "d.json", `{"y": "NaN"}`)}
 		}, nil, "d.json:1:7: y has a single value, but `y` is declared real[N] at m.gpp:1:6 (a vector of one element is written [\"NaN\"] (or [null]: either is a missing value); from R"},
+		{"JSON \"NA\" for a vector", "data y: real[N]\nparam m: real\ny ~ Normal(m, 1)\n", func(t *testing.T) []Input {
+			return []Input{jsonInput(t, "d.json", `{"y": "NA"}`)}
+		}, nil, "(a vector of one element is written [\"NA\"] (or [null]: either is a missing value); from R"},
 		{"JSON NaN for a vector", "data y: real[N]\nparam m: real\ny ~ Normal(m, 1)\n", func(t *testing.T) []Input {
 			return []Input{jsonInput(t, "d.json", `{"y": NaN}`)}
 		}, nil, "(a vector of one element is written [NaN] (or [null]: either is a missing value); from R"},

@@ -10,7 +10,9 @@ import (
 
 // Missing cells of data that the model only observes are kept, NaN, in
 // Array.Missing (row-major): empty cells, NA and NaN, a blank line of a
-// one-column file (a row of its own), JSON null and "NaN"; the observed
+// one-column file (a row of its own), JSON null, "NaN" and the "NA" of R's
+// jsonlite (a user trial read `expected a number, found the string "NA"`
+// there); the observed
 // cells are checked as before, and MissingNotes says where the missing
 // ones are, in the latent's order.
 func TestMissingBound(t *testing.T) {
@@ -18,7 +20,7 @@ func TestMissingBound(t *testing.T) {
 	info := checked(t, model)
 	bound, err := Bind(info, []Input{
 		csvInput(t, "y", "y.csv", "v\n1.5\n\nNA\n2\nnan\n\n"),
-		jsonInput(t, "d.json", `{"Y": [[1, null], ["NaN", 2], [3, 4]]}`),
+		jsonInput(t, "d.json", `{"Y": [[1, null], ["NaN", 2], [3, "NA"]]}`),
 	}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -30,13 +32,13 @@ func TestMissingBound(t *testing.T) {
 	if bound["N"].Values[0] != 6 {
 		t.Errorf("N = %v, want 6 (the blank lines are rows)", bound["N"].Values)
 	}
-	if !slices.Equal(Y.Missing, []int{1, 2}) {
-		t.Errorf("Y: missing %v, want [1 2]", Y.Missing)
+	if !slices.Equal(Y.Missing, []int{1, 2, 5}) {
+		t.Errorf("Y: missing %v, want [1 2 5]", Y.Missing)
 	}
 	notes := MissingNotes(info, bound, nil)
 	want := []string{
 		"y: 4 missing values (y.csv lines 3, 4, 6, 7) are fitted as the latent y_missing; the last is a blank line at the end of y.csv: delete it if it is not a missing value",
-		"Y: 2 missing values (d.json 1:12, 1:20) are fitted as the latent Y_missing",
+		"Y: 3 missing values (d.json 1:12, 1:20, 1:35) are fitted as the latent Y_missing",
 	}
 	if !slices.Equal(notes, want) {
 		t.Errorf("notes:\n%s\nwant:\n%s", strings.Join(notes, "\n"), strings.Join(want, "\n"))

@@ -50,14 +50,14 @@ type Array struct {
 	bad *ast.Error
 	// Missing lists the elements (row-major, increasing) whose cells were
 	// missing: empty, NA, NaN, a blank line of a one-column CSV file, a
-	// JSON null or "NaN". Their Values are NaN. Bind keeps them for data
-	// whose missing values the model fits (check.DataVar.Missing), and
+	// JSON null, "NaN" or "NA". Their Values are NaN. Bind keeps them for
+	// data whose missing values the model fits (check.DataVar.Missing), and
 	// the compiler makes them the latent NAME_missing; for other data the
 	// first is an error (missErr, with why).
 	Missing []int
 	missErr *ast.Error
 	// missJSON is how a JSON file wrote its first missing value (null,
-	// "NaN" or NaN), for the hint that quotes it in a vector.
+	// "NaN", "NA" or NaN), for the hint that quotes it in a vector.
 	missJSON string
 	// blankTail counts the missing elements that are blank lines at the
 	// end of a one-column CSV file (the last of Missing), for the note
@@ -1647,12 +1647,14 @@ func (p *jsonReader) value(name string) (*Array, error) {
 		if str, isStr := tok.(string); isStr && isInfText(str) {
 			return ast.Errorf(p.pos(off), "%q: %s", name, infError(str))
 		}
-		if str, isStr := tok.(string); tok == nil || isStr && str == "NaN" {
-			// a missing value: null, or CmdStan's "NaN" or NaN
+		if str, isStr := tok.(string); tok == nil || isStr && (str == "NaN" || str == "NA") {
+			// a missing value: null, CmdStan's "NaN" or NaN, or the "NA"
+			// R's jsonlite writes for a numeric NA (toJSON's default
+			// na = "string")
 			if a.missJSON == "" {
 				a.missJSON = "null"
 				if isStr {
-					a.missJSON = `"NaN"`
+					a.missJSON = strconv.Quote(str)
 					if _, bare := p.atoms[off]; bare {
 						a.missJSON = "NaN"
 					}

@@ -119,3 +119,38 @@ func (d BernoulliLogit) eval(y float64, dp []float64) (lp, dx float64) {
 	}
 	return lp, 0
 }
+
+// BernoulliProbit is Bernoulli(Phi(eta)) in eta itself, the family a ~
+// Bernoulli whose p is Phi(eta) evaluates (autodiff.Builder.Density): log
+// Phi(eta) at 1 and log Phi(−eta) at 0, from the normal tail, so that
+// neither rounds to log 0 where Phi(eta) rounds to 1 (eta past 8.3) or to
+// 0 (eta below −37.5), as Stan's bernoulli(Phi(eta)) does. Its name is
+// Bernoulli's, for messages; it is in no table.
+var BernoulliProbit = Univariate{
+	Name: "Bernoulli", Params: []Param{{"p = Phi(eta): eta", Real}},
+	Support: Binary, Doc: "0/1 outcome with success probability Phi(eta)",
+	Kernel: func(x float64, p, dp []float64) (float64, float64) {
+		eta := p[0]
+		if math.IsNaN(eta) || math.IsNaN(x) {
+			return invalid(dp)
+		}
+		var lp, g float64
+		switch x {
+		case 1: // log P(Z > −eta), whose derivative in eta is the hazard at −eta
+			lp, g = normalTail(-eta)
+		case 0:
+			lp, g = normalTail(eta)
+			g = -g
+		default:
+			return outside(dp)
+		}
+		if math.IsInf(lp, -1) {
+			return outside(dp)
+		}
+		if dp != nil {
+			dp[0] = g
+		}
+		return lp, 0
+	},
+	Rand: func(p []float64, rng *rand.Rand) float64 { return Bernoulli{Phi(p[0])}.Rand(rng) },
+}

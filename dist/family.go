@@ -309,6 +309,35 @@ type Univariate struct {
 	// x (LogitScale, the prior of a unit latent in its coordinate), so
 	// that errors name x = σ(t).
 	LogitArg bool
+	// UnitEnds marks the ends of [0, 1] that the family's Unit arguments
+	// may take at evaluation (UnitZero, UnitOne): Stan's bernoulli and
+	// binomial take theta in [0, 1], so that a probit's Phi(eta), which
+	// rounds to 1 past eta ≈ 8.3, gives log mass 0 at y = 1 and −Inf
+	// (a value outside the support) at y = 0. The checker's static
+	// support stays Unit, the open interval.
+	UnitEnds uint8
+}
+
+// Ends of [0, 1] for Univariate.UnitEnds.
+const (
+	UnitZero uint8 = 1 << iota // 0 is admitted
+	UnitOne                    // 1 is admitted
+)
+
+// ArgAdmits is u.Params[a].Support.Admits(v) at evaluation: a Unit
+// argument also admits the ends UnitEnds marks.
+func (u *Univariate) ArgAdmits(a int, v float64) (need string, ok bool) {
+	s := u.Params[a].Support
+	if s != Unit || u.UnitEnds == 0 {
+		return s.Admits(v)
+	}
+	switch u.UnitEnds {
+	case UnitZero:
+		return "in [0, 1)", v >= 0 && v < 1
+	case UnitOne:
+		return "in (0, 1]", v > 0 && v <= 1
+	}
+	return "in [0, 1]", v >= 0 && v <= 1
 }
 
 // Ends returns the ends of the closure of u's support for the parameters
@@ -371,7 +400,9 @@ func (u *Univariate) ZeroAtEnd(x float64, p []float64, lp float64) bool {
 // parameters p, is −Inf because x lies outside the support: x finite and
 // not in Support, or beyond the ends of its closure (Ends: Uniform's lo
 // and hi, Pareto's y_min), or at an end where the density is 0 (Wiener's
-// tau), with every argument in its own support and the ends in order. An
+// tau), or where a probability at an end (UnitEnds) leaves no mass
+// (Bernoulli(1) at 0), with every argument in its own support and the ends
+// in order. An
 // argument outside its support (Normal's sigma ≤ 0) is not: that −Inf,
 // or NaN, is a failure to report.
 func (u *Univariate) Outside(x float64, p []float64, lp float64) bool {
@@ -380,9 +411,14 @@ func (u *Univariate) Outside(x float64, p []float64, lp float64) bool {
 	}
 	for a, v := range p {
 		if a < len(u.Params) {
-			if _, ok := u.Params[a].Support.Admits(v); !ok {
+			if _, ok := u.ArgAdmits(a, v); !ok {
 				return false
 			}
+		}
+	}
+	for a, v := range p {
+		if a < len(u.Params) && u.Params[a].Support == Unit && (v == 0 || v == 1) && u.UnitEnds != 0 {
+			return true // a probability at an end (UnitEnds): the mass left is 0 at x
 		}
 	}
 	lo, hi := u.Ends(p)

@@ -350,7 +350,7 @@ var Univariates = []*Univariate{
 		DataHoisted: poissonLogData{},
 	},
 	{
-		Name: "Bernoulli", Params: []Param{{"p", Unit}},
+		Name: "Bernoulli", UnitEnds: UnitZero | UnitOne, Params: []Param{{"p", Unit}},
 		Support: Binary, Doc: "0/1 outcome with success probability p",
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return Bernoulli{p[0]}.eval(x, dp)
@@ -366,7 +366,7 @@ var Univariates = []*Univariate{
 		Rand: func(p []float64, rng *rand.Rand) float64 { return BernoulliLogit{p[0]}.Rand(rng) },
 	},
 	{
-		Name: "Binomial", Params: []Param{{"n", Count}, {"p", Unit}},
+		Name: "Binomial", UnitEnds: UnitZero | UnitOne, Params: []Param{{"n", Count}, {"p", Unit}},
 		Support: BoundedCount, Doc: "successes in n trials with success probability p",
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return Binomial{p[0], p[1]}.eval(x, dp)
@@ -428,7 +428,7 @@ var Univariates = []*Univariate{
 		DataHoisted: negBinomialLogData{},
 	},
 	{
-		Name: "ZeroInflatedPoisson", Params: []Param{{"psi", Unit}, {"lambda", Positive}},
+		Name: "ZeroInflatedPoisson", UnitEnds: UnitZero | UnitOne, Params: []Param{{"psi", Unit}, {"lambda", Positive}},
 		Support: Count, Doc: "Poisson(lambda) counts with extra zeros: a Poisson count with probability psi (PyMC's psi), else a structural zero",
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return ZeroInflatedPoisson{p[0], p[1]}.eval(x, dp)
@@ -436,7 +436,7 @@ var Univariates = []*Univariate{
 		Rand: func(p []float64, rng *rand.Rand) float64 { return ZeroInflatedPoisson{p[0], p[1]}.Rand(rng) },
 	},
 	{
-		Name: "ZeroInflatedNegBinomial", Params: []Param{{"psi", Unit}, {"mu", Positive}, {"phi", Positive}},
+		Name: "ZeroInflatedNegBinomial", UnitEnds: UnitZero | UnitOne, Params: []Param{{"psi", Unit}, {"mu", Positive}, {"phi", Positive}},
 		Support: Count, Doc: "NegBinomial(mu, phi) counts with extra zeros: a NegBinomial count with probability psi (PyMC's psi), else a structural zero",
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return ZeroInflatedNegBinomial{p[0], p[1], p[2]}.eval(x, dp)
@@ -444,7 +444,7 @@ var Univariates = []*Univariate{
 		Rand: func(p []float64, rng *rand.Rand) float64 { return ZeroInflatedNegBinomial{p[0], p[1], p[2]}.Rand(rng) },
 	},
 	{
-		Name: "HurdlePoisson", Params: []Param{{"psi", Unit}, {"lambda", Positive}},
+		Name: "HurdlePoisson", UnitEnds: UnitZero | UnitOne, Params: []Param{{"psi", Unit}, {"lambda", Positive}},
 		Support: Count, Doc: "a zero-truncated Poisson(lambda) count with probability psi (PyMC's psi), else 0",
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return HurdlePoisson{p[0], p[1]}.eval(x, dp)
@@ -452,7 +452,7 @@ var Univariates = []*Univariate{
 		Rand: func(p []float64, rng *rand.Rand) float64 { return HurdlePoisson{p[0], p[1]}.Rand(rng) },
 	},
 	{
-		Name: "HurdleNegBinomial", Params: []Param{{"psi", Unit}, {"mu", Positive}, {"phi", Positive}},
+		Name: "HurdleNegBinomial", UnitEnds: UnitZero | UnitOne, Params: []Param{{"psi", Unit}, {"mu", Positive}, {"phi", Positive}},
 		Support: Count, Doc: "a zero-truncated NegBinomial(mu, phi) count with probability psi (PyMC's psi), else 0",
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return HurdleNegBinomial{p[0], p[1], p[2]}.eval(x, dp)
@@ -460,7 +460,7 @@ var Univariates = []*Univariate{
 		Rand: func(p []float64, rng *rand.Rand) float64 { return HurdleNegBinomial{p[0], p[1], p[2]}.Rand(rng) },
 	},
 	{
-		Name: "ZeroInflatedBinomial", Params: []Param{{"psi", Unit}, {"n", Count}, {"p", Unit}},
+		Name: "ZeroInflatedBinomial", UnitEnds: UnitZero | UnitOne, Params: []Param{{"psi", Unit}, {"n", Count}, {"p", Unit}},
 		Support: BoundedCount, Doc: "Binomial(n, p) counts with extra zeros: a Binomial count with probability psi (PyMC's psi), else a structural zero",
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return ZeroInflatedBinomial{p[0], p[1], p[2]}.eval(x, dp)
@@ -468,7 +468,7 @@ var Univariates = []*Univariate{
 		Rand: func(p []float64, rng *rand.Rand) float64 { return ZeroInflatedBinomial{p[0], p[1], p[2]}.Rand(rng) },
 	},
 	{
-		Name: "HurdleGamma", Params: []Param{{"psi", Unit}, {"alpha", Positive}, {"beta", Positive}},
+		Name: "HurdleGamma", UnitEnds: UnitZero | UnitOne, Params: []Param{{"psi", Unit}, {"alpha", Positive}, {"beta", Positive}},
 		Support: NonNegative, ZeroMass: true, Doc: "a Gamma(alpha, beta) value with probability psi (PyMC's psi), else exactly 0",
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return HurdleGamma{p[0], p[1], p[2]}.eval(x, dp)
@@ -476,7 +476,7 @@ var Univariates = []*Univariate{
 		Rand: func(p []float64, rng *rand.Rand) float64 { return HurdleGamma{p[0], p[1], p[2]}.Rand(rng) },
 	},
 	{
-		Name: "HurdleLogNormal", Params: []Param{{"psi", Unit}, {"mu", Real}, {"sigma", Positive}},
+		Name: "HurdleLogNormal", UnitEnds: UnitZero | UnitOne, Params: []Param{{"psi", Unit}, {"mu", Real}, {"sigma", Positive}},
 		Support: NonNegative, ZeroMass: true, Doc: "a LogNormal(mu, sigma) value with probability psi (PyMC's psi), else exactly 0",
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return HurdleLogNormal{p[0], p[1], p[2]}.eval(x, dp)
@@ -484,7 +484,7 @@ var Univariates = []*Univariate{
 		Rand: func(p []float64, rng *rand.Rand) float64 { return HurdleLogNormal{p[0], p[1], p[2]}.Rand(rng) },
 	},
 	{
-		Name: "Geometric", Params: []Param{{"p", Unit}}, Least: 1,
+		Name: "Geometric", UnitEnds: UnitOne, Params: []Param{{"p", Unit}}, Least: 1,
 		Support: Count, Doc: "trials up to and including the first success, each with success probability p (PyMC's and scipy's convention: 1, 2, …)",
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return Geometric{p[0]}.eval(x, dp)

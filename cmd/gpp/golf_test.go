@@ -20,7 +20,7 @@ func TestFitGolfGammaHint(t *testing.T) {
 	d := t.TempDir()
 	model, data := "testdata/golf.gpp", "testdata/golf.csv"
 	code, _, stderr := runSafe(t, "fit", model, data, "--seed", "3", "--quiet", "--out", filepath.Join(d, "default"))
-	if code != exitError || !strings.Contains(stderr, "Binomial: p must be in (0, 1) (got 1") || !strings.Contains(stderr, gammaBadNote) {
+	if code != exitError || !strings.Contains(stderr, "Binomial: log density is -Inf at value 1346 (n 1443, p 1,") || !strings.Contains(stderr, gammaBadNote) {
 		t.Errorf("default start: exit %d, stderr %q; want 1, the positioned error and the hint", code, stderr)
 	}
 	for _, flag := range [][]string{{"--init", "path"}, {"--family", "lognormal"}} {

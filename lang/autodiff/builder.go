@@ -1433,7 +1433,17 @@ const (
 // node prepares them once per evaluation; where d has a DataHoisted kernel
 // and value is fixed data (a count), Finish prepares each element's work
 // in the data once for every evaluation.
+//
+// A Bernoulli whose p is a Phi node is evaluated in Phi's argument
+// (dist.BernoulliProbit), whose log mass does not round to log 0 where
+// Phi rounds to 0 or 1: a user trial's probit JSDM found no finite start
+// in 100 where some Phi(eta) rounded to 1 at y = 0.
 func (b *Builder) Density(d dist.Univariate, value ID, args []ID, pos ast.Pos) ID {
+	if d.Name == "Bernoulli" && len(args) == 1 && d.Params[0].Support == dist.Unit && !d.OutsideValue && d.CDFTail == 0 {
+		if n := b.nodes[b.index(args[0])]; n.op == OpPhi && b.nodes[n.args[0]].op != opInvalid {
+			d, args = dist.BernoulliProbit, []ID{b.id(int(n.args[0]))}
+		}
+	}
 	return b.density(d, d.Prepared, value, args, pos)
 }
 

@@ -1127,7 +1127,7 @@ func (p *Program) densityErrorAt(n *node, only int) error {
 				continue // a log 0 taken in (log_mix's lp2 = logpdf(3, Uniform(0, 2)))
 			}
 			if a < len(d.Params) {
-				if need, ok := d.Params[a].Support.Admits(v); !ok {
+				if need, ok := d.ArgAdmits(a, v); !ok {
 					// an argument computed from a datum and params
 					// (sigma * x) names the datum's cell
 					cell := ""

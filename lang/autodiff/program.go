@@ -472,7 +472,7 @@ func (p *Program) checkDataArgs(n *node) error {
 			if math.IsInf(v, -1) && p.infIsValue(a) {
 				continue // a log 0 taken in (log_mix's lp2 = logpdf(3, Uniform(0, 2)))
 			}
-			if want, ok := par.Support.Admits(v); !ok {
+			if want, ok := n.dist.ArgAdmits(i, v); !ok {
 				return p.dataIter(n, k, ast.Errorf(x.pos, "%s", msg(fmt.Sprintf("%s argument %d (%s) is %g, not %s; it depends on the data alone, so no fit can change it",
 					n.dist.Name, i+1, par.Name, v, want), p.nodeElemPart(n, x.shape, k))))
 			}

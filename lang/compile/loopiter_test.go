@@ -229,12 +229,16 @@ param u: real[3] ~ Normal(0, 1)
 		// x + z is NaN in no row; log(x) in rows 3 and 4
 		{"NaN condition", "for i in 0:N {\n  if log(x[i]) > 0 {\n    target += a\n  }\n}",
 			"m.gpp:10:6: `log(x[i])` is NaN with these data, which no comparison or condition can use at i = 3"},
-		// inv_logit(|z| * 100) rounds to 1 in every row; the branch
-		// k == 1 takes rows 1, 2 and 5
-		{"data argument", "for i in 0:N {\n  if k[i] == 1 {\n    k[i] ~ Bernoulli(inv_logit(abs(z[i]) * 100))\n  }\n}",
-			"m.gpp:11:22: Bernoulli argument 1 (p) is 1, not in (0, 1); it depends on the data alone, so no fit can change it at i = 1"},
+		// inv_logit(|z| * 100) rounds to 1 in every row, which Bernoulli
+		// takes (Stan's theta in [0, 1]); the branch k == 0 takes rows 0,
+		// 3 and 4, where the mass of 0 is 0
+		{"data argument", "for i in 0:N {\n  if k[i] == 0 {\n    k[i] ~ Bernoulli(inv_logit(abs(z[i]) * 100))\n  }\n}",
+			"m.gpp:11:12: Bernoulli: log density is -Inf at value 0 (p 1) at i = 0"},
 		{"data argument 0", "for i in 0:N {\n  if k[i] == 1 {\n    k[i] ~ Bernoulli(inv_logit(z[i] * 100))\n  }\n}",
-			"m.gpp:11:12: Bernoulli: p must be in (0, 1) (got 0) at i = 1"},
+			"m.gpp:11:12: Bernoulli: log density is -Inf at value 1 (p 0) at i = 1"},
+		// a data argument outside even the closed [0, 1]: 1.5 in row 1
+		{"data argument above 1", "for i in 0:N {\n  if k[i] == 1 {\n    k[i] ~ Binomial(1, z[i] * z[i] / 54)\n  }\n}",
+			"m.gpp:11:12: Binomial: p must be in [0, 1] (got 1.5) at i = 1"},
 		// category 3 * k of 3 categories: rows 1, 2 and 5
 		{"category", "for i in 0:N {\n  3 * k[i] ~ CategoricalLogit(X[i] * a)\n}",
 			"m.gpp:10:14: CategoricalLogit: value 3 is not a category 0..2 at i = 1"},

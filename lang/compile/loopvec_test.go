@@ -376,7 +376,7 @@ func TestLoopAsVectorsErrors(t *testing.T) {
 	// A density's argument of data alone out of its support in some row
 	// of a branch (found by FuzzLoopLowering): named without the
 	// element, which is the branch's row, not the loop's iteration.
-	src2 := fuzzLoopHead + "for i in 0:N {\n    if c[i] > 2 {\n        z[i] ~ Bernoulli(inv_logit(p[i]))\n    }\n}\n"
+	src2 := fuzzLoopHead + "for i in 0:N {\n    if c[i] > 2 {\n        z[i] ~ Poisson(p[i] - 1)\n    }\n}\n"
 	_, err1 = compileSrcErr(t, "m.gpp", src2, nil, fuzzLoopData(400))
 	unrollLoops = true
 	_, err2 = compileSrcErr(t, "m.gpp", src2, nil, fuzzLoopData(400))
