@@ -25,30 +25,28 @@ const boundPile = 1e-3
 // upper bound 4495 with no word but a step rollback. It names the first
 // such element and counts the others; "" where none.
 func boundPileWarning(r *sgvb.Result, ds *drawSet, st []stats) string {
-	if r == nil || ds == nil {
+	if r == nil {
+		return ""
+	}
+	return boundPileText(factorBounds(r), ds, st)
+}
+
+// boundPileText is boundPileWarning of the latents bs.
+func boundPileText(bs []bounds, ds *drawSet, st []stats) string {
+	if ds == nil {
 		return ""
 	}
 	first, n := "", 0
 	for vi := range ds.vars {
 		v := &ds.vars[vi]
-		if v.output || v.index < 0 || v.index >= len(r.Factors) {
-			continue
-		}
-		f := &r.Factors[v.index]
-		if f.Support != dist.Unit || f.Name != v.name {
+		f := v.bounds(bs)
+		if f == nil || f.Support != dist.Unit {
 			continue
 		}
 		for j, e := range v.elems {
-			lo, w := f.Loc, f.Scale
-			if f.ScaleV != nil {
-				lo, w = f.LocV[e], f.ScaleV[e]
-			}
-			if w == 0 || v.first+j >= len(st) {
+			lo, hi, ok := f.rangeOf(e)
+			if !ok || v.first+j >= len(st) {
 				continue
-			}
-			hi := lo + w
-			if w < 0 {
-				lo, hi = hi, lo
 			}
 			s, tol := st[v.first+j], boundPile*(hi-lo)
 			end, which := 0.0, ""
@@ -107,20 +105,32 @@ func boundNearWarning(r *sgvb.Result, ds *drawSet, st []stats) string {
 	if r == nil {
 		return ""
 	}
+	return boundNearText(factorBounds(r), ds, st)
+}
+
+// factorBounds are the bounds of r's factors.
+func factorBounds(r *sgvb.Result) []bounds {
 	bs := make([]bounds, len(r.Factors))
 	for i, f := range r.Factors {
 		bs[i] = bounds{f.Name, f.Support, f.Loc, f.Scale, f.LocV, f.ScaleV}
 	}
-	return boundNearText(bs, ds, st)
+	return bs
 }
 
-// sampleBoundNearWarning is boundNearWarning of gpp sample's draws of m.
-func sampleBoundNearWarning(m *compile.Model, ds *drawSet, st []stats) string {
+// sampleBoundWarnings are boundPileWarning and boundNearWarning of gpp
+// sample's draws of m, those that apply.
+func sampleBoundWarnings(m *compile.Model, ds *drawSet, st []stats) []string {
 	bs := make([]bounds, len(m.Latents))
 	for i, l := range m.Latents {
 		bs[i] = bounds{l.Name, l.Support, l.Loc, l.Scale, l.LocV, l.ScaleV}
 	}
-	return boundNearText(bs, ds, st)
+	var out []string
+	for _, w := range []string{boundPileText(bs, ds, st), boundNearText(bs, ds, st)} {
+		if w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // bounds are a latent's support and declared bounds (sgvb.Latent's Loc,
@@ -132,6 +142,38 @@ type bounds struct {
 	LocV, ScaleV []float64
 }
 
+// bounds returns the bounds in bs of v's param (nil: v is an output or
+// not of bs).
+func (v *variable) bounds(bs []bounds) *bounds {
+	if v.output || v.index < 0 || v.index >= len(bs) || bs[v.index].Name != v.name {
+		return nil
+	}
+	return &bs[v.index]
+}
+
+// rangeOf returns the declared range [lo, hi] of element e of a unit or
+// positive param: Loc + Scale·b for b in (0, 1) or (0, ∞); false where
+// none is declared (Scale 0) or the support is another.
+func (f *bounds) rangeOf(e int) (lo, hi float64, ok bool) {
+	loc, w := f.Loc, f.Scale
+	if f.ScaleV != nil {
+		loc, w = f.LocV[e], f.ScaleV[e]
+	}
+	if w == 0 || (f.Support != dist.Unit && f.Support != dist.Positive) {
+		return 0, 0, false
+	}
+	lo, hi = loc, loc+w
+	switch {
+	case f.Support == dist.Positive && w > 0:
+		hi = math.Inf(1)
+	case f.Support == dist.Positive:
+		lo, hi = math.Inf(-1), loc
+	case w < 0:
+		lo, hi = hi, lo
+	}
+	return lo, hi, true
+}
+
 // boundNearText is boundNearWarning of the latents bs.
 func boundNearText(bs []bounds, ds *drawSet, st []stats) string {
 	if ds == nil {
@@ -140,30 +182,14 @@ func boundNearText(bs []bounds, ds *drawSet, st []stats) string {
 	first, n := "", 0
 	for vi := range ds.vars {
 		v := &ds.vars[vi]
-		if v.output || v.index < 0 || v.index >= len(bs) {
-			continue
-		}
-		f := &bs[v.index]
-		if (f.Support != dist.Unit && f.Support != dist.Positive) || f.Name != v.name {
+		f := v.bounds(bs)
+		if f == nil {
 			continue
 		}
 		for j, e := range v.elems {
-			loc, w := f.Loc, f.Scale
-			if f.ScaleV != nil {
-				loc, w = f.LocV[e], f.ScaleV[e]
-			}
-			if w == 0 || v.first+j >= len(st) {
+			lo, hi, ok := f.rangeOf(e)
+			if !ok || v.first+j >= len(st) {
 				continue
-			}
-			// the declared range [lo, hi]: loc + w·b for b in (0, 1) or (0, ∞)
-			lo, hi := loc, loc+w
-			switch {
-			case f.Support == dist.Positive && w > 0:
-				hi = math.Inf(1)
-			case f.Support == dist.Positive:
-				lo, hi = math.Inf(-1), loc
-			case w < 0:
-				lo, hi = hi, lo
 			}
 			s := st[v.first+j]
 			width := s.q95 - s.q5

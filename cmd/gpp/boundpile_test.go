@@ -11,7 +11,7 @@ import (
 // upper bound, at the lower one too, and only for a modeller's range: a
 // unit or <lower=0, upper=1> param pushed to 1 (every trial a success),
 // a probability's own end, a t the data put inside its range, and a scale
-// near 0 but many sds from it get no warning. A pile on the bound gets this warning, not boundNearWarning's.
+// near 0 but many sds from it get no warning. A pile on the bound gets this warning, not boundNearWarning's, from gpp sample too.
 func TestBoundPileWarning(t *testing.T) {
 	dir := t.TempDir()
 	const rangeModel = "data y: real[N]\nparam t: real<lower=0, upper=10> ~ Uniform(0, 10)\ny ~ Normal(t, 0.1)\n"
@@ -47,6 +47,12 @@ func TestBoundPileWarning(t *testing.T) {
 			}
 			if !strings.Contains(got, c.want) || !strings.Contains(got, "widen it or check the data") || strings.Contains(got, "piles against") {
 				t.Errorf("stderr:\n%s\nwant %q", got, c.want)
+			}
+			// gpp sample's draws against the bound too (boundNearWarning
+			// leaves them to this warning)
+			code, _, got = runSafe(t, "sample", model, data, "--quiet", "--out", filepath.Join(dir, "sample"))
+			if code != exitOK || !strings.Contains(got, c.want) || strings.Contains(got, "piles against") {
+				t.Errorf("sample: exit %d, stderr:\n%s\nwant %q", code, got, c.want)
 			}
 		})
 	}

@@ -115,7 +115,8 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) int {
 	}
 	bad, badPoints, total := 0, 0, 0
 	// partials that agree only at a larger step (recheckPartial), and those
-	// whose finite differences settle at no step
+	// whose finite differences settle at no step; the largest |log joint|
+	// among the former's points
 	rechecked, unsettled, maxStep, worstLP := 0, 0, 0.0, 0.0
 	agreed := make([]bool, dim)      // the coordinate agreed at some point
 	unsettledAt := make([]bool, dim) // it was unsettled at some point
@@ -152,12 +153,12 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) int {
 					rechecked++
 					agreed[i] = true
 					maxStep = math.Max(maxStep, r.step)
+					if math.Abs(lp) > math.Abs(worstLP) { // the rechecked note's
+						worstLP = lp
+					}
 				} else {
 					unsettled++
 					unsettledAt[i] = true
-				}
-				if math.Abs(lp) > math.Abs(worstLP) {
-					worstLP = lp
 				}
 			}
 		}
@@ -186,8 +187,8 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) int {
 			rechecked, total, maxStep, *eps, worstLP)
 	}
 	if unsettled > 0 {
-		fmt.Fprintf(stdout, "note: %d of %d partial derivatives could not be checked (unsettled): their finite differences settle to %g at no step up to %.0e, lost to rounding at the small steps\n",
-			unsettled, total, recheckMax, largestRecheck(*eps))
+		fmt.Fprintf(stdout, "note: %d of %d partial derivatives could not be checked (unsettled): their finite differences settle to %g%% at no step up to %.0e, lost to rounding at the small steps\n",
+			unsettled, total, 100*recheckMax, largestRecheck(*eps))
 	}
 	var unchecked []string // coordinates unsettled wherever they did not agree
 	for i := range dim {

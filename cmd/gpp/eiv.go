@@ -32,6 +32,7 @@ type eivMarginal struct {
 	meas, out   *ast.TildeStmt // x_obs ~ Normal(x, se) and y ~ Normal(..., sigma)
 	slope, term ast.Expr       // b, and b * x in the outcome's location
 	use         *ast.Ident     // x in term
+	neg         bool           // term is subtracted in the location (a - b * x): its slope is -b
 }
 
 // eivMarginals returns the model's errors-in-variables regressions
@@ -119,26 +120,28 @@ func (m *eivMarginal) normalOf(info *check.Info, t *ast.TildeStmt, sym *check.Sy
 		!reads(info, t.Dist.Args[1], sym, true)
 }
 
-// outcome reports whether t's location is a sum of terms of which one
-// alone reads x (sym), and that one is b * x or x * b, b a scalar reading
-// no x; it sets m's slope, term and use.
+// outcome reports whether t's location is a sum of terms, added or
+// subtracted, of which one alone reads x (sym), and that one is b * x or
+// x * b, b a scalar reading no x; it sets m's slope, term, use and neg.
 func (m *eivMarginal) outcome(info *check.Info, t *ast.TildeStmt, sym *check.Symbol) bool {
 	var terms []ast.Expr
-	var flat func(e ast.Expr)
-	flat = func(e ast.Expr) {
+	var negs []bool // the term is subtracted (an odd number of times)
+	var flat func(e ast.Expr, neg bool)
+	flat = func(e ast.Expr, neg bool) {
 		e = ast.Unparen(e)
 		if b, ok := e.(*ast.BinaryExpr); ok && (b.Op == ast.Add || b.Op == ast.Sub) {
-			flat(b.X)
-			flat(b.Y)
+			flat(b.X, neg)
+			flat(b.Y, neg != (b.Op == ast.Sub))
 			return
 		}
-		terms = append(terms, e)
+		terms, negs = append(terms, e), append(negs, neg)
 	}
-	flat(t.Dist.Args[0])
+	flat(t.Dist.Args[0], false)
 	var found []ast.Expr
-	for _, e := range terms {
+	for i, e := range terms {
 		if reads(info, e, sym, true) {
 			found = append(found, e)
+			m.neg = negs[i]
 		}
 	}
 	if len(found) != 1 {
@@ -266,8 +269,12 @@ func (m eivMarginal) form(info *check.Info) (stmts []string, output string) {
 		fmt.Sprintf("%s ~ Normal(%s, sqrt(square(%s) + square(%s) * %s))", yname, loc, sigma, b, v),
 	}
 	total := fmt.Sprintf("(square(%s) + square(%s) * %s)", sigma, b, v)
-	output = fmt.Sprintf("output %s ~ Normal(%s + %s * %s * (%s - %s) / %s, sqrt(%s * square(%s) / %s))",
-		x, hat, v, paren(b), yname, loc, total, v, sigma, total)
+	sign := "+" // x's slope in y's location: b, or -b where subtracted
+	if m.neg {
+		sign = "-"
+	}
+	output = fmt.Sprintf("output %s ~ Normal(%s %s %s * %s * (%s - %s) / %s, sqrt(%s * square(%s) / %s))",
+		x, hat, sign, v, paren(b), yname, loc, total, v, sigma, total)
 	return stmts, output
 }
 

@@ -125,8 +125,13 @@ func TestEIVMarginalsNone(t *testing.T) {
 		}
 	}
 	file, info := checkedSrc(t, head+"param x: real[N] ~ Normal(mu_x, sd_x)\nx_obs ~ Normal(x, se)\ny ~ Normal(a - x * b, sigma)\n")
-	if ms := eivMarginals(file, info); len(ms) != 1 || ast.FormatExpr(ms[0].slope) != "b" {
-		t.Errorf("x * b subtracted: %d, want one of slope b", len(ms))
+	ms := eivMarginals(file, info)
+	if len(ms) != 1 || ast.FormatExpr(ms[0].slope) != "b" {
+		t.Fatalf("x * b subtracted: %d, want one of slope b", len(ms))
+	}
+	// x's slope is -b: given y, x moves against y's residual
+	if _, out := ms[0].form(info); !strings.Contains(out, "Normal(x_hat - x_var * b * (y - y_mu)") {
+		t.Errorf("x * b subtracted: the output %s, want x_hat - x_var * b * (y - y_mu) ...", out)
 	}
 }
 

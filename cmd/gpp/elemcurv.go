@@ -100,13 +100,7 @@ func leftIn(c *sgvb.Curvature, g []float64) bool {
 // is at least min, leaving out those whose variance comes largely from
 // coordinates offScale (outShareOff), as badOutputs does.
 func (cc *curvCheck) badElems(min float64) []string {
-	var out []string
-	for i, v := range cc.elemRatio {
-		if v >= min && !cc.elemOff[i] {
-			out = append(out, cc.elemNames[i])
-		}
-	}
-	return out
+	return badRatios(cc.elemNames, cc.elemRatio, cc.elemOff, min)
 }
 
 // uncheckedNames returns, by the table's names, the elements whose sds a

@@ -64,7 +64,7 @@ func normalMarginals(file *ast.File, info *check.Info) []normalMarginal {
 				continue
 			}
 		}
-		if info.Types[m.scale].DataOnly || !m.fits(info, lat.Symbol, sym, dims) || !m.onlyUse(file, info, lat.Symbol, sym, loop) {
+		if info.Types[m.scale].DataOnly || !m.fits(info, lat.Symbol, sym, dims) || !m.onlyUse(file, info, lat.Symbol, sym) {
 			continue
 		}
 		m.write(file, info)
@@ -92,49 +92,8 @@ func (m *normalMarginal) fits(info *check.Info, lat, sym *check.Symbol, dims che
 // (sym) or its param lat, through lets or not, leaving out lat's prior
 // and theta's let; ok where it is y ~ Normal(theta, s) (normalMarginal),
 // set as m.obs.
-func (m *normalMarginal) onlyUse(file *ast.File, info *check.Info, lat, sym *check.Symbol, loop *ast.ForStmt) bool {
-	var uses []ast.Stmt
-	var visit func(stmts []ast.Stmt)
-	visit = func(stmts []ast.Stmt) {
-		for _, s := range stmts {
-			switch s := s.(type) {
-			case *ast.OutputStmt, *ast.DataDecl, *ast.ConstDecl, *ast.FnDecl:
-				continue // no part of the density
-			case *ast.LetStmt:
-				if slices.Contains(file.Stmts, ast.Stmt(s)) {
-					continue // read where it is used
-				}
-			case *ast.ForStmt:
-				visit(s.Body)
-				continue
-			case *ast.IfStmt:
-				for _, b := range s.Branches {
-					visit(b.Body.Stmts)
-				}
-				if s.ElseBody != nil {
-					visit(s.ElseBody.Stmts)
-				}
-				continue
-			case *ast.TildeStmt:
-				if s == m.prior {
-					continue
-				}
-			case *ast.ParamDecl:
-				if s == m.lat.Decl {
-					continue
-				}
-			}
-			found := false
-			info.VisitReads(s, true, func(r *check.Symbol) bool {
-				found = r == lat || r == sym
-				return found
-			})
-			if found {
-				uses = append(uses, s)
-			}
-		}
-	}
-	visit(file.Stmts)
+func (m *normalMarginal) onlyUse(file *ast.File, info *check.Info, lat, sym *check.Symbol) bool {
+	uses := densityUses(file, info, func(s ast.Stmt) bool { return s == ast.Stmt(m.prior) || s == ast.Stmt(m.lat.Decl) }, lat, sym)
 	if len(uses) != 1 {
 		return false
 	}

@@ -131,10 +131,16 @@ func offShare(cc *curvCheck, g []float64) float64 {
 // least min, leaving out those whose variance comes largely from
 // coordinates offScale (outShareOff).
 func (cc *curvCheck) badOutputs(min float64) []string {
+	return badRatios(cc.outNames, cc.outRatio, cc.outOff, min)
+}
+
+// badRatios returns the names whose ratio is at least min and not off
+// (badOutputs, badElems).
+func badRatios(names []string, ratio []float64, off []bool, min float64) []string {
 	var out []string
-	for i, v := range cc.outRatio {
-		if v >= min && !cc.outOff[i] {
-			out = append(out, cc.outNames[i])
+	for i, v := range ratio {
+		if v >= min && !off[i] {
+			out = append(out, names[i])
 		}
 	}
 	return out

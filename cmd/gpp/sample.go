@@ -920,7 +920,7 @@ func printSampleReport(stdout io.Writer, con *console, sc *sampleConfig, l *pipe
 	if w := momentMatchWarning(sd.ds.mm); w != "" {
 		con.note("warning: %s", w)
 	}
-	if w := sampleBoundNearWarning(l.Model, sd.ds, run.st); w != "" {
+	for _, w := range sampleBoundWarnings(l.Model, sd.ds, run.st) {
 		con.note("warning: %s", w)
 	}
 	printEvidenceWarnings(con, run.evidence, sources(l.Sources))
