@@ -142,7 +142,7 @@ func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r 
 		}
 		if kOff {
 			cands = append(cands, "all")
-			buts = append(buts, fmt.Sprintf("that check is local (the curvature at q's mode sees no skew or heavy tail), and the fit's Pareto k̂, %s, is not good (below %s), which says q misses the posterior", kText(r.ParetoK), kText(autoKGood)))
+			buts = append(buts, fmt.Sprintf("that check is local (the curvature at q's mode sees no skew or heavy tail), and the fit's Pareto k̂, %s, is not good (good is below %s), which says q misses the posterior", kText(r.ParetoK), kText(autoKGood)))
 		}
 		why += ", but " + strings.Join(buts, ", and ")
 		refit := "--fullrank " + cands[0]

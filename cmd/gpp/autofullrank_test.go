@@ -890,7 +890,7 @@ func TestFullRankAutoKhatNotGood(t *testing.T) {
 	for _, want := range []string{
 		"--fullrank auto: by the log density's curvature no sd of the mean-field q is 1.1× too small (the largest ratio ",
 		"but that check is local (the curvature at q's mode sees no skew or heavy tail), and the fit's Pareto k̂, 0.",
-		", is not good (below 0.5), which says q misses the posterior; refitting with --fullrank all (4 elements) to keep the fit with the higher ELBO\n",
+		", is not good (good is below 0.5), which says q misses the posterior; refitting with --fullrank all (4 elements) to keep the fit with the higher ELBO\n",
 		"standard errors higher): the fit with --fullrank all is kept",
 	} {
 		if code != 0 || !strings.Contains(stderr, want) {
