@@ -129,3 +129,30 @@ func TestBetaFallbackScaleNearBound(t *testing.T) {
 		}
 	}
 }
+
+// TestLogitNormalUnitStart: the refit's normal factor of a unit latent
+// starts on the logit scale, from an Init mean (logit 0.2) and from a
+// previous fit's beta factor (Settings.Init: its logit's mean and sd), as
+// the beta and full-rank factors do, not at the natural-scale values read
+// as logits.
+func TestLogitNormalUnitStart(t *testing.T) {
+	tg := &unitGauss{newMVGauss([]float64{0}, mat.NewSymDense(1, []float64{1}), false)}
+	s := Settings{Seed: 1, logitNormalUnit: true}
+	e, err := newEngine(tg, []Latent{{Name: "u", Size: 1, Shape: []int{1}, Support: dist.Unit, Init: []float64{0.2}}}, &s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := math.Log(0.2 / 0.8); math.Abs(e.theta[0]-want) > 1e-12 {
+		t.Errorf("Init 0.2: logit mean %g, want %g", e.theta[0], want)
+	}
+	a, b := 3.0, 5.0
+	s.Init = &Result{Factors: []Factor{{Name: "u", Family: FamilyBeta, Size: 1, Support: dist.Unit, Params: [][]float64{{a}, {b}}}}}
+	e, err = newEngine(tg, []Latent{{Name: "u", Size: 1, Shape: []int{1}, Support: dist.Unit}}, &s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wm, wsd := dist.Digamma(a)-dist.Digamma(b), math.Sqrt(dist.Trigamma(a)+dist.Trigamma(b))
+	if sd := softplus(e.theta[1]); math.Abs(e.theta[0]-wm) > 1e-9 || math.Abs(sd-wsd) > 1e-9 {
+		t.Errorf("warm from beta(3, 5): logit mean %g sd %g, want %g %g", e.theta[0], sd, wm, wsd)
+	}
+}

@@ -536,7 +536,11 @@ func (b *block) initTheta(l *Latent, th []float64) {
 		}
 	case FamilyNormal:
 		for i := 0; i < n; i++ {
-			th[i] = initElem(l, i, 0, finite)
+			if b.support == dist.Unit { // the logit (Settings.logitNormalUnit)
+				th[i] = startCoord(l, i, 1)
+			} else {
+				th[i] = initElem(l, i, 0, finite)
+			}
 			th[n+i] = softplusInv(initSD)
 		}
 	case FamilyFullRank: // L = initSD·I

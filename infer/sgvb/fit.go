@@ -99,6 +99,8 @@ func betaFallback(ctx context.Context, t Target, latents []Latent, s Settings, r
 		r2.Seconds += r.Seconds // both fits' time
 		return r2, nil
 	}
+	// both fits' time, as where r2 is kept
+	r.Seconds += r2.Seconds
 	if r.stalls > 0 { // a rollback alone has its own warning
 		r.warn("%s, lower, so the beta fit is kept, though its resets may have left q at a wrong point: --restarts 4 shows whether fits from other starts agree", what)
 	}
@@ -673,6 +675,10 @@ func (b *block) spreadFrom(mean, sd, th []float64) {
 			}
 			th[i], th[n+i] = math.Log(m)-v/2, softplusInv(math.Max(math.Sqrt(v), minParam))
 		case FamilyNormal:
+			if b.logitAt(i) { // the logit of a unit value (Settings.logitNormalUnit)
+				b.spreadJoint(th, i, m, s)
+				continue
+			}
 			th[n+i] = softplusInv(math.Max(s, minParam))
 		}
 	}
