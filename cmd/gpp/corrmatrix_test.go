@@ -90,7 +90,7 @@ func TestReplCorrMatrix(t *testing.T) {
 		out.Reset()
 		errb.Reset()
 		typeIn(r, c.in)
-		if !strings.Contains(out.String(), c.want) || errb.Len() > 0 {
+		if note := "gpp: note: the posterior mean of each of the 4 elements"; !strings.Contains(out.String(), c.want) || errb.Len() > 0 && !(c.in == "mean(chol(Omega))" && strings.HasPrefix(errb.String(), note)) {
 			t.Errorf("%s: output %q, errors %q; want it to contain %q", c.in, out.String(), errb.String(), c.want)
 		}
 	}

@@ -1020,6 +1020,12 @@ func (r *repl) evalExpr(input string, x ast.Expr) {
 			}
 			return st[k].mean
 		}, num3)
+		if label == "" && len(shape) > 0 {
+			// mean(inv_logit(a + s * z)) reads as one number in R or
+			// NumPy: say what these are, and how to get that one
+			stat := map[replMode]string{modeMean: "mean", modeSD: "sd"}[mode]
+			errorf(r.err, "note: the posterior %s of each of the %d elements; the %s over them, at each draw, is (%s(%s))", stat, size, stat, stat, text)
+		}
 	default:
 		if label == "" && len(shape) == 0 {
 			label = text

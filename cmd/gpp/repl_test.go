@@ -520,6 +520,15 @@ func TestReplFitValues(t *testing.T) {
 	if math.Abs(l-mean) > 0.05*mean || math.Abs(tw-2*l) > 0.01*tw || one != 1 {
 		t.Errorf("mean([lambda, twice, 1]) = [%g, %g, %g], want about [%.4g, %.4g, 1]", l, tw, one, mean, 2*mean)
 	}
+	// of an expression's elements, a note says what they are (an MRP
+	// trial read mean(inv_logit(...)) of 48 states as one number); none
+	// for a name's or a scalar's
+	if want := "note: the posterior mean of each of the 3 elements; the mean over them, at each draw, is (mean([lambda, twice, 1]))"; !strings.Contains(errb.String(), want) {
+		t.Errorf("errors:\n%s\nwant %q", errb.String(), want)
+	}
+	if strings.Count(errb.String(), "note: the posterior") != 1 {
+		t.Errorf("the note for a name's or a scalar's mean too:\n%s", errb.String())
+	}
 	// a later statement keeps the fit usable; a new param does not
 	r.out = &bytes.Buffer{}
 	typeIn(r, "let l3 = lambda * 3", "mean(l3)")
@@ -877,6 +886,7 @@ func TestReplQueryMemory(t *testing.T) {
 	// More draws than a query may keep: refused before any is drawn.
 	r.fit.draws = replMaxKept / 10
 	out.Reset()
+	errb.Reset() // the note of the mean above
 	typeIn(r, "rep(mu, 20)")
 	if want := fmt.Sprintf("gpp: %d draws of the 20 elements shown would take more than %d numbers (1 GiB): run :fit --output-draws %d or fewer, or index into the value\n", replMaxKept/10, replMaxKept, replMaxKept/20); errb.String() != want || out.Len() > 0 {
 		t.Errorf("output %q, errors:\n%s\nwant:\n%s", out.String(), errb.String(), want)
