@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/data"
+	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/lang/check"
 	"github.com/gpplang/gpp/lang/compile"
 	"github.com/gpplang/gpp/lang/parser"
@@ -25,7 +26,8 @@ func (t compiledTarget) Clone() Target { return compiledTarget{t.m.Clone()} }
 // TestCompiledZeroAllocs: an SGVB step and an ELBO evaluation allocate
 // nothing for compiled models using tv_filter, renewal, a ~ summed by groups from
 // sufficient statistics (Bernoulli of a unit vector picked per row, so
-// beta factors too; Normal of picked means), one worker and two.
+// beta factors too, and the logit-normal ones of betaFallback's refit;
+// Normal of picked means), one worker and two.
 func TestCompiledZeroAllocs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var csv strings.Builder
@@ -65,20 +67,26 @@ func TestCompiledZeroAllocs(t *testing.T) {
 			lat[i] = Latent{Name: l.Name, Offset: l.Offset, Size: l.Size, Shape: l.Shape, Support: l.Support, Init: l.Init, Loc: l.Loc, Scale: l.Scale, LocV: l.LocV, ScaleV: l.ScaleV}
 		}
 		for _, w := range []int{1, 2} {
-			s := Settings{Seed: 1, Workers: w, DrawsPerStep: w}.withDefaults()
-			e, err := newEngine(compiledTarget{m}, lat, &s)
-			if err != nil {
-				t.Fatal(err)
+			for _, logitNormal := range []bool{false, true} { // beta factors, or betaFallback's refit
+				s := Settings{Seed: 1, Workers: w, DrawsPerStep: w, logitNormalUnit: logitNormal}.withDefaults()
+				e, err := newEngine(compiledTarget{m}, lat, &s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				unit := FamilyBeta
+				if logitNormal {
+					unit = FamilyNormal
+				}
+				has := false
+				for _, b := range e.blocks {
+					has = has || b.fam == unit && b.support == dist.Unit
+				}
+				if !has && c.name != "Normal by groups" {
+					t.Errorf("%s: no %v factor of a unit latent", c.name, unit)
+				}
+				checkZeroAllocs(t, e, fmt.Sprintf("%s, workers %d, logit-normal %v", c.name, w, logitNormal))
+				e.close()
 			}
-			beta := false
-			for _, b := range e.blocks {
-				beta = beta || b.fam == FamilyBeta
-			}
-			if !beta && c.name != "Normal by groups" {
-				t.Errorf("%s: no beta factor", c.name)
-			}
-			checkZeroAllocs(t, e, fmt.Sprintf("%s, workers %d", c.name, w))
-			e.close()
 		}
 	}
 }

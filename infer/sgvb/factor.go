@@ -1191,13 +1191,7 @@ func (b *block) logqWith(c *stepCache, x, aux, lq0 []float64) float64 {
 			sd := val[p+n+i]
 			e := (x[b.off+i] - val[p+i]) / sd
 			s += -halfLog2Pi - math.Log(sd) - 0.5*e*e
-			if b.fam == FamilyLognormal { // density of z = exp(x)
-				s -= x[b.off+i]
-			}
-			if b.support == dist.Unit { // density of b = σ(x) (logitAt)
-				j, _ := logitJac(x[b.off+i])
-				s -= j
-			}
+			s -= b.logJacAt(x, i) // density of z = exp(x), or of b = σ(x) (logitAt)
 		}
 	case FamilyFullRank:
 		s = b.fullRankLogq(val, x, aux)

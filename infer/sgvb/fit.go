@@ -668,18 +668,8 @@ func (b *block) spreadFrom(mean, sd, th []float64) {
 			} else {
 				th[i], th[n+i] = softplusInv(a), softplusInv(a/m)
 			}
-		case FamilyLognormal:
-			v := math.Log1p((s / m) * (s / m))
-			if !isPos(m) || !isPos(v) {
-				continue
-			}
-			th[i], th[n+i] = math.Log(m)-v/2, softplusInv(math.Max(math.Sqrt(v), minParam))
-		case FamilyNormal:
-			if b.logitAt(i) { // the logit of a unit value (Settings.logitNormalUnit)
-				b.spreadJoint(th, i, m, s)
-				continue
-			}
-			th[n+i] = softplusInv(math.Max(s, minParam))
+		case FamilyLognormal, FamilyNormal: // a normal on the log, the logit (Settings.logitNormalUnit) or the value
+			b.spreadJoint(th, i, m, s)
 		}
 	}
 }

@@ -249,7 +249,7 @@ func (e *engine) warmJoint(b *block, r *Result) {
 // spreadJoint sets element i's diagonal entry of the group's L (and, for
 // the log of a positive latent or the logit of a unit one, its mean) from
 // the mean m and sd s of a factor of another family on the element's own
-// scale, as spreadFrom does for a block of one latent: a gamma factor's
+// scale (spreadFrom's too, for a normal or lognormal block): a gamma factor's
 // sd carried to the log scale as sdlog √log(1 + (s/m)²), with the meanlog
 // that keeps the mean; a beta factor's (the beta of mean m and sd s)
 // carried to the logit scale as the mean and sd of its logit. An
