@@ -3,6 +3,7 @@ package sgvb
 import (
 	"context"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -127,6 +128,14 @@ func TestBetaFallbackScaleNearBound(t *testing.T) {
 		if math.Abs(mean-pm) > 0.5*psd || !said || q.Family != FamilyNormal {
 			t.Errorf("seed %d: %v factor, s %.6g, posterior %.6g ± %.3g, refit said: %v", seed, q.Family, mean, pm, psd, said)
 		}
+	}
+	// a beta family the caller names is the caller's choice: no refit
+	r, err := Fit(context.Background(), compiledTarget{m}, lat, Settings{Seed: 1, Workers: 1, Families: map[string]Family{"s": FamilyBeta}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := r.Factor("s"); q.Family != FamilyBeta || slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, "refit with logit-normal") }) {
+		t.Errorf("named beta: %v factor, warnings %q", q.Family, r.Warnings)
 	}
 }
 

@@ -469,7 +469,7 @@ func resolveFamily(l Latent, s *Settings) (Family, error) {
 	case dist.Real, dist.CholCorr, dist.CorrMatrix, dist.CholCov, dist.CovMatrix, dist.SumToZero, dist.SumToZeroMatrix: // a cholesky_factor_corr, corr_matrix, cholesky_factor_cov, cov_matrix, sum_to_zero_vector or sum_to_zero_matrix latent's coordinates are real
 		return FamilyNormal, nil
 	case dist.Unit:
-		if s.logitNormalUnit {
+		if s.logitNormalUnit && !(named && f == FamilyBeta) { // betaFallback's refit, but for a beta the caller names
 			return FamilyNormal, nil
 		}
 		return FamilyBeta, nil

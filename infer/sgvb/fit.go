@@ -76,7 +76,7 @@ func betaFallback(ctx context.Context, t Target, latents []Latent, s Settings, r
 	}
 	var names []string
 	for _, f := range r.Factors {
-		if f.Family == FamilyBeta {
+		if f.Family == FamilyBeta && s.Families[f.Name] != FamilyBeta { // a beta the caller names stays
 			names = append(names, f.Name)
 		}
 	}
