@@ -343,11 +343,15 @@ func recheckPartial(f func([]float64) float64, x []float64, i int, ad, eps, tol 
 		scale := math.Max(math.Max(math.Abs(ad), math.Abs(r)), diagAbsFloor)
 		settled := errEst <= recheckMax*scale
 		settledAny = settledAny || settled
-		if e <= tol {
-			errEst = 0 // agrees as at --eps: no step does better
+		agrees := e <= tol // as at --eps: no larger step does better
+		if agrees {
+			errEst = 0
 		}
-		if (e <= tol || (settled && math.Abs(ad-r) <= errEst)) && errEst < best {
+		if (agrees || (settled && math.Abs(ad-r) <= errEst)) && errEst < best {
 			out.step, out.fd, out.err, out.ok, best = h, r, e, true, errEst
+		}
+		if agrees {
+			break // no larger step can replace it: spare their evaluations of f
 		}
 	}
 	out.unsettled = tried && !settledAny && !out.ok

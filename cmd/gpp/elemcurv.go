@@ -54,6 +54,7 @@ func elementRatios(ctx context.Context, cc *curvCheck, l *pipeline.Loaded, ud *s
 		for e := range grads {
 			grads[e] = make([]float64, len(u))
 		}
+		vp := make([]float64, size) // the values at u[j] + h
 		for j := off; j < off+n; j++ {
 			if ctx.Err() != nil {
 				return
@@ -61,7 +62,7 @@ func elementRatios(ctx context.Context, cc *curvCheck, l *pipeline.Loaded, ud *s
 			h := sgvb.LaplaceStep(u[j])
 			xu[j] = u[j] + h
 			values(xu)
-			vp := append([]float64(nil), z[xoff:xoff+size]...)
+			copy(vp, z[xoff:xoff+size])
 			xu[j] = u[j] - h
 			values(xu)
 			xu[j] = u[j]
@@ -88,8 +89,11 @@ func elementRatios(ctx context.Context, cc *curvCheck, l *pipeline.Loaded, ud *s
 // leftIn reports whether a function of the coordinates whose gradient is
 // g moves with one that a partial check left out.
 func leftIn(c *sgvb.Curvature, g []float64) bool {
+	if c.Left == nil {
+		return false
+	}
 	for i, v := range g {
-		if v != 0 && c.Left != nil && c.Left[i] {
+		if v != 0 && c.Left[i] {
 			return true
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpplang/gpp/data"
 )
 
 // groupSumMRP is a small multilevel regression and poststratification:
@@ -134,5 +136,19 @@ func TestPredictMRPCensusSizes(t *testing.T) {
 	code, _, stderr = runSafe(t, "predict", fit, byState, states, "--out", filepath.Join(d, "pred2"))
 	if note := "--set A=3 from the fit (the size of param u_a's shape there; the new data do not bind it)"; code != 0 || !strings.Contains(stderr, note) {
 		t.Errorf("predict without age labels: exit %d, stderr:\n%s\nwant the note %q", code, stderr, note)
+	}
+}
+
+// TestFitOrdersQuotesLabels: predict's --levels error shows the order
+// given as --levels takes it, a label holding a comma quoted ("BLUE,
+// EARTH" is one label, not two), and cut to its first and last labels.
+func TestFitOrdersQuotesLabels(t *testing.T) {
+	fit := map[string]data.Levels{"county": {Labels: []string{"AITKIN", "BLUE, EARTH"}}}
+	err := fitOrders(levelFlags{"county": {"BLUE, EARTH", "AITKIN"}}, fit)
+	if want := `not in the order given ("BLUE, EARTH",AITKIN)`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("fitOrders: %v, want %q", err, want)
+	}
+	if got, want := shortList([]string{"a", "b", "c, d", "e"}, 3), `a,b,…,e`; got != want {
+		t.Errorf("shortList of 4 at most 3: %q, want %q", got, want)
 	}
 }

@@ -34,6 +34,7 @@ import (
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/internal/fitfile"
 	"github.com/gpplang/gpp/internal/pipeline"
+	"github.com/gpplang/gpp/internal/textenc"
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
 	"github.com/gpplang/gpp/lang/compile"
@@ -530,13 +531,19 @@ func fitOrders(order levelFlags, fit map[string]data.Levels) error {
 	return errs
 }
 
-// shortList joins labels with commas, the first most-1, "…" and the
-// last of more than most.
+// shortList joins labels with commas as --levels takes them, each quoted
+// where it holds a comma (textenc.QuoteLabel), the first most-1, "…" and
+// the last of more than most.
 func shortList(labels []string, most int) string {
-	if len(labels) > most {
-		return strings.Join(labels[:most-1], ",") + ",…," + labels[len(labels)-1]
+	var parts []string
+	for i, s := range labels {
+		if len(labels) > most && i == most-1 {
+			parts = append(parts, "…", textenc.QuoteLabel(labels[len(labels)-1]))
+			break
+		}
+		parts = append(parts, textenc.QuoteLabel(s))
 	}
-	return strings.Join(labels, ",")
+	return strings.Join(parts, ",")
 }
 
 // fitSetsNoData adds to each error "no data for `NAME`" the fit's --set
