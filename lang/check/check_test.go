@@ -726,18 +726,33 @@ func TestMatrixLogSumExpWarning(t *testing.T) {
 	wantWarnings(t, "param a: real[3] ~ Normal(0, 1)\nparam b: real[3] ~ Normal(0, 1)\ntarget += logsumexp(a * rep(1, 3)' + rep(1, 3) * b')\n", nil)
 }
 
-// TestUndeclaredSizeIDColumn: an undeclared size, with an int column of
-// ids declared, is told how that column counts it, with the column's own
-// size (M here, not another name).
+// TestUndeclaredSizeIDColumn: an undeclared size is told how a column
+// of ids counts it, with the column's own size (M here, not another name),
+// naming the int column used as an index into something of that size, or
+// one whose bound names it; never the outcome y, which is an int column
+// first in the file (a criminologist's trial); without such a use, no column.
 func TestUndeclaredSizeIDColumn(t *testing.T) {
-	src := "data g: int[M]\nparam a: real[J]\ng ~ Normal(a[1], 1)\n"
-	f, err := parser.ParseFile("u.gpp", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = check.Check(f, nil)
-	if err == nil || !strings.Contains(err.Error(), "in place of line 1, the two lines `data J: int` and `data g: int<lower=0, upper=J-1>[M]` make J one more than its largest id") {
-		t.Errorf("error %v, want the id column g's hint with its size [M]", err)
+	for _, c := range []struct{ src, want string }{
+		{"data g: int[M]\ndata y: real[M]\nparam a: real[J]\ny ~ Normal(a[g], 1)\n", "in place of line 1, the two lines `data J: int` and `data g: int<lower=0, upper=J-1>[M]`"},
+		{"data y: int[N]\ndata hood: int[N]\nparam u: real[J] ~ Normal(0, 1)\ny ~ PoissonLog(u[hood])\n", "in place of line 2, the two lines `data J: int` and `data hood: int<lower=0, upper=J-1>[N]`"},
+		{"data y: int[N]\ndata hood: int<lower=1>[N]\nparam z: real[J, 2] ~ Normal(0, 1)\nlet u = 2 * z\ny ~ PoissonLog(u[hood - 1, 0])\n", "in place of line 2, the two lines `data J: int` and `data hood: int<lower=1, upper=J>[N]`"},
+		{"data y: int[N]\ndata hood: int<lower=0, upper=J-1>[N]\nparam u: real[J] ~ Normal(0, 1)\ny ~ PoissonLog(u[hood])\n", "in place of line 2, the two lines `data J: int` and `data hood: int<lower=0, upper=J-1>[N]`"},
+		{"data y: int[N]\ndata hood: int<lower=0, upper=J-1>[N]\nparam u: real[J] ~ Normal(0, 1)\ny ~ Poisson(exp(sum(u)))\n", "in place of line 2"},
+		{"data y: int[N]\ndata k: int[N]\nparam u: real[J, 3] ~ Normal(0, 1)\ny ~ PoissonLog(u[0, k])\n", ""},
+		{"data y: int[N]\nparam u: real[J] ~ Normal(0, 1)\ny ~ PoissonLog(u[y])\n", ""}, // the outcome, even as an index
+		{"data y: int[N]\nparam u: real[J] ~ Normal(0, 1)\ny ~ PoissonLog(sum(u))\n", ""},
+	} {
+		f, err := parser.ParseFile("u.gpp", []byte(c.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = check.Check(f, nil)
+		if err == nil || !strings.Contains(err.Error(), "undeclared name `J`") {
+			t.Fatalf("%q: error %v, want J undeclared", c.src, err)
+		}
+		if has := strings.Contains(err.Error(), "in place of line"); c.want == "" && has || c.want != "" && !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.src, err, c.want)
+		}
 	}
 }
 

@@ -867,14 +867,28 @@ func (c *checker) explain(e ast.Expr, req dist.Support) string {
 			// A param simplex's entries are positive; data's may be 0.
 			return is + " (" + kind + " declared at " + sym.Pos.String() + "; data may hold zeros, a simplex param's entries are positive)"
 		}
-		if d, ok := sym.Decl.(*ast.DataDecl); ok && req == dist.Positive && t.Support == dist.Real && d.Name.Name == x.Name &&
+		if d, ok := sym.Decl.(*ast.DataDecl); ok && (req == dist.Positive || req == dist.NonNegative) && t.Support == dist.Real && d.Name.Name == x.Name &&
 			d.Type.Kind == ast.Real && d.Type.Lower == nil && d.Type.Upper == nil {
 			// Data declared real deep in an expression that must be
 			// positive (pow(population, b) as a Poisson rate): Stan's and
-			// PyMC's users leave data undeclared or real<lower=0>.
+			// PyMC's users leave data undeclared or real<lower=0>. Where
+			// non-negative is enough (lagged counts in mu + alpha * y),
+			// that is what is named: positive would refuse their zeros.
 			dt := *d.Type
+			word := "positive"
 			dt.Kind = ast.Positive
-			return is + " (data declared at " + sym.Pos.String() + "; if its values are positive, declare it `data " + x.Name + ": " + ast.FormatType(&dt) + "`, checked when it loads)"
+			if req == dist.NonNegative {
+				dt.Kind, dt.Lower, word = ast.Real, &ast.NumberLit{Raw: "0", IsInt: true}, "non-negative"
+			}
+			return is + " (data declared at " + sym.Pos.String() + "; if its values are " + word + ", declare it `data " + x.Name + ": " + ast.FormatType(&dt) + "`, checked when it loads)"
+		}
+		if d, ok := sym.Decl.(*ast.DataDecl); ok && (req == dist.Positive || req == dist.NonNegative) && !satisfies(dist.NonNegative, t) &&
+			d.Name.Name == x.Name && d.Type.Kind == ast.Int && d.Type.Lower == nil && d.Type.Upper == nil {
+			// int data of either sign (counts declared int, lagged into
+			// a rate): the bound makes them counts
+			dt := *d.Type
+			dt.Lower = &ast.NumberLit{Raw: "0", IsInt: true}
+			return is + " (data declared at " + sym.Pos.String() + "; if its values are non-negative, declare it `data " + x.Name + ": " + ast.FormatType(&dt) + "`, checked when it loads)"
 		}
 		if let, ok := sym.Decl.(*ast.LetStmt); ok && sym.Fn == nil && let.Value != nil && c.info.Types[let.Value].Valid() {
 			// into the let's value, down to the name or operation its
@@ -926,7 +940,7 @@ func (c *checker) explain(e ast.Expr, req dist.Support) string {
 			for _, op := range ops {
 				ot := c.info.Types[op]
 				if !satisfies(need, ot) && !(x.Op == ast.Div && op == x.X && satisfies(dist.NonNegative, ot)) {
-					return is + " because " + c.explain(op, dist.Positive)
+					return is + " because " + c.explain(op, c.operandNeed(x.Op, ops, op, req))
 				}
 			}
 		}
@@ -956,15 +970,11 @@ func (c *checker) explain(e ast.Expr, req dist.Support) string {
 			}
 			return is
 		}
-		if f.Support.Kind == stdlib.RenewalSupport && len(x.Args) == 3 {
-			// R, w or I0 of either sign first, then one not positive (w
-			// may be a simplex)
-			for _, need := range []dist.Support{dist.NonNegative, dist.Positive} {
-				for i, a := range x.Args {
-					if at := c.info.Types[a]; !satisfies(need, at) && !(need == dist.Positive && i == 1 && at.Support == dist.Simplex) {
-						return is + " because " + c.explain(a, req)
-					}
-				}
+		if k := f.Support.Kind; k == stdlib.RenewalSupport && len(x.Args) == 3 || (k == stdlib.Recursive || k == stdlib.DiagSum) && len(x.Args) == 2 {
+			// the argument that keeps the result from req: ar_filter(r, e)
+			// with r in (0, 1) is real because e is, not because of r
+			if i := c.blameArg(f, x.Args, req); i >= 0 {
+				return is + " because " + c.explain(x.Args[i], req)
 			}
 			return is
 		}
@@ -992,6 +1002,59 @@ func (c *checker) explain(e ast.Expr, req dist.Support) string {
 		}
 	}
 	return is
+}
+
+// operandNeed is the support an operand of a chain of op must have for
+// the chain to have req: a term of a sum with another term positive need
+// only be non-negative (mu + alpha * S, S a count), a factor of a product
+// what the product needs; positive otherwise.
+func (c *checker) operandNeed(op ast.Op, ops []ast.Expr, x ast.Expr, req dist.Support) dist.Support {
+	if req != dist.Positive && req != dist.NonNegative {
+		return dist.Positive
+	}
+	switch op {
+	case ast.Add:
+		for _, o := range ops {
+			if o != x && satisfies(dist.Positive, c.info.Types[o]) {
+				return dist.NonNegative
+			}
+		}
+		return req
+	case ast.Mul, ast.EMul:
+		return req
+	}
+	return dist.Positive
+}
+
+// blameArg returns the index of the argument of f's call that keeps its
+// result short of req: the first (of either sign first) that, made
+// positive with the others as they are, would make it req; else the first
+// of either sign, else the first not positive; -1 if none.
+func (c *checker) blameArg(f *stdlib.Func, args []ast.Expr, req dist.Support) int {
+	sups := make([]dist.Support, len(args))
+	for i, a := range args {
+		sups[i] = entrySupport(c.info.Types[a])
+	}
+	for _, need := range []dist.Support{dist.NonNegative, dist.Positive} {
+		for i, a := range args {
+			if satisfies(need, c.info.Types[a]) {
+				continue
+			}
+			lifted := append([]dist.Support(nil), sups...)
+			lifted[i] = dist.Positive
+			if req.Contains(f.Support.Result(lifted)) {
+				return i
+			}
+		}
+	}
+	for _, need := range []dist.Support{dist.NonNegative, dist.Positive} {
+		for i, a := range args {
+			if !satisfies(need, c.info.Types[a]) {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // chainOperands appends the operands of e's chain of op (a + b + c, with

@@ -167,28 +167,98 @@ func (c *checker) undeclared(id *ast.Ident) {
 		if c.inDim && hint == "" {
 			// Stan declares every size; here only those of data are implicit
 			hint = fmt.Sprintf(": a size that no data declaration has is declared as `data %s: int` (given with the data) or `const %s = ...`", name, name)
-			if g := c.idColumn(); g != nil {
+			if g := c.idColumn(name); g != nil {
 				// both lines: the bound alone names J undeclared
 				bounds, count := fmt.Sprintf("lower=0, upper=%s-1", name), "one more than its largest id"
-				if g.Lower != nil && *g.Lower == 1 {
+				if lo, ok := ast.Unparen(g.Type.Lower).(*ast.NumberLit); ok && lo.Value == 1 {
 					bounds, count = "lower=1, upper="+name, "its largest id"
 				}
-				hint += fmt.Sprintf(", or counted from a column of ids: in place of line %d, the two lines `data %s: int` and `data %s: int<%s>%s` make %s %s (docs/language.md, section 1)", g.Decl.Pos().Line, name, g.Name, bounds, g.Dims, name, count)
+				hint += fmt.Sprintf(", or counted from a column of ids: in place of line %d, the two lines `data %s: int` and `data %s: int<%s>[%s]` make %s %s (docs/language.md, section 1)", g.Pos().Line, name, g.Name.Name, bounds, ast.FormatExpr(g.Type.Dims[0]), name, count)
 			}
 		}
 		c.errorf(id.NamePos, "undeclared name `%s`%s", name, hint)
 	}
 }
 
-// idColumn returns the first int data vector declared so far without
-// an upper bound (a column of group ids, as station), nil if none.
-func (c *checker) idColumn() *DataVar {
-	for _, d := range c.info.Data {
-		if d.Decl != nil && d.Decl.Name != nil && d.Decl.Name.Name == d.Name && d.Elem == Int && len(d.Dims) == 1 && d.UpperExpr == nil {
-			return d
+// idColumn returns the int data vector that counts the size name: one
+// whose bound names it, else the first used as an index into something
+// sized by it (z[hood] with z: real[J]); nil if none (never the outcome y
+// just because it is an int column).
+func (c *checker) idColumn(size string) *ast.DataDecl {
+	mentions := func(e ast.Node) bool {
+		found := false
+		ast.Inspect(e, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && id.Name == size {
+				found = true
+			}
+			return !found
+		})
+		return found
+	}
+	ids := map[string]*ast.DataDecl{} // int data vectors
+	sized := map[string][]ast.Expr{}  // names sized by size: their dims (empty for a let)
+	observed := map[string]bool{}
+	for _, s := range c.file.Stmts {
+		if t, ok := s.(*ast.TildeStmt); ok {
+			if y, ok := ast.Unparen(t.LHS).(*ast.Ident); ok {
+				observed[y.Name] = true
+			}
 		}
 	}
-	return nil
+	for _, s := range c.file.Stmts {
+		switch s := s.(type) {
+		case *ast.DataDecl:
+			if s.Type.Kind == ast.Int && len(s.Type.Dims) == 1 {
+				if (s.Type.Upper != nil && mentions(s.Type.Upper)) || (s.Type.Lower != nil && mentions(s.Type.Lower)) {
+					return s
+				}
+				ids[s.Name.Name] = s
+			}
+			if mentions(s.Type) {
+				sized[s.Name.Name] = s.Type.Dims
+			}
+		case *ast.ParamDecl:
+			if mentions(s.Type) {
+				sized[s.Name.Name] = s.Type.Dims
+			}
+		case *ast.LetStmt: // sized by what it reads whole: let u = sd * z
+			ast.Inspect(s.Value, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok && sized[id.Name] != nil {
+					sized[s.Name.Name] = []ast.Expr{}
+				}
+				_, ix := n.(*ast.IndexExpr)
+				return !ix
+			})
+		}
+	}
+	var found *ast.DataDecl
+	ast.Inspect(c.file, func(n ast.Node) bool {
+		if found != nil {
+			return false
+		}
+		ix, ok := n.(*ast.IndexExpr)
+		if !ok {
+			return true
+		}
+		x, ok := ast.Unparen(ix.X).(*ast.Ident)
+		if !ok || sized[x.Name] == nil {
+			return true
+		}
+		dims := sized[x.Name]
+		for k, e := range ix.Indices {
+			if k < len(dims) && !mentions(dims[k]) {
+				continue // an axis of another size
+			}
+			ast.Inspect(e, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok && found == nil && ids[id.Name] != nil && !observed[id.Name] {
+					found = ids[id.Name]
+				}
+				return found == nil
+			})
+		}
+		return found == nil
+	})
+	return found
 }
 
 func (c *checker) visibleNames() []string {
@@ -1043,6 +1113,9 @@ func (c *checker) argDist(e *ast.CallExpr, f *stdlib.Func, call *ast.CallExpr) *
 		hint := " such as Normal(mu, sigma)"
 		if call != nil {
 			hint = "; `" + call.Fun.Name + "` is not one" + suggest(call.Fun.Name, distNames())
+			if h := stanDistHint(call.Fun.Name); h != "" { // ZIP, neg_binomial_2
+				hint = "; `" + call.Fun.Name + "` is not one: " + h
+			}
 		}
 		c.errorf(e.Args[1].Pos(), "%s's second argument must be a distribution%s", f.Name, hint)
 	}

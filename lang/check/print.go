@@ -172,6 +172,7 @@ const (
 // stanNotes are Stan functions that gpp needs no call for, with what to
 // write instead; X stands for the call's argument.
 var stanNotes = map[string]string{
+	"offset":                    "an offset (brms's and glmmTMB's offset(log(pop))) is a term of the linear predictor, without a coefficient: ... + X (docs/language.md §9)",
 	"num_elements":              "use the size names of X's declaration (data y: real[N] gives N)",
 	"size":                      "use the size names of X's declaration (data y: real[N] gives N)",
 	"rows":                      "use the size names of X's declaration (data X: real[N, K] gives N and K)",
@@ -375,6 +376,8 @@ const zeroInflated = "gpp's zero-inflated and hurdle families are ZeroInflatedPo
 var zeroInflatedNames = map[string]string{
 	"zeroinflatednegativebinomial": "gpp calls it ZeroInflatedNegBinomial(psi, mu, phi) with PyMC's psi; its alpha is phi (brms's zi is 1 − psi)",
 	"hurdlenegativebinomial":       "gpp calls it HurdleNegBinomial(psi, mu, phi) with PyMC's psi; its alpha is phi (brms's hu is 1 − psi)",
+	"zip":                          "gpp calls it ZeroInflatedPoisson(psi, lambda), psi the probability of the Poisson process (PyMC's psi; glmmTMB's zi is 1 − psi)",
+	"zinb":                         "gpp calls it ZeroInflatedNegBinomial(psi, mu, phi), psi the probability of the NegBinomial process (PyMC's psi; glmmTMB's zi is 1 − psi)",
 	"zeroinflatedpoisson":          "gpp calls it ZeroInflatedPoisson(psi, lambda), psi the probability of the Poisson process (PyMC's psi); brms's zi is 1 − psi, so zero_inflated_poisson with zi is ZeroInflatedPoisson(1 - zi, lambda)",
 	"zeroinflatednegbinomial":      "gpp calls it ZeroInflatedNegBinomial(psi, mu, phi), psi the probability of the NegBinomial process (PyMC's psi); brms's zi is 1 − psi, so zero_inflated_negbinomial with zi is ZeroInflatedNegBinomial(1 - zi, mu, phi)",
 	"hurdlepoisson":                "gpp calls it HurdlePoisson(psi, lambda), psi = P(y > 0) (PyMC's psi); brms's hu is 1 − psi, so hurdle_poisson with hu is HurdlePoisson(1 - hu, lambda)",

@@ -115,6 +115,12 @@ var syntaxErrorTests = []struct {
 	{"target += normal_lpdf(y | m, 1)", []string{"1:25: invalid character '|' (gpp writes Stan's normal_lpdf(y | mu, s) as logpdf(y, Normal(mu, s)), and normal_lccdf(y | mu, s) as logccdf(y, Normal(mu, s)); logical or is ||)"}},
 	{"let r = a ./ b", []string{"1:11: invalid character '.' (gpp's / is elementwise already: Stan's a ./ b is a / b)"}},
 	{"let r = a .^ 2", []string{"1:11: invalid character '.' (gpp's ^ is elementwise already: Stan's x .^ 2 is x ^ 2)"}},
+	// scipy's and PyTorch's density methods, a criminologist's trial
+	{"target += sum(NegBinomialLog(mu, phi).logpdf(y))", []string{"1:38: invalid character '.' (gpp has no methods: it writes NegBinomialLog(mu, phi).logpdf(y) as logpdf(y, NegBinomialLog(mu, phi)))"}},
+	{"target += Normal(m, (s + 1)).log_prob(y[0:2])", []string{"1:29: invalid character '.' (gpp has no methods: it writes Normal(m, (s + 1)).log_prob(y[0:2]) as logpdf(y[0:2], Normal(m, (s + 1))))"}},
+	{"output p = d.cdf(3)", []string{"1:13: invalid character '.' (gpp has no methods: it writes d.cdf(3) as exp(logcdf(3, d)))"}},
+	{"target += a.b(y)", []string{"1:12: invalid character '.'"}},
+	{"target += Normal(m, s).logpdf(y", []string{"1:23: invalid character '.'"}},
 	{"let r = c ? a : b", []string{"1:11: invalid character '?' (gpp has no conditional expressions: write an if statement on the data, if COND { ... } else { ... })"}},
 	{"for (i in 1:N) {\n  m[i] ~ Normal(0, 1)\n}\n", []string{"1:5: expected a name after \"for\", found \"(\"; gpp writes Stan's for (i in 1:N) as for i in 0:N { ... }, without parentheses: a range counts from 0 and stops before its end"}},
 	{"param x: vector[N]", []string{"1:10: expected a type after \":\", found \"vector\"; a vector is real[N] (or positive[N], unit[N], ...)"}},

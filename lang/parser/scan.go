@@ -305,6 +305,8 @@ func (s *scanner) punct() {
 		what = "invalid character '.' (gpp's / is elementwise already: Stan's a ./ b is a / b)"
 	case r == '.' && s.off+1 < len(s.src) && s.src[s.off+1] == '^':
 		what = "invalid character '.' (gpp's ^ is elementwise already: Stan's x .^ 2 is x ^ 2)"
+	case r == '.' && methodCall(s.src, s.off) != "":
+		what = "invalid character '.' (gpp has no methods: " + methodCall(s.src, s.off) + ")"
 	case r == '"':
 		// A string is one error, up to its closing quote on the line.
 		what = "invalid character '\"' (gpp has no strings: Stan's print, reject and fatal_error have no counterpart; output NAME = EXPR reports a value at every draw)"
@@ -724,3 +726,69 @@ func formulaBar(src []byte, off int) bool {
 // stanDensityCall matches the call of a Stan density or CDF by its
 // suffix, normal_lpdf(.
 var stanDensityCall = regexp.MustCompile(`_(lpdf|lpmf|lcdf|lccdf|lupdf|lupmf)\s*\(`)
+
+// methodForms maps the density methods of scipy, PyTorch and PyMC-like
+// code (D(...).logpdf(y)) to gpp's call, with %[1]s the value and %[2]s
+// the distribution.
+var methodForms = map[string]string{
+	"logpdf": "logpdf(%[1]s, %[2]s)", "logpmf": "logpdf(%[1]s, %[2]s)", "logp": "logpdf(%[1]s, %[2]s)",
+	"log_prob": "logpdf(%[1]s, %[2]s)", "lpdf": "logpdf(%[1]s, %[2]s)", "lpmf": "logpdf(%[1]s, %[2]s)",
+	"pdf": "exp(logpdf(%[1]s, %[2]s))", "pmf": "exp(logpdf(%[1]s, %[2]s))",
+	"logcdf": "logcdf(%[1]s, %[2]s)", "cdf": "exp(logcdf(%[1]s, %[2]s))",
+	"logccdf": "logccdf(%[1]s, %[2]s)", "logsf": "logccdf(%[1]s, %[2]s)", "sf": "exp(logccdf(%[1]s, %[2]s))",
+}
+
+// methodCall returns how gpp writes the density method called at the
+// '.' at off, NegBinomialLog(mu, phi).logpdf(y) as logpdf(y,
+// NegBinomialLog(mu, phi)), or "" if it is not one on one line.
+func methodCall(src []byte, off int) string {
+	isName := func(b byte) bool {
+		return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+	}
+	// the method's name and its parenthesised argument
+	end := off + 1
+	for end < len(src) && isName(src[end]) {
+		end++
+	}
+	form, ok := methodForms[string(src[off+1:end])]
+	if !ok || end >= len(src) || src[end] != '(' {
+		return ""
+	}
+	close := matching(src, end, 1)
+	if close < 0 {
+		return ""
+	}
+	// the receiver: a call D(...) or a name
+	start := off
+	if off > 0 && src[off-1] == ')' {
+		if start = matching(src, off-1, -1); start < 0 {
+			return ""
+		}
+	}
+	for start > 0 && isName(src[start-1]) {
+		start--
+	}
+	if start == off {
+		return ""
+	}
+	recv, val := string(src[start:off]), string(src[end+1:close])
+	return "it writes " + string(src[start:close+1]) + " as " + fmt.Sprintf(form, val, recv)
+}
+
+// matching returns the index of the parenthesis that matches the one at
+// i, searching forward (dir 1) or back (-1) on its line, or -1.
+func matching(src []byte, i, dir int) int {
+	depth := 0
+	for ; i >= 0 && i < len(src) && src[i] != '\n'; i += dir {
+		switch src[i] {
+		case '(':
+			depth += dir
+		case ')':
+			depth -= dir
+		}
+		if depth == 0 {
+			return i
+		}
+	}
+	return -1
+}
