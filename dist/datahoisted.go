@@ -331,3 +331,41 @@ func (negBinomialLogData) EvalData(k float64, p, hs, s, dp []float64) (float64, 
 	}
 	return negBinomialLogHoistedEval(k, p, hs, s, dp)
 }
+
+// zeroInflatedNegBinomialData is ZeroInflatedNegBinomial's hoisted kernel
+// with the work in the count hoisted too (NegBinomial's data state).
+type zeroInflatedNegBinomialData struct{}
+
+func (zeroInflatedNegBinomialData) DataArgs() uint    { return 0 }
+func (zeroInflatedNegBinomialData) DataStateLen() int { return negBinomialDataState }
+func (zeroInflatedNegBinomialData) PrepareData(k float64, _, s []float64) {
+	prepareNegBinomialData(k, s)
+}
+
+func (zeroInflatedNegBinomialData) EvalData(k float64, p, hs, s, dp []float64) (float64, float64) {
+	if hs == nil {
+		return ZeroInflatedNegBinomial{p[0], p[1], p[2]}.eval(k, dp)
+	}
+	if s[0] == dataFallback {
+		s = nil
+	}
+	return zeroInflatedNegBinomialHoistedEval(k, p, hs, s, dp)
+}
+
+// hurdleNegBinomialData is HurdleNegBinomial's hoisted kernel with the
+// work in the count hoisted too (NegBinomial's data state).
+type hurdleNegBinomialData struct{}
+
+func (hurdleNegBinomialData) DataArgs() uint                        { return 0 }
+func (hurdleNegBinomialData) DataStateLen() int                     { return negBinomialDataState }
+func (hurdleNegBinomialData) PrepareData(k float64, _, s []float64) { prepareNegBinomialData(k, s) }
+
+func (hurdleNegBinomialData) EvalData(k float64, p, hs, s, dp []float64) (float64, float64) {
+	if hs == nil {
+		return HurdleNegBinomial{p[0], p[1], p[2]}.eval(k, dp)
+	}
+	if s[0] == dataFallback {
+		s = nil
+	}
+	return hurdleNegBinomialHoistedEval(k, p, hs, s, dp)
+}

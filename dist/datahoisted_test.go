@@ -99,7 +99,7 @@ func TestDataHoistedKernels(t *testing.T) {
 			checkDataArgRun(t, u, run, grids[u.Params[0].Support], grids[u.Params[1].Support], xs)
 		}
 	}
-	want := []string{"Poisson", "PoissonLog", "Binomial", "BinomialLogit", "NegBinomial", "NegBinomialLog"}
+	want := []string{"Poisson", "PoissonLog", "Binomial", "BinomialLogit", "NegBinomial", "NegBinomialLog", "ZeroInflatedNegBinomial", "HurdleNegBinomial"}
 	if want := []string{"Binomial", "BinomialLogit"}; !slices.Equal(argRuns, want) {
 		t.Errorf("families with a DataArgRun %v, want %v", argRuns, want)
 	}

@@ -506,3 +506,65 @@ func negBinomialLogHoistedEval(k float64, p, s, ds, dp []float64) (float64, floa
 	}
 	return lp, 0
 }
+
+// zeroInflatedNegBinomialHoisted is ZeroInflatedNegBinomial's kernel with
+// NegBinomial's work in the dispersion hoisted, its state
+// negBinomialHoisted's: a zero-inflated count regression (a mean per
+// observation, one φ) then costs NegBinomial's regression and the mixing
+// of the zeros, where the kernel took lgamma and digamma of φ per count.
+type zeroInflatedNegBinomialHoisted struct{}
+
+func (zeroInflatedNegBinomialHoisted) HoistArgs() uint { return 1 << 2 }
+func (zeroInflatedNegBinomialHoisted) StateLen() int   { return negBinomialHoistState }
+
+func (zeroInflatedNegBinomialHoisted) Prepare(p, s []float64) {
+	negBinomialHoisted{}.Prepare(p[1:], s)
+}
+
+func (zeroInflatedNegBinomialHoisted) Eval(k float64, p, s, dp []float64) (float64, float64) {
+	return zeroInflatedNegBinomialHoistedEval(k, p, s, nil, dp)
+}
+
+// zeroInflatedNegBinomialHoistedEval is the hoisted kernel's Eval, with
+// the count's data state ds as in negBinomialHoistedEval.
+func zeroInflatedNegBinomialHoistedEval(k float64, p, s, ds, dp []float64) (float64, float64) {
+	psi, mu := p[0], p[1]
+	if s[0] == 0 || !unitClosed(psi) || !positive(mu) || (ds == nil && math.IsNaN(k)) {
+		return invalid(dp)
+	}
+	if ds == nil && !isCount(k) {
+		return outside(dp)
+	}
+	lnb, _ := negBinomialHoistedEval(k, p[1:], s, ds, dp[min(1, len(dp)):])
+	return zeroInflatedCount(psi, k, lnb, dp)
+}
+
+// hurdleNegBinomialHoisted is HurdleNegBinomial's kernel with
+// NegBinomial's work in the dispersion hoisted, as
+// zeroInflatedNegBinomialHoisted.
+type hurdleNegBinomialHoisted struct{}
+
+func (hurdleNegBinomialHoisted) HoistArgs() uint { return 1 << 2 }
+func (hurdleNegBinomialHoisted) StateLen() int   { return negBinomialHoistState }
+
+func (hurdleNegBinomialHoisted) Prepare(p, s []float64) {
+	negBinomialHoisted{}.Prepare(p[1:], s)
+}
+
+func (hurdleNegBinomialHoisted) Eval(k float64, p, s, dp []float64) (float64, float64) {
+	return hurdleNegBinomialHoistedEval(k, p, s, nil, dp)
+}
+
+// hurdleNegBinomialHoistedEval is the hoisted kernel's Eval, with the
+// count's data state ds as in negBinomialHoistedEval.
+func hurdleNegBinomialHoistedEval(k float64, p, s, ds, dp []float64) (float64, float64) {
+	psi, mu, phi := p[0], p[1], p[2]
+	if s[0] == 0 || !unitClosed(psi) || !positive(mu) || (ds == nil && math.IsNaN(k)) {
+		return invalid(dp)
+	}
+	if lp, done := hurdleGate(psi, k, dp); done {
+		return lp, 0
+	}
+	lp, _ := negBinomialHoistedEval(k, p[1:], s, ds, dp[min(1, len(dp)):])
+	return hurdleNegBinomialCount(psi, mu, phi, k, lp, dp)
+}

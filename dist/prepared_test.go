@@ -124,7 +124,7 @@ func TestHoistedKernels(t *testing.T) {
 		walk(0)
 	}
 	want := []string{"Normal", "HalfNormal", "Cauchy", "HalfCauchy", "StudentT", "Laplace", "LogNormal", "Exponential",
-		"Gamma", "InvGamma", "Beta", "BetaProportion", "NegBinomial", "NegBinomialLog"}
+		"Gamma", "InvGamma", "Beta", "BetaProportion", "NegBinomial", "NegBinomialLog", "ZeroInflatedNegBinomial", "HurdleNegBinomial"}
 	if !slices.Equal(hoisted, want) {
 		t.Errorf("families with hoisted kernels %v, want %v", hoisted, want)
 	}

@@ -441,7 +441,9 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return ZeroInflatedNegBinomial{p[0], p[1], p[2]}.eval(x, dp)
 		},
-		Rand: func(p []float64, rng *rand.Rand) float64 { return ZeroInflatedNegBinomial{p[0], p[1], p[2]}.Rand(rng) },
+		Rand:        func(p []float64, rng *rand.Rand) float64 { return ZeroInflatedNegBinomial{p[0], p[1], p[2]}.Rand(rng) },
+		Hoisted:     zeroInflatedNegBinomialHoisted{},
+		DataHoisted: zeroInflatedNegBinomialData{},
 	},
 	{
 		Name: "HurdlePoisson", UnitEnds: UnitZero | UnitOne, Params: []Param{{"psi", Unit}, {"lambda", Positive}},
@@ -457,7 +459,9 @@ var Univariates = []*Univariate{
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {
 			return HurdleNegBinomial{p[0], p[1], p[2]}.eval(x, dp)
 		},
-		Rand: func(p []float64, rng *rand.Rand) float64 { return HurdleNegBinomial{p[0], p[1], p[2]}.Rand(rng) },
+		Rand:        func(p []float64, rng *rand.Rand) float64 { return HurdleNegBinomial{p[0], p[1], p[2]}.Rand(rng) },
+		Hoisted:     hurdleNegBinomialHoisted{},
+		DataHoisted: hurdleNegBinomialData{},
 	},
 	{
 		Name: "ZeroInflatedBinomial", UnitEnds: UnitZero | UnitOne, Params: []Param{{"psi", Unit}, {"n", Count}, {"p", Unit}},

@@ -63,12 +63,12 @@ func (d ZeroInflatedPoisson) eval(k float64, dp []float64) (lp, dx float64) {
 		return outside(dp)
 	}
 	if k == 0 {
-		// log((1−ψ) + ψe^(−λ)) as a log-sum-exp of the two ways to a zero;
-		// the Poisson's log mass −λ at 0 has partial −1.
+		// log((1−ψ) + ψe^(−λ)); the Poisson's log mass −λ at 0 has
+		// partial −1.
 		if dp != nil {
 			dp[1] = -1
 		}
-		return zeroInflatedZero(psi, -lam, -math.Expm1(-lam), dp)
+		return zeroInflatedAtZero(psi, -lam, dp)
 	}
 	if psi == 0 {
 		return outside(dp)
@@ -78,6 +78,66 @@ func (d ZeroInflatedPoisson) eval(k float64, dp []float64) (lp, dx float64) {
 		dp[0] = 1 / psi
 	}
 	return logx(psi) + lp, 0
+}
+
+// zeroInflatedAtZero is the log mass at 0, P(0) = (1 − ψ) + ψ·p0, of a
+// zero-inflated family whose count family has log mass l0 = log p0 at 0,
+// with zeroInflatedZero's partials. It takes one exp (or expm1) and one
+// log where the log-sum-exp and its partials take six calls, a user trial's
+// ZeroInflatedNegBinomial spending most of its time there: P(0) is
+// 1 − ψ(1 − p0) where it is at least 1/2 (its log by log1p above 3/4),
+// else the sum of two non-negative terms, so that its log keeps its
+// digits either way; a subnormal P(0) (ψ = 1 and p0 below 2^−1022) is
+// left to zeroInflatedZero.
+func zeroInflatedAtZero(psi, l0 float64, dp []float64) (lp, dx float64) {
+	var p0, q0 float64 // e^l0 and 1 − e^l0, each to its own digits
+	if l0 < -math.Ln2 {
+		p0 = math.Exp(l0)
+		q0 = 1 - p0
+	} else {
+		q0 = -math.Expm1(l0)
+		p0 = 1 - q0
+	}
+	s := psi * q0
+	var pz float64
+	switch {
+	case s < 0.25:
+		pz, lp = 1-s, math.Log1p(-s)
+	case s <= 0.5: // log's rounding, 2^−53/pz, is at most 2 ulps of |lp| ≥ 0.29
+		pz = 1 - s
+		lp = math.Log(pz)
+	default:
+		pz = (1 - psi) + psi*p0
+		if pz < 0x1p-1022 {
+			return zeroInflatedZero(psi, l0, q0, dp)
+		}
+		lp = math.Log(pz)
+	}
+	if dp != nil {
+		r := 1 / pz
+		dp[0] = -q0 * r
+		w := psi * p0 * r
+		for i := 1; i < len(dp); i++ {
+			dp[i] *= w
+		}
+	}
+	return lp, 0
+}
+
+// zeroInflatedCount is the log mass of a zero-inflated family at a count
+// k of its support, from its count family's log mass lc at k (and that
+// family's partials, already in dp[1:]).
+func zeroInflatedCount(psi, k, lc float64, dp []float64) (lp, dx float64) {
+	if k == 0 {
+		return zeroInflatedAtZero(psi, lc, dp)
+	}
+	if psi == 0 {
+		return outside(dp)
+	}
+	if dp != nil {
+		dp[0] = 1 / psi
+	}
+	return logx(psi) + lc, 0
 }
 
 // zeroInflatedZero is the log mass at 0 of a zero-inflated family whose
@@ -149,16 +209,7 @@ func (d ZeroInflatedNegBinomial) eval(k float64, dp []float64) (lp, dx float64) 
 		return outside(dp)
 	}
 	lnb, _ := NegBinomial{mu, phi}.eval(k, dp[min(1, len(dp)):])
-	if k == 0 {
-		return zeroInflatedZero(psi, lnb, -math.Expm1(lnb), dp)
-	}
-	if psi == 0 {
-		return outside(dp)
-	}
-	if dp != nil {
-		dp[0] = 1 / psi
-	}
-	return logx(psi) + lnb, 0
+	return zeroInflatedCount(psi, k, lnb, dp)
 }
 
 // HurdlePoisson is the hurdle model with P(k > 0) = Psi and zero-truncated
@@ -286,10 +337,19 @@ func hurdleGate(psi, k float64, dp []float64) (lp float64, done bool) {
 // below 3e-17), where the direct difference loses digits.
 func invMinusInvExpm1(x float64) float64 {
 	if x < 0.1 {
+		return invMinusInvExpm1Of(x, 0)
+	}
+	return invMinusInvExpm1Of(x, math.Expm1(x))
+}
+
+// invMinusInvExpm1Of is invMinusInvExpm1(x) given em1 = expm1(x), which
+// it reads only from 0.1 up.
+func invMinusInvExpm1Of(x, em1 float64) float64 {
+	if x < 0.1 {
 		x2 := x * x
 		return 0.5 - x*(1.0/12-x2*(1.0/720-x2*(1.0/30240-x2/1209600)))
 	}
-	return 1/x - 1/math.Expm1(x)
+	return 1/x - 1/em1
 }
 
 // log1pmx returns log(1 + x) − x, by its series below 0.1 in |x| (where the
@@ -298,6 +358,19 @@ func log1pmx(x float64) float64 {
 	if math.Abs(x) >= 0.1 {
 		return math.Log1p(x) - x
 	}
+	return log1pmxSeries(x)
+}
+
+// log1pmxOf is log1pmx(x) given l1p = log1p(x).
+func log1pmxOf(x, l1p float64) float64 {
+	if math.Abs(x) >= 0.1 {
+		return l1p - x
+	}
+	return log1pmxSeries(x)
+}
+
+// log1pmxSeries is log1pmx's series, for |x| < 0.1.
+func log1pmxSeries(x float64) float64 {
 	// −x²/2 + x³/3 − x⁴/4 + …, to x¹⁸: the next term is below 1e-19·x².
 	s, xk := 0.0, x*x
 	for n := 2.0; n <= 18; n++ {
@@ -334,8 +407,13 @@ func (d HurdleNegBinomial) Score(dst []float64, k float64) []float64 {
 // and log(1 − p0), the latter from log s where s is small (so that an s
 // that underflows still gives its log).
 func nbZero(mu, phi float64) (s, lq float64) {
+	return nbZeroOf(mu, phi, math.Log1p(mu/phi))
+}
+
+// nbZeroOf is nbZero given l1p = log1p(Mu/Phi).
+func nbZeroOf(mu, phi, l1p float64) (s, lq float64) {
 	x := mu / phi
-	s = phi * math.Log1p(x)
+	s = phi * l1p
 	if s >= 1e-10 {
 		return s, Log1mexp(s)
 	}
@@ -414,7 +492,16 @@ func (d HurdleNegBinomial) eval(k float64, dp []float64) (lp, dx float64) {
 		return lp, 0
 	}
 	lp, _ = NegBinomial{mu, phi}.eval(k, dp[min(1, len(dp)):])
-	s, lq := nbZero(mu, phi)
+	return hurdleNegBinomialCount(psi, mu, phi, k, lp, dp)
+}
+
+// hurdleNegBinomialCount is HurdleNegBinomial's log mass at a count k > 0
+// that Psi allows, from NegBinomial's log mass lp at k (and its partials,
+// already in dp[1:]).
+func hurdleNegBinomialCount(psi, mu, phi, k, lp float64, dp []float64) (float64, float64) {
+	x := mu / phi
+	l1p := math.Log1p(x) // once, for s and log1pmx
+	s, lq := nbZeroOf(mu, phi, l1p)
 	lp += logx(psi) - lq
 	if dp != nil {
 		dp[0] = 1 / psi
@@ -423,10 +510,12 @@ func (d HurdleNegBinomial) eval(k float64, dp []float64) (lp, dx float64) {
 		// sum is φ/(μ+φ)·[(k−1−μ)/μ + (s−μ)/(μs) + g(s)], g(s) = 1/s −
 		// 1/expm1(s), s − μ = φ·log1pmx(μ/φ). In φ, ∂(−s)/∂φ =
 		// −[log1p(x) − x/(1+x)] = −[log1pmx(x) + x²/(1+x)].
-		x := mu / phi
+		// log1pmx(x) and expm1(s) are each taken once.
 		c := phi / (mu + phi)
-		dp[1] = c * ((k-1-mu)/mu + phi*log1pmx(x)/s/mu + invMinusInvExpm1(s))
-		dp[2] -= (log1pmx(x) + x*x/(1+x)) / math.Expm1(s)
+		lx, em1 := log1pmxOf(x, l1p), math.Expm1(s)
+		g := invMinusInvExpm1Of(s, em1)
+		dp[1] = c * ((k-1-mu)/mu + phi*lx/s/mu + g)
+		dp[2] -= (lx + x*x/(1+x)) / em1
 	}
 	return lp, 0
 }

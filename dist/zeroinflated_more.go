@@ -223,7 +223,7 @@ func (d ZeroInflatedBinomial) eval(k float64, dp []float64) (lp, dx float64) {
 	lb, _ := Binomial{n, p}.eval(k, dp[min(1, len(dp)):])
 	if k == 0 {
 		// (1 − P)^N's complement from its log, which is −Inf at P = 1
-		lp, _ = zeroInflatedZero(psi, lb, -math.Expm1(lb), dp)
+		lp, _ = zeroInflatedAtZero(psi, lb, dp)
 		if math.IsInf(lp, -1) { // Psi = 1 and P = 1: no zeros
 			return outside(dp)
 		}

@@ -193,6 +193,29 @@ func TestZeroInflatedLimits(t *testing.T) {
 	}
 }
 
+// TestZeroInflatedZeroNearOne checks a zero's log mass where P(0) =
+// 1 − s, s = ψ(1 − p0), is near 1, to its own digits: −s − s²/2 for a
+// small s (a log-sum-exp of log1p(−ψ) and log ψ + log p0 keeps only
+// their absolute digits there, and gave +4e-19 for the last case).
+func TestZeroInflatedZeroNearOne(t *testing.T) {
+	near := func(s float64) float64 { return -s - s*s/2 }
+	q0 := func(l0 float64) float64 { return -math.Expm1(l0) }
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"ZIP(0.5, 1e-8)", ZeroInflatedPoisson{0.5, 1e-8}.LogProb(0), near(0.5 * q0(-1e-8))},
+		{"ZIP(1e-12, 0.3)", ZeroInflatedPoisson{1e-12, 0.3}.LogProb(0), near(1e-12 * q0(-0.3))},
+		{"ZINB(0.3, 1e-8, 1.65)", ZeroInflatedNegBinomial{0.3, 1e-8, 1.65}.LogProb(0), near(0.3 * q0(-1.65*math.Log1p(1e-8/1.65)))},
+		{"ZIB(1e-12, 40, 0.001)", ZeroInflatedBinomial{1e-12, 40, 0.001}.LogProb(0), near(1e-12 * q0(40*math.Log1p(-0.001)))},
+		{"ZINB(0.001, 1e-300, 1.65)", ZeroInflatedNegBinomial{0.001, 1e-300, 1.65}.LogProb(0), -1e-303},
+	} {
+		if e := math.Abs(c.got-c.want) / math.Abs(c.want); !(e <= ziRoundTol) {
+			t.Errorf("%s at 0: %.17g, want %.17g (relative error %.2g)", c.name, c.got, c.want, e)
+		}
+	}
+}
+
 // TestZeroInflatedMassSums checks Σ_k P(k) = 1 at the extreme points
 // (with ziPoints' rates and means up to 60 and the psi near the ends).
 func TestZeroInflatedMassSums(t *testing.T) {

@@ -27,7 +27,8 @@ func (t compiledTarget) Clone() Target { return compiledTarget{t.m.Clone()} }
 // nothing for compiled models using tv_filter, renewal, a ~ summed by groups from
 // sufficient statistics (Bernoulli of a unit vector picked per row, so
 // beta factors too, and the logit-normal ones of betaFallback's refit;
-// Normal of picked means), one worker and two.
+// Normal of picked means), and the zero-inflated and hurdle NegBinomial
+// counts (their hoisted kernels), one worker and two.
 func TestCompiledZeroAllocs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var csv strings.Builder
@@ -45,6 +46,8 @@ func TestCompiledZeroAllocs(t *testing.T) {
 		{"renewal", "data z: real[N]\nparam R: positive[N] ~ Gamma(20, 20)\nparam I0: positive[3] ~ Gamma(2, 1)\nparam asc: unit ~ Beta(2, 2)\nparam s: positive ~ Exponential(1)\nz ~ Normal(asc * renewal(R, [0.5, 0.3, 0.2], I0), s)\n"},
 		{"Bernoulli by groups", "data g: int<lower=0, upper=3>[N]\ndata y: int<lower=0, upper=1>[N]\nparam p: unit[4] ~ Beta(1, 1)\ny ~ Bernoulli(p[g])\n"},
 		{"Normal by groups", "data g: int<lower=0, upper=3>[N]\ndata x: real[N]\nparam mu: real[4] ~ Normal(0, 5)\nparam s: positive ~ Exponential(1)\nx ~ Normal(mu[g], s)\n"},
+		{"ZeroInflatedNegBinomial", "data y: int<lower=0>[N]\ndata x: real[N]\nparam b: real ~ Normal(0, 1)\nparam zi: unit ~ Beta(1, 1)\nparam phi: positive ~ Gamma(2, 0.5)\ny ~ ZeroInflatedNegBinomial(1 - zi, exp(b * x), phi)\n"},
+		{"HurdleNegBinomial", "data y: int<lower=0>[N]\ndata x: real[N]\nparam b: real ~ Normal(0, 1)\nparam hu: unit ~ Beta(1, 1)\nparam phi: positive ~ Gamma(2, 0.5)\ny ~ HurdleNegBinomial(1 - hu, exp(b * x), phi)\n"},
 	} {
 		f, err := parser.ParseFile("m.gpp", []byte(c.src))
 		if err != nil {

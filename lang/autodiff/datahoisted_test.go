@@ -77,6 +77,10 @@ func dhLayouts(r *rand.Rand) []struct {
 		{"negbinomial/large-phi", "NegBinomial", true, []dhOperand{dhConst(Vector(n), dataCounts), dhIn(Vector(n), rnd(n, 0.3, 20)), dhIn(Scalar(), []float64{40})}},
 		{"negbinomial/phi-per-count", "NegBinomial", false, []dhOperand{dhConst(Vector(n), dataCounts), dhIn(Vector(n), rnd(n, 0.3, 20)), dhIn(Vector(n), rnd(n, 0.5, 30))}},
 		{"negbinomiallog/eta-per-count", "NegBinomialLog", true, []dhOperand{dhConst(Vector(n), dataCounts), dhIn(Vector(n), rnd(n, -3, 4)), dhIn(Scalar(), []float64{3})}},
+		{"zinb/mean-per-count", "ZeroInflatedNegBinomial", true, []dhOperand{dhConst(Vector(n), dataCounts), dhIn(Scalar(), []float64{0.65}), dhIn(Vector(n), rnd(n, 0.3, 20)), dhIn(Scalar(), []float64{1.65})}},
+		{"zinb/psi-per-count", "ZeroInflatedNegBinomial", true, []dhOperand{dhConst(Vector(n), dataCounts), dhIn(Vector(n), rnd(n, 0.05, 0.95)), dhIn(Vector(n), rnd(n, 0.3, 20)), dhIn(Scalar(), []float64{40})}},
+		{"zinb/phi-per-count", "ZeroInflatedNegBinomial", false, []dhOperand{dhConst(Vector(n), dataCounts), dhIn(Scalar(), []float64{0.65}), dhIn(Vector(n), rnd(n, 0.3, 20)), dhIn(Vector(n), rnd(n, 0.5, 30))}},
+		{"hnb/mean-per-count", "HurdleNegBinomial", true, []dhOperand{dhConst(Vector(n), dataCounts), dhIn(Scalar(), []float64{0.65}), dhIn(Vector(n), rnd(n, 0.3, 20)), dhIn(Scalar(), []float64{2.5})}},
 	}
 }
 
@@ -176,6 +180,14 @@ func TestGradDensityDataHoisted(t *testing.T) {
 		{"NegBinomialLog", func(r *rand.Rand) []arg {
 			n, _, _ := dims(r)
 			return []arg{data(Vector(n), count), in(Vector(n), real), in(Scalar(), prec)}
+		}},
+		{"ZeroInflatedNegBinomial", func(r *rand.Rand) []arg {
+			n, _, _ := dims(r)
+			return []arg{data(Vector(n), count), in(Vector(n), prob), in(Vector(n), pos), in(Scalar(), pos)}
+		}},
+		{"HurdleNegBinomial", func(r *rand.Rand) []arg {
+			n, _, _ := dims(r)
+			return []arg{data(Vector(n), count), in(Scalar(), prob), in(Vector(n), pos), in(Scalar(), pos)}
 		}},
 	} {
 		u, _ := dist.LookupUnivariate(c.family)
