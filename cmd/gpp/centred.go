@@ -520,7 +520,9 @@ func dropLoopIndex(e ast.Expr, loop *ast.ForStmt, info *check.Info) ast.Expr {
 // ran (curv not nil: curvatureHint), else the one Pareto k̂ gates
 // (meanFieldHint, saying so where --fullrank auto's refit with all lost:
 // autoLost; docs/inference.md, The mean-field hint), which points back to
-// a marginal hint, the larger cure, where there is one (marginalFirst). None after a far start (far,
+// a marginal hint, the larger cure, where there is one (marginalFirst),
+// and advises no joint factor that holds a known-covariance random
+// effect's param, which that hint says none mends (knownCovText). None after a far start (far,
 // farStartHint, not ""): a q stopped on its way says nothing yet about
 // the parameterisation or the family (Rats in grams: non-centring, which
 // the centred hint suggested, fitted worse). Last come the hints on
@@ -536,7 +538,9 @@ func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, pare
 	walks := gapWalks(hintedWalks(s, l.File, l.Info, missingLatents(l.Model), paretoK, relESS), l.Model)
 	hints, covered := marginalHints(l.File, l.Info, paretoK, relESS)
 	kh, kc := knownCovHints(l.File, l.Info, paretoK, relESS)
+	var kcNames []string
 	for _, lat := range kc {
+		kcNames = append(kcNames, lat.Name)
 		if covered == nil {
 			covered = map[*check.Latent]bool{}
 		}
@@ -565,7 +569,7 @@ func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, pare
 		if u := unsettledHint(curv); u != "" {
 			hints = append(hints, u+sumToZeroNote(u, curv.r))
 		}
-		curv.warmInit = warmInit
+		curv.warmInit, curv.knownCov = warmInit, kcNames
 		h = curvatureHint(curv)
 		h += sumToZeroNote(h, curv.r)
 		if h == "" && curv.joinLeft && !flat {
@@ -576,13 +580,17 @@ func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, pare
 	} else if !flat { // no joint factor mends a flat direction (flatWarning)
 		h = meanFieldHint(s, l.Model, paretoK, relESS, autoLost, warmInit)
 	}
+	if h != "" && len(kc) > 0 && strings.HasPrefix(h, meanFieldHead) {
+		// its --fullrank all holds the known covariance's param
+		h = meanFieldHead + knownCovText(kcNames) + " (docs/inference.md, The mean-field hint)"
+	}
 	if h == "" && len(hints) == 0 && len(walks) == 0 {
 		h = jointMissHint(s, l.Info, l.Model, paretoK, relESS, warmInit)
 	}
 	if h != "" {
 		if len(walks) > 0 {
 			h += walkFirst(walks, true)
-		} else if len(covered) > 0 {
+		} else if len(covered) > 0 && !strings.Contains(h, knownCovCure) {
 			h += marginalFirst
 		}
 		hints = append(hints, h)

@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 
+	"github.com/gpplang/gpp/dist"
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/lang/compile"
 )
@@ -53,9 +55,10 @@ func collapsedAxes(f *sgvb.Factor, component func(a int) bool) []int {
 }
 
 // collapsedHint says which matrix params of m with a gamma factor ended
-// with all their components alike (collapsedAxes): of the fit r, or of
-// the restarts of mix that did, with their ELBOs against the others'. ""
-// where none.
+// with all their components alike (collapsedAxes) where the model makes
+// those components exchangeable (componentsExchangeable): of the fit r,
+// or of the restarts of mix that did, with their ELBOs against the
+// others'. "" where none.
 func collapsedHint(m *compile.Model, r *sgvb.Result, mix *sgvb.Mixture) string {
 	comps, restarts := []*sgvb.Result{r}, []int{0}
 	if mix != nil {
@@ -69,6 +72,9 @@ func collapsedHint(m *compile.Model, r *sgvb.Result, mix *sgvb.Mixture) string {
 		for i := range res.Factors {
 			f := &res.Factors[i]
 			for _, a := range collapsedAxes(f, func(a int) bool { return m.ConstSize(f.Name, a) }) {
+				if !componentsExchangeable(m, res, f.Shape[a]) {
+					continue
+				}
 				w := fmt.Sprintf("the %d %s of %s", f.Shape[a], axisWord(a), f.Name)
 				if !slices.Contains(what, w) {
 					what = append(what, w)
@@ -96,6 +102,82 @@ func collapsedHint(m *compile.Model, r *sgvb.Result, mix *sgvb.Mixture) string {
 	}
 	return fmt.Sprintf("%s (ELBO %s against %s for the others): %s. The equal-weight mixture includes them: refit from other seeds, or add --psis-resample, which resamples the mixture's draws by p/q",
 		restartList(who), elboRange(bad), elboRange(good), text)
+}
+
+// exchangeTol is the relative change of the log density within which
+// componentsExchangeable calls a permutation of the components a
+// symmetry: sums taken in another order, not a different density.
+const exchangeTol = 1e-9
+
+// componentsExchangeable reports whether m's log density, at a draw from
+// r's q, is unchanged by permuting K components (a cyclic shift, and a
+// swap of the first two: together they make every permutation) along
+// every axis of size K declared by a const or a number of every param
+// whose coordinates are its elements (real, positive, unit): a gamma
+// process's W[N, K] together with its weights r[K]. Only then is the
+// fit's symmetric point one of copies of the same component. A bivariate
+// probit's latent utilities e[N, 2] have columns that data signs (s .* e)
+// and a correlation tell apart: their columns alike are no collapse. A
+// log density that cannot be evaluated at the draw says nothing: true.
+func componentsExchangeable(m *compile.Model, r *sgvb.Result, K int) bool {
+	if m == nil || r == nil || K < 2 || r.Dim != m.Dim {
+		return true
+	}
+	x := r.Mean()
+	r.SampleCoords(rand.New(rand.NewPCG(1, uint64(K))), x)
+	lp, err := m.LogJointValue(x)
+	if err != nil || math.IsNaN(lp) || math.IsInf(lp, 0) {
+		return true
+	}
+	shift, swap := make([]int, K), make([]int, K)
+	for k := range K {
+		shift[k], swap[k] = (k+1)%K, k
+	}
+	swap[0], swap[1] = 1, 0
+	for _, perm := range [][]int{shift, swap} {
+		lq, err := m.LogJointValue(permuteComponents(m, x, K, perm))
+		if err != nil || !(math.Abs(lq-lp) <= exchangeTol*(1+math.Abs(lp))) {
+			return false
+		}
+	}
+	return true
+}
+
+// permuteComponents returns x with component k moved to perm[k] along
+// the axes componentsExchangeable permutes.
+func permuteComponents(m *compile.Model, x []float64, K int, perm []int) []float64 {
+	y := slices.Clone(x)
+	for i := range m.Latents {
+		lat := &m.Latents[i]
+		if lat.Value != nil || lat.LocV != nil || lat.Support != dist.Real && lat.Support != dist.Positive && lat.Support != dist.Unit {
+			continue
+		}
+		var axes []int
+		for a, n := range lat.Shape {
+			if n == K && m.ConstSize(lat.Name, a) {
+				axes = append(axes, a)
+			}
+		}
+		if len(axes) == 0 {
+			continue
+		}
+		idx := make([]int, len(lat.Shape))
+		for j := range lat.Size {
+			rest, to := j, 0
+			for a := len(lat.Shape) - 1; a >= 0; a-- {
+				idx[a] = rest % lat.Shape[a]
+				rest /= lat.Shape[a]
+			}
+			for _, a := range axes {
+				idx[a] = perm[idx[a]]
+			}
+			for a, n := range lat.Shape {
+				to = to*n + idx[a]
+			}
+			y[lat.Offset+to] = x[lat.Offset+j]
+		}
+	}
+	return y
 }
 
 // elboRange is "−2467.3" or "−2480.1 to −2467.3".

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -55,6 +58,58 @@ func TestCollapsedAxes(t *testing.T) {
 	normal.Family = sgvb.FamilyNormal
 	if got := collapsedAxes(&normal, cols); got != nil {
 		t.Errorf("a normal factor (signed: no exchangeable non-negative components): %v, want none", got)
+	}
+}
+
+// TestCollapsedExchangeable: a bivariate probit's latent utilities
+// e[N, 2] (s .* e ~ MvNormalCholesky, the signs s data, a trial's model)
+// end with their columns alike, but the signs and each outcome's a and b
+// tell them apart: no collapse hint; the same e read only through
+// rowsum(e), whose columns can trade places, gets it.
+func TestCollapsedExchangeable(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	const n = 40
+	x, sg := make([]float64, n), make([][2]float64, n)
+	for i := range n {
+		x[i] = r.NormFloat64()
+		for k := range 2 {
+			sg[i][k] = float64(2*r.IntN(2) - 1)
+		}
+	}
+	dir := t.TempDir()
+	js, _ := json.Marshal(map[string]any{"x": x, "s": sg})
+	dat := filepath.Join(dir, "d.json")
+	if err := os.WriteFile(dat, js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, src string
+		hint      bool
+	}{
+		{"probit", `data s: real[N, 2]
+data x: real[N]
+param a: real[2] ~ Normal(0, 2)
+param b: real[2] ~ Normal(0, 2)
+param L: cholesky_factor_corr[2] ~ LKJCorrCholesky(1)
+param e: positive[N, 2]
+let zz = s .* e
+zz ~ MvNormalCholesky(rep(1.0, N) * a' + x * b', L)
+`, false},
+		{"rowsum", `data s: real[N, 2]
+data x: real[N]
+param b: real ~ Normal(0, 2)
+param e: positive[N, 2] ~ Gamma(2, 2)
+x ~ Normal(b + rowsum(e), 1)
+`, true},
+	} {
+		m := filepath.Join(dir, c.name+".gpp")
+		if err := os.WriteFile(m, []byte(c.src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := runSafe(t, "fit", m, dat, "--quiet", "--out", filepath.Join(dir, c.name))
+		if got := strings.Contains(stderr, "hint: the 2 columns of e are alike"); code != 0 || got != c.hint {
+			t.Errorf("%s: exit %d, collapse hint %v, want %v; stderr\n%s", c.name, code, got, c.hint, stderr)
+		}
 	}
 }
 

@@ -100,6 +100,47 @@ func TestFactorProduct(t *testing.T) {
 	}
 }
 
+// TestFactorProductScaled: a random effect's z times a matrix that only
+// scales and correlates its columns (diag(tau), a cholesky_factor_corr
+// or _cov param scaled by tau, on either side) is no factor model, as a
+// trial's bivariate logit z * diag_pre_multiply(tau, L)' is not (4
+// restarts within 0.1 nats); z times free loadings W, scaled or not, or
+// times a vector param made into a matrix, is.
+func TestFactorProductScaled(t *testing.T) {
+	const head = `data Y: int<lower=0, upper=1>[N, 2]
+data g: int[N]
+data J: int
+param tau: positive[2] ~ HalfNormal(2)
+param L: cholesky_factor_corr[2] ~ LKJCorrCholesky(2)
+param Lv: cholesky_factor_cov[2]
+param W: real[2, 2] ~ Normal(0, 1)
+param v: real[2] ~ Normal(0, 1)
+param z: real[J, 2] ~ Normal(0, 1)
+`
+	for _, c := range []struct {
+		let  string
+		want bool
+	}{
+		{"z * diag_pre_multiply(tau, L)'", false},
+		{"z * diag(tau)", false},
+		{"z * (diag(tau) * L)'", false},
+		{"z * diag_post_multiply(Lv, tau)'", false},
+		{"(diag_pre_multiply(tau, L) * z')'", false},
+		{"z * W'", true},
+		{"z * diag_pre_multiply(tau, W)'", true},
+		{"(W * z')'", true},
+		{"z * (v * v')", true},
+	} {
+		l, err := pipeline.ParseSource("m.gpp", []byte(head+"let u = "+c.let+"\nY ~ BernoulliLogit(u[g])\n"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := factorProduct(l.File, l.Info) != nil; got != c.want {
+			t.Errorf("let u = %s: factorProduct found %v, want %v", c.let, got, c.want)
+		}
+	}
+}
+
 // TestMaskedParams: a param times a 0/1 data matrix that is 0 above the
 // diagonal is masked; a mask with a 1 above the diagonal, or other
 // values, is not.

@@ -134,6 +134,12 @@ func TestKnownCovHintFit(t *testing.T) {
 	if strings.Contains(stderr, "non-centred") {
 		t.Errorf("a non-centred hint beside the known-covariance one:\n%s", stderr)
 	}
+	// the curvature hint (mu's sd 1.9× too small, moving with z) names no
+	// joint factor that holds z, which the hint above says no joint factor mends
+	if !strings.Contains(stderr, "too small: the log density's curvature") || !strings.Contains(stderr, "a joint factor that holds z does not mend this") ||
+		strings.Contains(stderr, "one joint factor") || strings.Contains(stderr, "--fullrank auto") {
+		t.Errorf("want the curvature hint pointing to the known-covariance one, advising no --fullrank:\n%s", stderr)
+	}
 	// the eigenbasis model as the hint writes it, pasted back
 	form := stderr[i:]
 	form = form[strings.Index(form, "let d = "):]
@@ -150,7 +156,8 @@ func TestKnownCovHintFit(t *testing.T) {
 
 // TestKnownCovParameterisationHints: gpp fit's hints on an animal model
 // give the known-covariance hint first, and the mean-field hint points
-// back to it, the larger cure.
+// back to it, the cure, advising no --fullrank all, which would hold z
+// (the marginal hint's model keeps it: TestMarginalParameterisationHints).
 func TestKnownCovParameterisationHints(t *testing.T) {
 	m := &compile.Model{Latents: []compile.Latent{
 		{Name: "mu", Support: dist.Real, Size: 1},
@@ -160,6 +167,6 @@ func TestKnownCovParameterisationHints(t *testing.T) {
 	l := &pipeline.Loaded{File: file, Info: info, Model: m}
 	wantHints(t, parameterisationHints(sgvb.Settings{}, l, "", 1.1, math.NaN(), nil, "", "", false), []string{
 		"the let u = sa * (LG * z) at 11:1 and y ~ Normal(mu + u, se) at 12:1 make a random effect with a known covariance",
-		"but the marginal (above) is the larger cure here: fit it first",
+		meanFieldHead + "a joint factor that holds z does not mend this: q cannot follow the funnel of a random effect with a known covariance (the hint above)",
 	})
 }

@@ -24,15 +24,16 @@ type nonCentredParam struct {
 	lat   *check.Latent
 	stmt  *ast.TildeStmt // z's prior as a ~ statement, nil for a declared one
 	loop  *ast.ForStmt   // the for loop around stmt, if any
-	use   *ast.BinaryExpr
-	scale ast.Expr     // the side of use that is not z
-	let   *ast.LetStmt // the top-level let whose value holds use, nil for none
-	walk  bool         // use is inside cumsum(...)
+	use   ast.Expr       // a product (*ast.BinaryExpr) or diag_post_multiply(z, v)
+	scale ast.Expr       // the side of use that is not z
+	let   *ast.LetStmt   // the top-level let whose value holds use, nil for none
+	walk  bool           // use is inside cumsum(...)
 	// elem is the element of z that use scales (s_op * zb[op]), nil
 	// where use scales z itself.
 	elem *ast.IndexExpr
 	// matrix: use is z * M, M a square matrix of params that each row of
-	// z multiplies (varying slopes' z * (diag(tau) * L)', matrixScaling).
+	// z multiplies (varying slopes' z * (diag(tau) * L)', matrixScaling),
+	// or diag_post_multiply(z, v), which is z * diag(v).
 	matrix bool
 	// sd and chol are a matrix scaling's factor (diag(tau) * L)' taken
 	// apart (cholTimesSD): tau, the hierarchy's scales, which the hint
@@ -73,7 +74,8 @@ func nonCentredParams(file *ast.File, info *check.Info) []nonCentredParam {
 		if p.use == nil {
 			continue
 		}
-		p.matrix = !scalingOp(p.use, info)
+		b, bin := p.use.(*ast.BinaryExpr)
+		p.matrix = !bin || !scalingOp(b, info)
 		if t, ok := p.scale.(*ast.TransposeExpr); ok && p.matrix {
 			p.sd, p.chol = cholTimesSD(ast.Unparen(t.X), info)
 		}
@@ -97,7 +99,7 @@ func nonCentredParams(file *ast.File, info *check.Info) []nonCentredParam {
 // products is one (z .* sigma .* sqrt(phi * tau2)): scale is all its
 // factors but z, built anew (so not in info.Types) where there are two or
 // more.
-func scaledUse(n ast.Node, z *check.Symbol, info *check.Info) (use *ast.BinaryExpr, scale ast.Expr, walk bool) {
+func scaledUse(n ast.Node, z *check.Symbol, info *check.Info) (use, scale ast.Expr, walk bool) {
 	var visit func(n ast.Node, inWalk bool)
 	visit = func(n ast.Node, inWalk bool) {
 		ast.Inspect(n, func(n ast.Node) bool {
@@ -110,6 +112,10 @@ func scaledUse(n ast.Node, z *check.Symbol, info *check.Info) (use *ast.BinaryEx
 					for _, a := range e.Args {
 						visit(a, true)
 					}
+					return false
+				}
+				if sc, ok := diagPostScaling(e, z, info); ok && !inWalk {
+					use, scale = e, sc
 					return false
 				}
 			case *ast.BinaryExpr:
@@ -176,6 +182,22 @@ func matrixScaling(e *ast.BinaryExpr, z *check.Symbol, info *check.Info) (ast.Ex
 		return nil, false
 	}
 	return m, true
+}
+
+// diagPostScaling reports whether e is diag_post_multiply(z, v), z the
+// matrix param itself and v a vector that does not read z and is not
+// data only: z * diag(v) written as a call, which multiplies z's rows by
+// diag(v) as matrixScaling's z * M does; with diag(v), built anew (so not
+// in info.Types).
+func diagPostScaling(e *ast.CallExpr, z *check.Symbol, info *check.Info) (ast.Expr, bool) {
+	if f := info.Calls[e]; f == nil || f.Name != "diag_post_multiply" || len(e.Args) != 2 {
+		return nil, false
+	}
+	m, v := ast.Unparen(e.Args[0]), e.Args[1]
+	if !isZ(m, z, info, false) || info.Types[m].Shape.Rank() != 2 || reads(info, v, z, false) || info.Types[v].DataOnly {
+		return nil, false
+	}
+	return &ast.CallExpr{Fun: &ast.Ident{NamePos: e.Fun.NamePos, Name: "diag"}, Lparen: e.Lparen, Args: []ast.Expr{v}, Rparen: e.Rparen}, true
 }
 
 // scaling reports whether e, a chain of scalings (scalingOp) through
@@ -283,9 +305,9 @@ func reads(info *check.Info, e ast.Expr, sym *check.Symbol, indices bool) bool {
 // splitLoc splits e, loc + use or use + loc (or use itself, loc nil),
 // where use is the product of the non-centred param; ok is false for any
 // other form or a loc that reads z.
-func splitLoc(e ast.Expr, use *ast.BinaryExpr, z *check.Symbol, info *check.Info) (loc ast.Expr, ok bool) {
+func splitLoc(e ast.Expr, use ast.Expr, z *check.Symbol, info *check.Info) (loc ast.Expr, ok bool) {
 	e = ast.Unparen(e)
-	if e == ast.Expr(use) {
+	if e == use {
 		return nil, true
 	}
 	b, isBin := e.(*ast.BinaryExpr)

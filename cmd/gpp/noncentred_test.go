@@ -291,6 +291,10 @@ func TestNonCentredMatrix(t *testing.T) {
 		{"z * W", "W", "a param of z's shape whose rows have the prior MvNormal(0, W' * W) in place of z * W"},
 		{"z * (diag(v) * L)'", "(diag(v) * L)'", "a param of z's shape whose rows have the prior MvNormal(0, (diag(v) * L) * (diag(v) * L)') in place of z * (diag(v) * L)'"},
 		{"z * D", "", ""},
+		// z * diag(v) written as a call is the same hierarchy
+		{"z * diag(tau)", "diag(tau)", "a param of z's shape whose rows have the prior MvNormal(0, diag(tau)' * diag(tau)) in place of z * diag(tau)"},
+		{"diag_post_multiply(z, tau)", "diag(tau)", "a param of z's shape whose rows have the prior MvNormal(0, diag(tau)' * diag(tau)) in place of diag_post_multiply(z, tau)"},
+		{"diag_post_multiply(z, D[0])", "", ""},
 		{"z * (diag(tau) * D)'", "(diag(tau) * D)'", "a param of z's shape whose rows have the prior MvNormal(0, (diag(tau) * D) * (diag(tau) * D)') in place of z * (diag(tau) * D)'"},
 	} {
 		file, info := checkedSrc(t, ncMatrixHead+"let theta = "+c.let+"\ny ~ Normal(theta, 1)\n")

@@ -326,14 +326,17 @@ func meanFieldHint(s sgvb.Settings, m *compile.Model, paretoK, relESS float64, a
 		return ""
 	}
 	flag := fmt.Sprintf("--fullrank all (%d elements)", n)
-	head := "q is mean-field (one independent factor per element), which cannot represent how params move together " +
-		"(an intercept with a slope or with group effects, a scale with the effects it scales) and then reports sds that are too small; "
+	head := meanFieldHead
 	if autoLost != "" {
 		return head + fmt.Sprintf("--fullrank auto refitted with --fullrank %s, and kept the mean-field fit (its note says why): "+
 			"gpp sample (NUTS) is the check of these sds (docs/inference.md, Full-rank factors)", autoLost)
 	}
 	return head + flag + " fits them jointly, as Stan's fullrank ADVI" + warmText("--fullrank all", warmInit) + ": keep the fit with the higher ELBO (docs/inference.md, Full-rank factors)"
 }
+
+// meanFieldHead opens meanFieldHint.
+const meanFieldHead = "q is mean-field (one independent factor per element), which cannot represent how params move together " +
+	"(an intercept with a slope or with group effects, a scale with the effects it scales) and then reports sds that are too small; "
 
 // warmText is the mean-field hints' clause that starts the joint factor
 // of flag where this fit's q ended (--init warmInit, its means and sds as
