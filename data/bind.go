@@ -1335,7 +1335,7 @@ func (b *binder) check(d *check.DataVar, a *Array) {
 			}
 		}
 	}
-	if !b.checkValues(d, a, decl) {
+	if !b.checkValues(d, a, decl) || !b.clampValues(d, a, decl) {
 		return
 	}
 	// A declared int scalar may itself be a size used elsewhere.
@@ -1865,6 +1865,9 @@ func (b *binder) checkValues(d *check.DataVar, a *Array, decl string) bool {
 				return false
 			}
 		}
+	}
+	if d.Kind.IsMatrix() && len(a.Shape) == 2 && a.Shape[0] == a.Shape[1] && len(a.Missing) == 0 {
+		return b.matrixValues(d, a, decl)
 	}
 	if d.Kind == ast.Simplex && len(a.Values) > 0 {
 		k := a.Shape[len(a.Shape)-1]

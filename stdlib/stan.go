@@ -223,7 +223,7 @@ var stanFuncs = []*Func{
 	{Name: "matrix_power", Args: []Arg{{Name: "A", Ranks: Matrix}, {Name: "k", Ranks: Scalar, Int: true, Data: "the number of products is fixed when the model compiles"}}, Shape: SquareSame, Support: realRule, Elem: RealResult, Op: "matrix_power",
 		Doc: "Aᵏ of a square matrix for an int k ≥ 0 (I for k = 0), by repeated squaring: about 2 log₂ k matrix products", Example: "matrix_power(P, 3)"},
 	{Name: "eigenvalues_sym", Args: argMat, Shape: SquareToVector, Support: realRule, Elem: RealResult, Op: "eigenvalues_sym",
-		Doc: "the eigenvalues of a symmetric matrix (symmetric to 1e-8, as for chol), in ascending order (LAPACK's dsyev); the derivative of λ_i is v_iᵀ dA v_i", Example: "eigenvalues_sym(Sigma)"},
+		Doc: "the eigenvalues of a symmetric matrix (symmetric to 1e-8, as for chol), in ascending order (LAPACK's dsyev); positive to the checker for a name declared cov_matrix or corr_matrix (data checked positive definite when it loads); the derivative of λ_i is v_iᵀ dA v_i", Example: "eigenvalues_sym(Sigma)"},
 	{Name: "eigenvectors_sym", Args: argMat, Shape: SquareSame, Support: realRule, Elem: RealResult, Op: "eigenvectors_sym",
 		Doc: "the eigenvectors of a symmetric matrix as the columns of a matrix, in the order of eigenvalues_sym, each signed so that its largest element is positive (Stan leaves the sign to the solver); the derivative needs distinct eigenvalues", Example: "eigenvectors_sym(Sigma)"},
 	{Name: "singular_values", Args: argMat, Shape: SingularVals, Support: nonNegRule, Elem: RealResult, Op: "singular_values",

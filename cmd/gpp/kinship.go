@@ -253,13 +253,13 @@ func (k *knownCov) isU(info *check.Info, t ast.Expr, sym *check.Symbol) bool {
 
 // knownCovHint is the hint on k: integrate u out, in G's eigenbasis,
 // written out for k's names.
-func knownCovHint(k knownCov) string {
+func knownCovHint(info *check.Info, k knownCov) string {
 	y, se := ast.FormatExpr(k.obs.LHS), ast.FormatExpr(k.obs.Dist.Args[1])
 	loc := "0"
 	if k.rest != "" {
 		loc = k.rest
 	}
-	form := fmt.Sprintf("let d = abs(eigenvalues_sym(%s)), let U = eigenvectors_sym(%s) and U' * %s ~ Normal(%s, sqrt(%s * d + square(%s)))", k.g, k.g, paren(y), loc, k.v, se)
+	form := fmt.Sprintf("%s, let U = eigenvectors_sym(%s) and U' * %s ~ Normal(%s, sqrt(%s * d + square(%s)))", eigenLet(info, k.g), k.g, paren(y), loc, k.v, se)
 	replaced := "param " + k.lat.Name
 	if k.u != k.lat.Name {
 		replaced += " and the let " + k.u
@@ -284,8 +284,28 @@ func knownCovHints(file *ast.File, info *check.Info, paretoK, relESS float64) (h
 		return nil, nil
 	}
 	for _, k := range knownCovs(file, info) {
-		hints = append(hints, knownCovHint(k))
+		hints = append(hints, knownCovHint(info, k))
 		covered = append(covered, k.lat)
 	}
 	return hints, covered
+}
+
+// eigenLet is the hint's let of G's eigenvalues: of data G declared
+// cov_matrix (checked positive definite when it loads) as they are; of
+// real data G with that declaration first, which chol(G) needs already,
+// so that an indefinite G is an error, not fitted as another; of any
+// other G (L * L') with abs for rounding, G positive semidefinite.
+func eigenLet(info *check.Info, g string) string {
+	for _, d := range info.Data {
+		if d.Name != g || len(d.Dims) != 2 {
+			continue
+		}
+		switch d.Kind {
+		case ast.CovMatrix:
+			return fmt.Sprintf("let d = eigenvalues_sym(%s)", g)
+		case ast.Real:
+			return fmt.Sprintf("data %s: cov_matrix[%s] (checked positive definite when the data load), let d = eigenvalues_sym(%s)", g, d.Dims[0], g)
+		}
+	}
+	return fmt.Sprintf("let d = abs(eigenvalues_sym(%s))", g)
 }

@@ -42,7 +42,7 @@ func TestKnownCovs(t *testing.T) {
 		want      string // the marginal; "" for none
 	}{
 		{"non-centred", nc + "y ~ Normal(mu + u, se)\n",
-			"let d = abs(eigenvalues_sym(G)), let U = eigenvectors_sym(G) and U' * y ~ Normal(mu * (U' * rep(1, N)), sqrt(square(sa) * d + square(se)))"},
+			"data G: cov_matrix[N] (checked positive definite when the data load), let d = eigenvalues_sym(G), let U = eigenvectors_sym(G) and U' * y ~ Normal(mu * (U' * rep(1, N)), sqrt(square(sa) * d + square(se)))"},
 		{"MvNormal", "param u: real[N] ~ MvNormal(rep(0, N), square(sa) * G)\ny ~ Normal(mu + u, se)\n",
 			"U' * y ~ Normal(mu * (U' * rep(1, N)), sqrt(square(sa) * d + square(se)))"},
 		{"MvNormalCholesky statement", "param u: real[N]\nu ~ MvNormalCholesky(rep(0, N), LG * sa)\ny ~ Normal(u + mu + 2 * x, se)\n",
@@ -70,7 +70,7 @@ func TestKnownCovs(t *testing.T) {
 		ks := knownCovs(file, info)
 		if c.want == "" {
 			if len(ks) != 0 {
-				t.Errorf("%s: found %s, want none", c.name, knownCovHint(ks[0]))
+				t.Errorf("%s: found %s, want none", c.name, knownCovHint(info, ks[0]))
 			}
 			continue
 		}
@@ -78,9 +78,25 @@ func TestKnownCovs(t *testing.T) {
 			t.Errorf("%s: %d found, want 1", c.name, len(ks))
 			continue
 		}
-		if h := knownCovHint(ks[0]); !strings.Contains(h, c.want) {
+		if h := knownCovHint(info, ks[0]); !strings.Contains(h, c.want) {
 			t.Errorf("%s: hint\n%s\nwant it to contain\n%s", c.name, h, c.want)
 		}
+	}
+}
+
+// TestKnownCovHintDeclared: with G declared cov_matrix[N] (checked
+// positive definite when it loads) the hint takes its eigenvalues as they
+// are, neither declaring G again nor clamping them with abs.
+func TestKnownCovHintDeclared(t *testing.T) {
+	src := strings.Replace(kinHead, "data G: real[N, N]", "data G: cov_matrix[N]", 1) + "param z: real[N] ~ Normal(0, 1)\nlet u = sa * (LG * z)\ny ~ Normal(mu + u, se)\n"
+	file, info := checkedSrc(t, src)
+	ks := knownCovs(file, info)
+	if len(ks) != 1 {
+		t.Fatalf("%d found, want 1", len(ks))
+	}
+	h := knownCovHint(info, ks[0])
+	if want := "integrate u out, in the eigenbasis of G: let d = eigenvalues_sym(G), let U"; !strings.Contains(h, want) {
+		t.Errorf("hint\n%s\nwant it to contain\n%s", h, want)
 	}
 }
 
@@ -140,12 +156,14 @@ func TestKnownCovHintFit(t *testing.T) {
 		strings.Contains(stderr, "one joint factor") || strings.Contains(stderr, "--fullrank auto") {
 		t.Errorf("want the curvature hint pointing to the known-covariance one, advising no --fullrank:\n%s", stderr)
 	}
-	// the eigenbasis model as the hint writes it, pasted back
+	// the eigenbasis model as the hint writes it, pasted back, G's
+	// declaration in place of the head's
 	form := stderr[i:]
-	form = form[strings.Index(form, "let d = "):]
+	form = form[strings.Index(form, "data G: cov_matrix[N] (checked positive definite when the data load), let d = "):]
 	form = form[:strings.Index(form, ", in place of")]
+	form = strings.Replace(form, " (checked positive definite when the data load), let d", "\nlet d", 1)
 	form = strings.Replace(strings.Replace(form, ", let U", "\nlet U", 1), " and U' * y", "\nU' * y", 1)
-	if err := os.WriteFile(eig, []byte(head+form+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(eig, []byte(strings.Replace(head, "data G: real[N, N]\n", "", 1)+form+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, _, stderr = runGpp("fit", eig, data, "--out", filepath.Join(dir, "eig"), "--seed", "1")

@@ -611,6 +611,39 @@ func jitterAdvice(top, c float64) string {
 	return s + fmt.Sprintf("; make it relative to the matrix's scale, e.g. add_diag(K, 1e-6 * square(alpha)) for a kernel of amplitude alpha (%s at this point), or larger, as Stan's GP models add delta", short(1e-6*top))
 }
 
+// indefiniteData is, for matrix a of params and data that failed its
+// Cholesky factorisation, the note that a square data matrix of a's size
+// it is built from (C in lambda * C + (1 - lambda) * I(N)) is itself
+// indefinite, with its smallest eigenvalue: the likely cause, which
+// params' values can only hide in part; "" where none is.
+func (p *Program) indefiniteData(a *node) string {
+	k := a.shape.Rows
+	if a.aoff < 0 || k < 2 || a.shape.Cols != k {
+		return "" // data alone has its own advice (dataMatrixAdvice)
+	}
+	seen := map[*node]bool{}
+	note := ""
+	var walk func(m *node)
+	walk = func(m *node) {
+		if seen[m] || note != "" {
+			return
+		}
+		seen[m] = true
+		if m.op == OpConst && m.name != "" && m.shape.Rows == k && m.shape.Cols == k {
+			v, w := slices.Clone(p.v(m)), make([]float64, k)
+			if symEigen(v, w, k, make([]float64, syevWork(k))) && w[0] < -1e-8*max(-w[0], w[k-1]) {
+				note = fmt.Sprintf("; the data %[1]s it is built from is itself not positive definite, its smallest eigenvalue %[2]s (the largest %[3]s), the likely cause: declare %[1]s cov_matrix to have it checked when the data load", m.name, short(w[0]), short(w[k-1]))
+			}
+			return
+		}
+		for _, j := range m.args {
+			walk(&p.nodes[j])
+		}
+	}
+	walk(a)
+	return note
+}
+
 // dataAlone reports whether node a reads no latent (a matrix given as
 // data, or a let of data alone), with the data names it reads, sorted;
 // a matrix of constants alone (chol(diag([1, -1]))) is not.
@@ -704,6 +737,9 @@ func (p *Program) forwardError(i int32, ok bool) error {
 			ok, top := p.jitterHelps(n) // chol's matrix, or MvNormal's covariance
 			if names, data := p.dataAlone(p.arg(n, 0)); data {
 				return ast.Errorf(n.pos, "%s is not positive definite (leading minor %d)%s", what, p.fail, dataMatrixAdvice(names, top, ok, p.equalRowsData(n)))
+			}
+			if bad := p.indefiniteData(p.arg(n, 0)); bad != "" { // no jitter or param value mends it
+				return ast.Errorf(n.pos, "%s is not positive definite (leading minor %d)%s", what, p.fail, bad)
 			}
 			if ok {
 				return ast.Errorf(n.pos, "%s is not positive definite (leading minor %d), %s%s", what, p.fail, jitterAdvice(top, p.modelJitter(n)), p.equalRows(n))

@@ -149,7 +149,8 @@ func TestGaussRowsDataCov(t *testing.T) {
 // not positive definite fails Finish with the error, at the same position,
 // that the first evaluation of the program that factors it each time
 // gives; in a data matrix's words there (dyn, where it differs, is that
-// of a covariance that reads a param, + 0·z, a kernel's words).
+// of a covariance that reads a param, + 0·z, a kernel's words, or,
+// for an indefinite Sigma, that Sigma itself is).
 func TestGaussRowsDataCovError(t *testing.T) {
 	const n, d = 5, 2
 	y := []float64{1, 2, 0, 1, -1, 0.5, 2, 2, 0, 0}
@@ -159,7 +160,7 @@ func TestGaussRowsDataCovError(t *testing.T) {
 		want, dyn string
 	}{
 		// a data covariance gets a data matrix's remedies, not a kernel's
-		{"indefinite", []float64{-1, 0, 0, 1}, "MvNormalRows: covariance matrix is not positive definite (leading minor 1); it is the data Sigma, not built from params: a covariance or relationship matrix given as data is singular where rows are duplicated (an individual twice), or where it was estimated from fewer variables than its size (a genomic G from fewer markers than individuals), and indefinite where it was assembled from pairwise estimates or imputed values; blend it with the identity, 0.95 * Sigma + 0.05 * I(N) or add_diag(Sigma, lambda) with lambda small beside its diagonal", "MvNormalRows: covariance matrix is not positive definite (leading minor 1)"},
+		{"indefinite", []float64{-1, 0, 0, 1}, "MvNormalRows: covariance matrix is not positive definite (leading minor 1); it is the data Sigma, not built from params: a covariance or relationship matrix given as data is singular where rows are duplicated (an individual twice), or where it was estimated from fewer variables than its size (a genomic G from fewer markers than individuals), and indefinite where it was assembled from pairwise estimates or imputed values; blend it with the identity, 0.95 * Sigma + 0.05 * I(N) or add_diag(Sigma, lambda) with lambda small beside its diagonal", "MvNormalRows: covariance matrix is not positive definite (leading minor 1); the data Sigma it is built from is itself not positive definite, its smallest eigenvalue -1 (the largest 1), the likely cause: declare Sigma cov_matrix to have it checked when the data load"},
 		{"singular", []float64{1, 1, 1, 1}, "MvNormalRows: covariance matrix is not positive definite (leading minor 2); it is the data Sigma, not built from params: a covariance or relationship matrix given as data is singular where rows are duplicated (an individual twice) (its rows 0 and 1 are equal), or where it was estimated from fewer variables than its size (a genomic G from fewer markers than individuals), and indefinite where it was assembled from pairwise estimates or imputed values; it factors with 1e-09 added to its diagonal, 1e-9 of its largest diagonal element (1); blend it with the identity, 0.95 * Sigma + 0.05 * I(N) or add_diag(Sigma, lambda) with lambda small beside its diagonal, or drop the duplicates", "MvNormalRows: covariance matrix is not positive definite (leading minor 2), but it is with 1e-9 of its largest diagonal element (1) added to its diagonal, a jitter of 1e-09: a kernel or covariance matrix that is singular, or positive definite only in exact arithmetic, factors with a jitter; make it relative to the matrix's scale, e.g. add_diag(K, 1e-6 * square(alpha)) for a kernel of amplitude alpha (1e-06 at this point), or larger, as Stan's GP models add delta; its rows 0 and 1 are equal, as a kernel's are at two equal inputs (duplicate points or coordinates)"},
 		{"asymmetric", []float64{1, 0.5, 0.4, 1}, "MvNormalRows: covariance matrix is not symmetric: element [1, 0] is 0.4, [0, 1] is 0.5", ""},
 	} {

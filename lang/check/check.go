@@ -496,7 +496,7 @@ func (c *checker) dataDecl(s *ast.DataDecl) {
 	if dv.Lower != nil && dv.Upper != nil && *dv.Lower > *dv.Upper {
 		c.errorf(t.Upper.Pos(), "upper bound %g is below the lower bound %g", *dv.Upper, *dv.Lower)
 	}
-	if (t.Kind == ast.Simplex || t.Kind.IsOrdered() || t.Kind.IsSumToZero()) && (t.Lower != nil || t.Upper != nil) {
+	if (t.Kind == ast.Simplex || t.Kind.IsOrdered() || t.Kind.IsSumToZero() || t.Kind.IsMatrix()) && (t.Lower != nil || t.Upper != nil) {
 		pos := t.KindPos
 		if t.Lower != nil {
 			pos = t.Lower.Pos()
@@ -512,13 +512,9 @@ func (c *checker) dataDecl(s *ast.DataDecl) {
 		c.sumToZeroDims(t, dv.Dims) // the sums are checked when the data load
 	}
 	if t.Kind.IsMatrix() {
-		c.errorf(t.KindPos, "%s is a param type: data `%s` cannot be declared one; declare the data real[K, K]", t.Kind, dv.Name)
-		// Checked on as the real[K, K] suggested, so that a use of it
-		// as the matrix it was meant to be is no second error.
-		dv.Kind = ast.Real
-		if len(dv.Dims) == 1 {
-			dv.Dims = Shape{dv.Dims[0], dv.Dims[0]}
-		}
+		// [K, K], checked as the param type's values when the data load
+		// (symmetric, positive definite, ...), so chol of it cannot fail.
+		dv.Dims = c.cholCorrDims(t, dv.Dims)
 	}
 	dv.Support = dataSupport(t.Kind, dv.Lower, dv.Upper)
 	sym := &Symbol{Name: dv.Name, Kind: Data, Decl: s, Pos: dv.Pos,

@@ -742,6 +742,7 @@ func (c *checker) call(e *ast.CallExpr) Type {
 		}
 		return invalid
 	}
+	c.eigenClamp(e)
 	forms := f.Forms()
 	f = f.Form(len(e.Args)) // a covariance function's two-input form
 	c.info.Calls[e] = f
@@ -810,6 +811,9 @@ func (c *checker) call(e *ast.CallExpr) Type {
 	}
 	t.Shape = shape
 	t.Support = f.Support.Result(supports)
+	if name == "eigenvalues_sym" && len(e.Args) == 1 && c.posDef(e.Args[0]) {
+		t.Support = dist.Positive
+	}
 	if f.Fold != nil && t.Shape.Rank() == 0 {
 		vals := make([]float64, len(args))
 		for i, a := range args {
@@ -2087,4 +2091,57 @@ func foldArgs(name string, args []ast.Expr, vals []float64) string {
 		}
 	}
 	return name + " of " + strings.Join(parts, ", ")
+}
+
+// eigenClamp records, on real data X, a call abs(eigenvalues_sym(X)) or
+// fmax(eigenvalues_sym(X), ...) (DataVar.Clamps): the eigenbasis recipe's
+// guard against rounding, which would also turn the negative eigenvalue
+// of an indefinite X positive in silence.
+func (c *checker) eigenClamp(e *ast.CallExpr) {
+	if e.Fun.Name != "abs" && e.Fun.Name != "fabs" && e.Fun.Name != "fmax" {
+		return
+	}
+	for _, a := range e.Args {
+		in, ok := a.(*ast.CallExpr)
+		if !ok || in.Fun.Name != "eigenvalues_sym" || len(in.Args) != 1 {
+			continue
+		}
+		id, ok := in.Args[0].(*ast.Ident)
+		if !ok {
+			continue
+		}
+		sym := c.lookup(id.Name)
+		if sym == nil || sym.Kind != Data {
+			continue
+		}
+		for _, d := range c.info.Data {
+			if d.Symbol == sym && d.Kind == ast.Real {
+				d.Clamps = append(d.Clamps, Clamp{Fn: e.Fun.Name, Pos: e.Fun.NamePos})
+			}
+		}
+	}
+}
+
+// posDef reports whether e names data or a param declared cov_matrix or
+// corr_matrix: positive definite by its type (data checked so when it
+// loads), so that its eigenvalues are positive.
+func (c *checker) posDef(e ast.Expr) bool {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	sym := c.lookup(id.Name)
+	if sym == nil {
+		return false
+	}
+	pd := func(k ast.ElemKind) bool { return k == ast.CovMatrix || k == ast.CorrMatrix }
+	if lat := c.latents[sym]; lat != nil {
+		return pd(lat.Kind)
+	}
+	for _, d := range c.info.Data {
+		if d.Symbol == sym {
+			return pd(d.Kind)
+		}
+	}
+	return false
 }

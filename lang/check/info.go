@@ -457,6 +457,11 @@ type DataVar struct {
 	// Uses are the distributions whose whole value the data is (`y ~ D`):
 	// each value must lie in their supports, checked when the data loads.
 	Uses []DataUse
+	// Clamps are the abs(eigenvalues_sym(d)) and fmax(eigenvalues_sym(d),
+	// ...) of real data d: where d has an eigenvalue below zero beyond
+	// rounding, the data are refused when they load, as the clamp would
+	// fit another matrix in silence (eigenClamp).
+	Clamps []Clamp
 	// Missing, for real data that the model only observes (missing.go),
 	// says how its missing cells are fitted, as the latent NAME_missing;
 	// nil when a missing cell is an error, and NoMissing then says why.
@@ -525,7 +530,10 @@ type DataUse struct {
 // TypeString formats the declared type, e.g. "int<lower=0>[N, 2]".
 func (d *DataVar) TypeString() string {
 	s := boundedKind(d.Kind, d.LowerExpr, d.UpperExpr)
-	if len(d.Dims) > 0 {
+	switch {
+	case d.Kind.IsMatrix() && len(d.Dims) == 2: // K×K, declared [K]
+		s += d.Dims[:1].String()
+	case len(d.Dims) > 0:
 		s += d.Dims.String()
 	}
 	return s
@@ -611,4 +619,11 @@ func (info *Info) Drop(ws ...*ast.Error) {
 type DataFactor struct {
 	Need    dist.Support
 	Divides bool
+}
+
+// Clamp is a call abs(eigenvalues_sym(X)) or fmax(eigenvalues_sym(X), ...)
+// of real data X (DataVar.Clamps).
+type Clamp struct {
+	Fn  string // abs, fabs or fmax
+	Pos ast.Pos
 }
