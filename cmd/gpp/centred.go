@@ -595,6 +595,9 @@ func parameterisationHints(s sgvb.Settings, l *pipeline.Loaded, far string, pare
 		}
 		hints = append(hints, h)
 	}
+	if o := outputsCurvHint(curv); o != "" {
+		hints = append(hints, o)
+	}
 	hints = append(hints, walkHints(walks)...)
 	return append(hints, heldChainHints(s, l.File, l.Info, missingLatents(l.Model), paretoK, relESS)...)
 }

@@ -54,13 +54,16 @@ observation, or one read through an index that gives most observations
 an element of their own, such as a spatial model's phi[area], where
 PSIS-LOO is unreliable and typically too optimistic: compare elpd_kfold,
 or integrate the param out where it has a closed form) is marked * and
-warned of. A fit with flagged observations whose elpd_loo is above that
-of a NUTS sample of the same model and data in the comparison gets a
-note that its PSIS estimate is the optimistic one, to rank the model by
-the sample's. A LOO row with k̂ above 0.7 for more than 10% of its
-observations is marked ?: its elpd_loo is unreliable as a whole (a q
-that misses the posterior flags most observations at once, and its
-estimate moves with the number of draws), and so are elpd_diff and
+warned of. Two fits of one model (the same model text, by its sha256,
+and --set values) and the same data differ only by their approximations'
+error: a note says so and names the one to read (a NUTS sample, else the
+one with fewer observations flagged), and the other is left out of the
+weights, which mean nothing between copies of one model; where the
+other's elpd_loo is the higher with observations flagged, its PSIS
+estimate is the optimistic one. A LOO row with k̂ above 0.7 for more
+than 10% of its observations is marked ?: its elpd_loo is unreliable
+as a whole (a q that misses the posterior flags most observations at
+once, and its estimate moves with the number of draws), and so are elpd_diff and
 se_diff against it; it gets no weight (-, NaN in --csv), the other fits
 being weighed among themselves, and none is weighed when fewer than two
 fits are left. A note names each such fit's share and what gives a
@@ -130,6 +133,8 @@ type looFit struct {
 	path     string            // the loo.csv
 	label    string            // the fit: its directory, or the file when not named loo.csv
 	model    string            // the model file and --set values from fit.json, or ""
+	modelSum string            // the model text's sha256 (fit.json's model_sha256; "": unknown)
+	sets     string            // the --set values as model ends with them
 	data     []string          // the data files from fit.json (nil: unknown)
 	dataHash []string          // their contents' sha256 from fit.json (nil: unknown)
 	observed map[string]string // the observed data's sha256 by name (nil: unknown)
@@ -163,6 +168,9 @@ type looRank struct {
 	badK, nObserve int     // observations with k̂ above 0.7 or not a number (WAIC: p_waic_i above 0.4 or not a number); n
 	noK            int     // those of badK whose k̂ is not a number (too few draws with a finite weight)
 	weight         float64 // the fit's model weight (NaN: none could be computed)
+	// copyOf is the label of the fit of the same model and data that this
+	// one defers to (markCopies), which is weighed in its stead; "".
+	copyOf string
 }
 
 // noKText says of r's observations whose k̂ is not a number that their
@@ -179,7 +187,7 @@ func noKText(r looRank, flag string) string {
 func weighReliable(ranks []looRank) bool {
 	n, all := 0, 0
 	for _, r := range ranks {
-		if notWeighable(r.fit.elpd) >= 0 {
+		if notWeighable(r.fit.elpd) >= 0 || r.copyOf != "" {
 			continue // left out of the weights whatever its k̂ (modelWeights)
 		}
 		all++
@@ -187,7 +195,8 @@ func weighReliable(ranks []looRank) bool {
 			n++
 		}
 	}
-	return n == all || n >= 2
+	copies := slices.ContainsFunc(ranks, func(r looRank) bool { return r.copyOf != "" })
+	return n >= 2 || n == all && !copies
 }
 
 // notWeighable returns the first observation whose pointwise elpd is NaN
@@ -362,6 +371,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 		printError(stderr, err, src)
 		return exitError
 	}
+	markCopies(ranks)
 	for _, f := range fits[1:] {
 		if differ, known := otherObservations(fits[0].observed, f.observed); known {
 			if len(differ) > 0 {
@@ -437,7 +447,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	printComparison(stdout, ranks, *method)
-	for _, n := range optimisticNotes(ranks) {
+	for _, n := range copyNotes(ranks) {
 		errorf(stderr, "note: %s", n)
 	}
 	if *csvOut != "" {
@@ -610,8 +620,10 @@ func readLOOFit(arg string, src sources) (*looFit, error) {
 			f.model += " (Pathfinder)"
 		}
 		for _, k := range sortedKeys(ff.Sets) {
-			f.model += " " + k + "=" + ff.Sets[k]
+			f.sets += " " + k + "=" + ff.Sets[k]
 		}
+		f.model += f.sets
+		f.modelSum = ff.ModelHash
 		f.data = ff.Data
 		f.dataHash = ff.DataSHA256
 		f.observed = ff.ObservedSHA256
@@ -667,6 +679,8 @@ func readSampleMeta(path string, src sources) *fitMeta {
 		switch {
 		case strings.HasPrefix(l, "# model = "):
 			ff.Model = strings.TrimPrefix(l, "# model = ") + " (NUTS)"
+		case strings.HasPrefix(l, "# model_sha256 = "):
+			ff.ModelHash = strings.TrimPrefix(l, "# model_sha256 = ")
 		case strings.HasPrefix(l, "# method = sample"):
 			sample = true
 		case l == "# data":
@@ -1049,11 +1063,17 @@ func modelWeights(ranks []looRank, method string, seed uint64) ([]error, error) 
 				f.label, elpd, f.names[i], formatNum(f.elpd[i]), notNumberAdvice(f)))
 			continue
 		}
+		if ranks[k].copyOf != "" {
+			continue // a copy of another fit's model: copyNotes says so
+		}
 		kept = append(kept, k)
 		lpd = append(lpd, f.elpd)
 	}
 	if len(kept) == 0 {
 		return warns, errors.New("no fit has an elpd at every observation")
+	}
+	if len(kept) == 1 && slices.ContainsFunc(ranks, func(r looRank) bool { return r.copyOf != "" }) {
+		return warns, nil // copies of one model: a lone weight 1 would read as decisive
 	}
 	// A fit whose elpd_loo is unreliable is not weighed (printComparison
 	// says why), and with fewer than two fits left none is: a lone fit's
@@ -1195,8 +1215,8 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 			unestimated = unestimated || r.noK > 0
 		}
 		weight := weightNum(r.weight)
-		if r.unreliable() || !weighed {
-			weight = "-" // withheld: the ? note says why
+		if r.unreliable() || !weighed || r.copyOf != "" {
+			weight = "-" // withheld: the ? note, or copyNotes, says why
 		}
 		cells := []string{label, num1(r.elpd), num1(r.se), num1(r.diff), num1(r.seDiff), weight, num1(r.p), strconv.Itoa(r.badK)}
 		if withModel {
@@ -1251,6 +1271,17 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 			fmt.Fprintf(w, "A k̂ not estimated (%s) counts as above 0.7; more\n"+
 				"draws (--output-draws, gpp sample's --draws) do cure that.\n", tooFewTail)
 		}
+	}
+	var copies []string
+	for _, r := range ranks {
+		if r.copyOf != "" {
+			copies = append(copies, r.fit.label+" (a copy of "+r.copyOf+")")
+		}
+	}
+	if len(copies) > 0 {
+		fmt.Fprintf(w, "Fits of one model to the same data are weighed once, %s left out.\n"+
+			"Between them a difference is the approximation's error, and a weight means\n"+
+			"nothing (note below).\n", strings.Join(copies, ", "))
 	}
 }
 
@@ -1313,35 +1344,6 @@ func writeComparisonCSV(path string, ranks []looRank, method string) error {
 		cw.Flush()
 		return cw.Error()
 	})
-}
-
-// optimisticNotes compares each fit's elpd_loo whose k̂ flags observations
-// with a NUTS sample's of the same model and data among ranks: where the
-// fit's is the higher, the fit's PSIS estimate is the optimistic one (a
-// mean-field q's typically is), and the sample's is the model's to rank
-// by. A user trial's horseshoe regression ranked its mean-field fit first
-// (−171.0, k̂ above 0.7 for 400 of 400 observations, stacking weight 1)
-// over NUTS on the same model (−173.6) with the warnings alone to say why.
-func optimisticNotes(ranks []looRank) []string {
-	var notes []string
-	for _, r := range ranks {
-		if r.fit.nuts || r.fit.kfold || r.fit.waic || r.badK == 0 || r.fit.model == "" {
-			continue
-		}
-		for _, s := range ranks {
-			if !s.fit.nuts || baseModel(s.fit.model) != baseModel(r.fit.model) || !sameData(r.fit.data, r.fit.dataHash, s.fit.data, s.fit.dataHash) || !(r.elpd > s.elpd) {
-				continue
-			}
-			above := "above 0.7"
-			if r.noK > 0 {
-				above = "above 0.7 or not estimated"
-			}
-			notes = append(notes, fmt.Sprintf("%s's elpd_loo (%s) is above that of %s (%s), NUTS on the same model and data: with k̂ %s for %d of %d observations, the fit's PSIS estimate is the optimistic one, so rank the model by %s's",
-				r.fit.label, num1(r.elpd), s.fit.label, num1(s.elpd), above, r.badK, r.nObserve, s.fit.label))
-			break
-		}
-	}
-	return notes
 }
 
 // baseModel is a compared fit's model text without the method's marker

@@ -550,13 +550,16 @@ func TestComparePlot(t *testing.T) {
 	}
 }
 
-// TestOptimisticNotes: a fit whose k̂ flags observations and whose
-// elpd_loo is above a NUTS sample's of the same model and data gets the
-// note naming the sample; not a fit below it, one of another model or
-// data, or one with no flagged observation.
-func TestOptimisticNotes(t *testing.T) {
+// TestCopyNotes: of two fits of one model and data, the one that is not
+// NUTS (or the more flagged) defers to the other, and the note says their
+// difference is the approximation's error, which to read, and that it is
+// left out of the weights, adding that its estimate is the optimistic one
+// where it is the higher with flagged observations; fits of another
+// model, other data, another model text by hash, or other --set values
+// are no copies.
+func TestCopyNotes(t *testing.T) {
 	fit := func(label, model string, nuts bool, data string) *looFit {
-		return &looFit{label: label, model: model, nuts: nuts, data: []string{data}, dataHash: []string{"h-" + data}}
+		return &looFit{label: label, model: model, nuts: nuts, data: []string{data}, dataHash: []string{"h-" + data}, elpd: []float64{-1, -2}}
 	}
 	ranks := []looRank{
 		{fit: fit("hs_fit", "hs.gpp", false, "d.csv"), elpd: -171.0, badK: 400, nObserve: 400},
@@ -564,18 +567,51 @@ func TestOptimisticNotes(t *testing.T) {
 		{fit: fit("ridge_fit", "ridge.gpp", false, "d.csv"), elpd: -186.4, badK: 11, nObserve: 400},
 		{fit: fit("hs_other", "hs.gpp", false, "e.csv"), elpd: -150, badK: 3, nObserve: 400},
 	}
-	got := optimisticNotes(ranks)
-	want := "hs_fit's elpd_loo (-171.0) is above that of hs_nuts (-173.6), NUTS on the same model and data: with k̂ above 0.7 for 400 of 400 observations"
-	if len(got) != 1 || !strings.HasPrefix(got[0], want) {
-		t.Errorf("notes %q, want one starting %q", got, want)
+	ranks[0].fit.elpd = []float64{-0.5, -1.5}
+	markCopies(ranks)
+	if ranks[0].copyOf != "hs_nuts" || ranks[1].copyOf != "" || ranks[2].copyOf != "" || ranks[3].copyOf != "" {
+		t.Fatalf("copies %q %q %q %q, want hs_fit's of hs_nuts alone", ranks[0].copyOf, ranks[1].copyOf, ranks[2].copyOf, ranks[3].copyOf)
+	}
+	got := copyNotes(ranks)
+	for _, want := range []string{
+		"hs_fit and hs_nuts are fits of one model (hs.gpp) to the same data: their difference (hs_fit's elpd_loo less hs_nuts's, +1.0 ± 0.0) is the error of an approximation, not a difference between models; read hs_nuts's elpd_loo (NUTS's)",
+		"so hs_fit is left out of them",
+		"its PSIS estimate is the optimistic one",
+	} {
+		if len(got) != 1 || !strings.Contains(got[0], want) {
+			t.Errorf("notes %q, want one with %q", got, want)
+		}
 	}
 	ranks[0].elpd = -175
-	if got := optimisticNotes(ranks); len(got) != 0 {
-		t.Errorf("a fit below the sample: notes %q", got)
+	if got := copyNotes(ranks); len(got) != 1 || strings.Contains(got[0], "optimistic") {
+		t.Errorf("a fit below the sample: notes %q, want one without the optimism", got)
 	}
-	ranks[0].elpd, ranks[0].badK = -171, 0
-	if got := optimisticNotes(ranks); len(got) != 0 {
-		t.Errorf("no flagged observation: notes %q", got)
+	// two fits of q: the less flagged is read
+	ranks[1].fit.nuts, ranks[1].badK = false, 2
+	markCopies(ranks)
+	if ranks[0].copyOf != "hs_nuts" || ranks[1].copyOf != "" {
+		t.Errorf("of two fits of q, the more flagged defers: %q %q", ranks[0].copyOf, ranks[1].copyOf)
+	}
+	// the model text's hash decides where both record it, with the --set values
+	clear := func() {
+		for i := range ranks {
+			ranks[i].copyOf = ""
+		}
+	}
+	ranks[0].fit.modelSum, ranks[1].fit.modelSum = "aa", "bb"
+	clear()
+	if markCopies(ranks); ranks[0].copyOf != "" {
+		t.Errorf("other model texts by hash are copies")
+	}
+	ranks[1].fit.modelSum, ranks[1].fit.model = "aa", "hs_copy.gpp"
+	clear()
+	if markCopies(ranks); ranks[0].copyOf != "hs_nuts" {
+		t.Errorf("one model text under two names is no copy")
+	}
+	ranks[1].fit.sets = " K=2"
+	clear()
+	if markCopies(ranks); ranks[0].copyOf != "" {
+		t.Errorf("other --set values are copies")
 	}
 }
 

@@ -92,3 +92,53 @@ func TestHMMGammaNotStochastic(t *testing.T) {
 		t.Errorf("check data: exit %d; stderr\n%s", code, stderr)
 	}
 }
+
+// TestZeroExposureBeforeFit: a Poisson rate exp(b0 + b1 * x) .* pop with
+// pop 0 in a row whose count is above 0 is 0 for any params, so its log
+// density is −Inf whatever they are: gpp check and gpp fit name pop's
+// cell as the rate's cause (a criminologist's trial named y's alone, then
+// fitted 50 failed steps), say no start helps and do not fit. A zero
+// exposure with a count of 0 is no error, nor is a rate whose factor a
+// param scales (for a logpdf too).
+func TestZeroExposureBeforeFit(t *testing.T) {
+	dir := t.TempDir()
+	m := writeFile(t, dir, "rate.gpp", "data y: int[N]\ndata pop: real<lower=0>[N]\ndata x: real[N]\nparam b0: real ~ Normal(0, 1)\nparam b1: real ~ Normal(0, 1)\n"+
+		"y ~ Poisson(exp(b0 + b1 * x) .* pop)\n")
+	d := writeFile(t, dir, "d.csv", "y,x,pop\n3,0.5,10\n4,-0.2,0\n1,0.1,5\n")
+	want := "rate 0, element [1]); the value is y's at " + d + ":3:1; rate is 0 because pop is 0 at " + d + ":3:"
+	code, _, stderr := runSafe(t, "check", m, d)
+	if code != exitError || !strings.Contains(stderr, want) || !strings.Contains(stderr, dataOnlyNote) || strings.Contains(stderr, startNote) {
+		t.Errorf("check: exit %d; stderr\n%s", code, stderr)
+	}
+	out := filepath.Join(dir, "out")
+	code, _, stderr = runSafe(t, "fit", m, d, "--quiet", "--out", out)
+	if code != exitError || !strings.Contains(stderr, want) || !strings.Contains(stderr, autodiff.DataValueNote) ||
+		strings.Contains(stderr, "--init FILE") || strings.Contains(stderr, "stopped at iteration") {
+		t.Errorf("fit: exit %d; stderr\n%s", code, stderr)
+	}
+	// the factor that is 0 is named, not another of the product's
+	open := writeFile(t, dir, "open.gpp", "data y: int[N]\ndata pop: real<lower=0>[N]\ndata open: real<lower=0>[N]\ndata x: real[N]\nparam b0: real ~ Normal(0, 1)\nparam b1: real ~ Normal(0, 1)\n"+
+		"y ~ Poisson(exp(b0 + b1 * x) .* pop .* open)\n")
+	d2 := writeFile(t, dir, "d2.csv", "y,x,pop,open\n3,0.5,10,1\n4,-0.2,7,0\n1,0.1,5,1\n")
+	if code, _, stderr := runSafe(t, "check", open, d2); code != exitError || !strings.Contains(stderr, "rate is 0 because open is 0 at "+d2+":3:") || !strings.Contains(stderr, dataOnlyNote) {
+		t.Errorf("open 0: exit %d; stderr\n%s", code, stderr)
+	}
+	// a count of 0 at the zero exposure: Poisson(0) at 0 is finite
+	ok := writeFile(t, dir, "ok.csv", "y,x,pop\n3,0.5,10\n0,-0.2,0\n1,0.1,5\n")
+	if code, _, stderr := runSafe(t, "check", m, ok); code != exitOK {
+		t.Errorf("a zero count at a zero exposure: exit %d; stderr\n%s", code, stderr)
+	}
+	// a factor a param scales: the rate's 0 is not the data's alone
+	scaled := writeFile(t, dir, "scaled.gpp", "data y: int[N]\ndata pop: real<lower=0>[N]\ndata x: real[N]\nparam b0: real ~ Normal(0, 1)\nparam b1: real ~ Normal(0, 1)\n"+
+		"target += sum(logpdf(y, NegBinomial(exp(b0 + b1 * x) .* pop, exp(b1))))\n")
+	if code, _, stderr := runSafe(t, "check", scaled, d); code != exitError || !strings.Contains(stderr, "NegBinomial: log density is -Inf at value 4 (mu 0, phi 1") ||
+		strings.Contains(stderr, autodiff.DataValueNote) || strings.Contains(stderr, dataOnlyNote) {
+		t.Errorf("a dispersion of the params: exit %d; stderr\n%s", code, stderr)
+	}
+	// the same rate in a logpdf
+	lp := writeFile(t, dir, "lp.gpp", "data y: int[N]\ndata pop: real<lower=0>[N]\ndata x: real[N]\nparam b0: real ~ Normal(0, 1)\nparam b1: real ~ Normal(0, 1)\n"+
+		"target += sum(logpdf(y, Poisson(exp(b0 + b1 * x) .* pop)))\n")
+	if code, _, stderr := runSafe(t, "check", lp, d); code != exitError || !strings.Contains(stderr, "rate is 0 because pop is 0 at "+d+":3:") || !strings.Contains(stderr, dataOnlyNote) {
+		t.Errorf("logpdf: exit %d; stderr\n%s", code, stderr)
+	}
+}

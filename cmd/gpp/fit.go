@@ -1607,7 +1607,7 @@ func printFitSummary(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st
 	if h.mix != nil {
 		printRestartsStatus(w, cfg, h.mix, h.resample, h.evidence, ds, st, written)
 	} else {
-		printFitStatus(w, cfg, h.r, h.resample, h.evidence, ds, written, len(h.narrow), shown)
+		printFitStatus(w, cfg, h.r, h.resample, h.evidence, ds, written, tallyNarrow(ds.vars, h.narrow, shown))
 	}
 	if cfg.plots {
 		pitChecks(cfg.ppc, ds, cfg.settings.Seed)
@@ -1633,14 +1633,15 @@ func printLOOLines(w io.Writer, ds *drawSet) {
 // and output, at most maxTableRows per variable without --verbose. It
 // returns how many sds it marked too small (h.narrow): those of elements
 // past the rows shown are not.
-func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) int {
+func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []stats) narrowTally {
 	pc := cfg.percentilesOf(st)
 	head := pc.hdiHead(pc.head([]string{"name", "family", "mean", "sd"}, "", "%"))
 	if h.mix != nil {
 		head = append(head, "R̂")
 	}
 	t := headedTable(head, 2)
-	marked, queried := 0, 0 // the sds marked too small (h.narrow), and unchecked (h.unchecked)
+	var marked narrowTally // the sds marked too small (h.narrow)
+	queried := 0           // and unchecked (h.unchecked)
 	for _, v := range ds.vars {
 		for j, k := range v.elems {
 			if j == maxTableRows && !cfg.verbose {
@@ -1657,8 +1658,45 @@ func printTable(w io.Writer, cfg *fitConfig, h drawsHeader, ds *drawSet, st []st
 		}
 	}
 	t.print(w)
-	printMarkNotes(w, marked, queried)
+	printMarkNotes(w, marked.shownParams+marked.shownOutputs, queried)
 	return marked
+}
+
+// narrowTally counts the sds narrowSds calls too small, of params and of
+// outputs (by the delta method), and how many of each the table marks,
+// so that the Pareto line counts only what the table marks and the hint
+// names: a trial's line read "12 sds are too small (hint below)", twelve
+// log_lik elements past the rows shown, under a hint naming b0 alone.
+type narrowTally struct {
+	params, outputs           int
+	shownParams, shownOutputs int
+	outVars                   []string // the outputs with such elements, in the table's order
+}
+
+// tallyNarrow counts the elements of vars that narrow names; shown holds
+// the table's marks (printTable's).
+func tallyNarrow(vars []variable, narrow map[string]bool, shown narrowTally) narrowTally {
+	t := narrowTally{shownParams: shown.shownParams, shownOutputs: shown.shownOutputs}
+	if len(narrow) == 0 {
+		return t
+	}
+	for _, v := range vars {
+		n := 0
+		for _, k := range v.elems {
+			if narrow[v.elemName(k)] {
+				n++
+			}
+		}
+		switch {
+		case n == 0:
+		case v.output:
+			t.outputs += n
+			t.outVars = append(t.outVars, v.name)
+		default:
+			t.params += n
+		}
+	}
+	return t
 }
 
 // printMarkNotes prints the lines under the table that explain its marks:
@@ -1677,10 +1715,14 @@ func printMarkNotes(w io.Writer, marked, queried int) {
 // printed: marked with * (counted in *marked) where narrow names it, with
 // ? (counted in *queried) where unchecked does, padded with a space where
 // others are marked, so that the digits align.
-func sdCell(cell string, v *variable, k int, narrow, unchecked map[string]bool, marked, queried *int) string {
+func sdCell(cell string, v *variable, k int, narrow, unchecked map[string]bool, marked *narrowTally, queried *int) string {
 	switch name := v.elemName(k); {
 	case narrow[name]:
-		*marked++
+		if v.output {
+			marked.shownOutputs++
+		} else {
+			marked.shownParams++
+		}
 		return cell + "*"
 	case unchecked[name]:
 		*queried++
@@ -1740,9 +1782,9 @@ func narrowSds(s sgvb.Settings, r *sgvb.Result, mix *sgvb.Mixture, curv *curvChe
 
 // printFitStatus prints the lines after the summary table: the ELBO (or
 // the log joint at a MAP estimate), the iterations with how the fit ended,
-// the Pareto k̂ and the files written. narrow is how many sds the
-// curvature calls too small, shown how many of them the table above marks.
-func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, ro *resampleOutcome, ev *evidenceOutcome, ds *drawSet, written []string, narrow, shown int) {
+// the Pareto k̂ and the files written. narrow counts the sds the
+// curvature calls too small and those the table above marks.
+func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, ro *resampleOutcome, ev *evidenceOutcome, ds *drawSet, written []string, narrow narrowTally) {
 	switch r.Method {
 	case sgvb.MAP:
 		fmt.Fprintf(w, "log joint    %.6g (at the MAP estimate)\n", r.ELBO)
@@ -1764,20 +1806,8 @@ func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, ro *resampleOut
 		fmt.Fprintf(w, "Pareto k̂     %s (no reading: the ELBO overflows, so the weights p/q of q's draws mean nothing)\n", kText(r.ParetoK))
 	default:
 		line := paretoLine(r.ParetoK, r.ParetoReading, r.ParetoRelESS, r.ParetoKDraws)
-		if narrow > 0 && !sgvb.ParetoAlarm(r.ParetoK, r.ParetoRelESS) {
-			// k̂ reads the bulk of q's draws; a q too narrow can pass it
-			are := "are"
-			if narrow == 1 {
-				are = "is"
-			}
-			switch {
-			case shown == narrow:
-				line += fmt.Sprintf("; but %d sd%s marked * above %s too small by the curvature", narrow, plural(narrow), are)
-			case shown == 0: // past the rows shown
-				line += fmt.Sprintf("; but %d sd%s %s too small by the curvature (hint below)", narrow, plural(narrow), are)
-			default:
-				line += fmt.Sprintf("; but %d sd%s %s too small by the curvature (%d marked * above)", narrow, plural(narrow), are, shown)
-			}
+		if narrow.params+narrow.outputs > 0 && !sgvb.ParetoAlarm(r.ParetoK, r.ParetoRelESS) {
+			line += narrowText(narrow) // k̂ reads the bulk of q's draws; a q too narrow can pass it
 		}
 		fmt.Fprintf(w, "Pareto k̂     %s%s\n", line, khatCappedText(r))
 	}
@@ -1787,6 +1817,45 @@ func printFitStatus(w io.Writer, cfg *fitConfig, r *sgvb.Result, ro *resampleOut
 	if len(written) > 0 {
 		fmt.Fprintf(w, "written      %s: %s\n", cfg.out, strings.Join(written, " "))
 	}
+}
+
+// narrowText is the Pareto line's clause counting the sds too small by
+// the curvature (narrow's), params' and outputs' apart, each where the
+// reader finds it: marked * above, or past the rows shown and named in
+// the hint below (curvatureHint, outputsCurvHint).
+func narrowText(narrow narrowTally) string {
+	part := func(n, shown int, noun string) (what, where string) {
+		what = fmt.Sprintf("%d %s", n, noun)
+		switch {
+		case shown == n:
+			what += " marked * above"
+		case shown == 0: // past the rows shown
+			where = " (hint below)"
+		default:
+			where = fmt.Sprintf(" (%d marked * above)", shown)
+		}
+		return what, where
+	}
+	are := func(n int) string {
+		if n == 1 {
+			return "is"
+		}
+		return "are"
+	}
+	line := ""
+	if n := narrow.params; n > 0 {
+		what, where := part(n, narrow.shownParams, "sd"+plural(n))
+		line = fmt.Sprintf("; but %s %s too small by the curvature%s", what, are(n), where)
+	}
+	if n := narrow.outputs; n > 0 {
+		what, where := part(n, narrow.shownOutputs, fmt.Sprintf("output sd%s of %s", plural(n), joinAnd(narrow.outVars)))
+		if line == "" {
+			line = fmt.Sprintf("; but %s %s too small by the curvature%s", what, are(n), where)
+		} else {
+			line += fmt.Sprintf(", and so %s %s%s", are(n), what, where)
+		}
+	}
+	return line
 }
 
 // tookLine says how long the fit (what: "fit", or "fits" of restarts)

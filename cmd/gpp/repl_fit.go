@@ -512,7 +512,8 @@ func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ev *evidenceOut
 	pc := cfg.percentilesOf(st)
 	head := pc.hdiHead(pc.head([]string{"name", "family", "mean", "sd"}, "", "%"))
 	t := headedTable(head, 2)
-	marked, queried := 0, 0 // the sds marked too small (narrow), and unchecked
+	var marked narrowTally // the sds marked too small (narrow)
+	queried := 0           // and unchecked
 	for _, v := range ds.vars {
 		col := make([]int, len(v.elems)) // row-major element → column
 		for j, k := range v.elems {
@@ -528,12 +529,12 @@ func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ev *evidenceOut
 		}
 	}
 	t.print(w)
-	printMarkNotes(w, marked, queried)
+	printMarkNotes(w, marked.shownParams+marked.shownOutputs, queried)
 	fmt.Fprintln(w)
 	if start != "" {
 		fmt.Fprintf(w, "start        fit %d %s\n", n, start)
 	}
-	printFitStatus(w, cfg, res, nil, ev, ds, written, len(narrow), marked)
+	printFitStatus(w, cfg, res, nil, ev, ds, written, tallyNarrow(ds.vars, narrow, marked))
 }
 
 // fitMeasure identifies a fit by its ELBO, or by its log joint at a MAP

@@ -1278,6 +1278,9 @@ func (p *Program) densityErrorAt(n *node, only int) error {
 				}
 			}
 		}
+		if a, zero := p.paramZeroOfData(n, k, par); a >= 0 {
+			cell += fmt.Sprintf("; %s is 0 because %s", paramName(d, a), zero)
+		}
 		err = ast.Errorf(n.pos, "%s%s", msg(what, paramList(d, par), el), cell)
 		return false
 	})

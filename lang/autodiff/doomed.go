@@ -1,6 +1,7 @@
 package autodiff
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/gpplang/gpp/lang/ast"
@@ -83,6 +84,9 @@ func (p *Program) doomed(i int32, memo map[int32][]bool) []bool {
 		}
 	case n.op == OpLogPDF && n.dist != nil && n.dist.HasLogZero():
 		p.supportAloneElems(n, set)
+		p.paramZeroElems(n, set)
+	case (n.op == OpDensity || n.op == OpLogPDF) && n.dist != nil:
+		p.paramZeroElems(n, set)
 	case n.op == OpAdd:
 		for k := range v {
 			if at(0, k) || at(1, k) {
@@ -152,6 +156,20 @@ func (p *Program) doomed(i int32, memo map[int32][]bool) []bool {
 	}
 	memo[i] = out
 	return out
+}
+
+// paramZeroElems calls set with each term of density or logpdf node n
+// (a ~ statement's one sum: its element 0) that is −Inf with an argument
+// a product with a data 0 makes 0 for any params (paramZeroOfData).
+func (p *Program) paramZeroElems(n *node, set func(k int)) {
+	p.densityTerms(n, func(e int, _ float64, par []float64, lp, _ float64, _ []float64) bool {
+		if math.IsInf(lp, -1) {
+			if a, _ := p.paramZeroOfData(n, e, par); a >= 0 {
+				set(min(e, n.n-1))
+			}
+		}
+		return true
+	})
 }
 
 // mixArgDoomed reports whether log_mix node n's lp argument a (0: lp1, 1:
@@ -231,4 +249,58 @@ func (p *Program) endsFixed(n *node, par, moved []float64, lo, hi float64) bool 
 	}
 	lo2, hi2 := n.dist.Ends(moved)
 	return lo2 == lo && hi2 == hi
+}
+
+// zeroFactorCell names the data cell ("pop is 0 at d.csv:10:4") whose 0 makes
+// element k of node i 0 as a factor of a product (exp(b0 + b1 * x) .*
+// pop), for any values of the params; ok false where no datum's 0 does.
+// A rate of 0 from a zero exposure then names the exposure's cell, as
+// log(pop) names it in the log-offset form.
+func (p *Program) zeroFactorCell(i int32, k int) (string, bool) {
+	n := &p.nodes[i]
+	if k < 0 || k >= n.n || p.val[n.off+k] != 0 || n.iter > 0 || n.rows {
+		return "", false
+	}
+	if src, at, ok := p.cellOf(i, k); ok {
+		return fmt.Sprintf("%s is 0 at %s", src.name, at), true
+	}
+	if n.op != OpMul || len(n.bc) < 4 {
+		return "", false
+	}
+	gc := max(n.gc, 1)
+	for a := range 2 {
+		if s, ok := p.zeroFactorCell(n.args[a], k/gc*n.bc[2*a]+k%gc*n.bc[2*a+1]); ok {
+			return s, true
+		}
+	}
+	return "", false
+}
+
+// paramZeroOfData returns, for term e of density node n at arguments par,
+// the argument a that is 0 by a data factor (zeroFactorCell) and that
+// cell, where every other argument is of the data and constants alone:
+// the term is then the same for any values of the params (a Poisson's
+// rate 0 at a zero exposure, its count above 0). a is −1 where none is.
+func (p *Program) paramZeroOfData(n *node, e int, par []float64) (a int, cell string) {
+	if n.dist == nil || p.arg(n, 0).dyn || len(n.bc) < 3+3*len(par) {
+		return -1, ""
+	}
+	gc := max(n.gc, 1)
+	i, j := e/gc, e%gc
+	for b := range par {
+		if par[b] != 0 {
+			continue
+		}
+		ai := n.args[b+1]
+		q := n.bc[3+3*b:]
+		if c, ok := p.zeroFactorCell(ai, q[0]-p.nodes[ai].off+i*q[1]+j*q[2]); ok {
+			for o := range par {
+				if o != b && p.arg(n, o+1).dyn {
+					return -1, ""
+				}
+			}
+			return b, c
+		}
+	}
+	return -1, ""
 }
