@@ -158,3 +158,104 @@ func orderedProbit(k int, eta float64, c []float64, dc []float64) (lp, deta floa
 	}
 	return lp, -ga - gb
 }
+
+// Ordered matrices. An ordered[G, K] latent is G independent rows, each
+// an ordered[K] vector. Its coordinates put the G first elements before
+// the increments, (x_{0,0}, …, x_{G−1,0}, then row 0's K − 1 log
+// increments, row 1's, …), so that the firsts (a normal factor's) and the
+// increments (a gamma factor's) are two contiguous parts, as an
+// ordered[K] latent's are; its values are row-major. A
+// positive_ordered[G, K] latent's coordinates are all logs, one part, and
+// row-major as its values.
+
+// OrderedRowIndex returns the row and column of the value that coordinate
+// j of an ordered[G, K] latent (positive_ordered when positive) belongs
+// to: the first element of its row or one of its increments.
+func OrderedRowIndex(j, g, k int, positive bool) (row, col int) {
+	if positive || g <= 1 || k <= 1 {
+		return j / k, j % k
+	}
+	if j < g {
+		return j, 0
+	}
+	j -= g
+	return j / (k - 1), 1 + j%(k-1)
+}
+
+// OrderedRowsValues maps the coordinates u of an ordered[G, K] latent
+// (positive_ordered[G, K] when positive) to its values x, row-major (x may
+// be u): OrderedValues (PositiveOrderedValues) of each row. g ≤ 1 is a
+// vector.
+func OrderedRowsValues(x, u []float64, g int, positive bool) {
+	if g <= 1 {
+		if positive {
+			PositiveOrderedValues(x, u)
+		} else {
+			OrderedValues(x, u)
+		}
+		return
+	}
+	k := len(u) / g
+	copy(x, u)
+	if !positive {
+		orderedUnshuffle(x, g, k)
+	}
+	for r := range g {
+		row := x[r*k : (r+1)*k]
+		if positive {
+			PositiveOrderedValues(row, row)
+		} else {
+			OrderedValues(row, row)
+		}
+	}
+}
+
+// OrderedRowsCoords is the inverse of OrderedRowsValues: the coordinates
+// u of the values x (u may be x), each row's first element (its log, when
+// positive) and the logs of its increments.
+func OrderedRowsCoords(u, x []float64, g int, positive bool) {
+	k := len(x)
+	if g > 1 {
+		k = len(x) / g
+	}
+	copy(u, x)
+	for r := range max(g, 1) {
+		prev := 0.0
+		for c := range k {
+			i := r*k + c
+			v := u[i]
+			if c == 0 && !positive {
+				prev = v
+				continue
+			}
+			u[i], prev = math.Log(v-prev), v
+		}
+	}
+	if g > 1 && !positive {
+		orderedShuffle(u, g, k)
+	}
+}
+
+// orderedUnshuffle reorders the coordinates of an ordered[G, K] latent,
+// firsts then the rows' increments, to row-major rows (first, increments)
+// in place: from the last row down, rotating its first element from the
+// firsts to just before its increments.
+func orderedUnshuffle(x []float64, g, k int) {
+	for r := g - 1; r >= 1; r-- {
+		// x[:r*k+1]... holds firsts 0..r, then the increments of rows 0..r−1
+		seg := x[r : r*k+1]
+		f := seg[0]
+		copy(seg, seg[1:])
+		seg[len(seg)-1] = f
+	}
+}
+
+// orderedShuffle is the inverse of orderedUnshuffle.
+func orderedShuffle(x []float64, g, k int) {
+	for r := 1; r < g; r++ {
+		seg := x[r : r*k+1]
+		f := seg[len(seg)-1]
+		copy(seg[1:], seg[:len(seg)-1])
+		seg[0] = f
+	}
+}

@@ -591,7 +591,7 @@ const (
 	DistCategorical
 	// DistOrdinal: value a scalar or [n] of int categories 0..K; eta a
 	// scalar or [n], one per element; cutpoints [K] or [1, K], strictly
-	// increasing, shared by every element.
+	// increasing, shared by every element, or [n, K], row i for element i.
 	DistOrdinal
 	// DistLKJ: value a cholesky_factor_corr[K] param (a K×K factor) or a
 	// corr_matrix[K] param (the dist's Support says which), written
@@ -642,7 +642,7 @@ var distShapeText = [...]string{
 	DistMvNormalRows:      "value [n, d], independent rows; mean scalar, [d], [1, d] or [n, d] (a mean per row); covariance [d, d], symmetric (to 1e-8 of √(Σ_ii Σ_jj)) and positive definite",
 	DistDirichlet:         "value [k] or [n, k] (rows); alpha scalar, [k], [1, k] or [n, k]",
 	DistCategorical:       "value int scalar or [n], categories 0..k−1; argument [k] or [1, k] (shared) or [n, k] (row i for y[i])",
-	DistOrdinal:           "value int scalar or [n], categories 0..K; eta scalar or [n] (eta[i] for y[i]); cutpoints [K] or [1, K], strictly increasing (shared)",
+	DistOrdinal:           "value int scalar or [n], categories 0..K; eta scalar or [n] (eta[i] for y[i]); cutpoints [K] or [1, K] (shared) or [n, K] (row i for y[i]), strictly increasing",
 	DistLKJ:               "value the param it models (cholesky_factor_corr[K] for LKJCorrCholesky, corr_matrix[K] for LKJCorr), whole ([K, K]); eta scalar",
 	DistMvNormalChol:      "value [d] or [n, d] (independent rows); mean scalar, [d], [1, d] or [n, d] (a row per row of the value); L [d, d], the lower Cholesky factor of the covariance: its diagonal must be > 0, the entries above it are ignored",
 	DistMultinomial:       "value int [k] (counts) or [n, k] (a row of counts per observation); argument [k] or [1, k] (shared) or [n, k] (row i for the value's row i); the number of trials a scalar or [n] (one per row), each equal to its row's total; a replicate is [k] of a shared argument and a scalar number of trials, else a row of counts per row of the argument or element of the number of trials",

@@ -757,7 +757,9 @@ func priorString(l *check.Latent) string {
 		s += " truncated to " + l.Range().String()
 	}
 	if l.Support.IsOrdered() {
-		if l.OrderedIID {
+		if l.OrderedIID && l.Dims.Rank() == 2 {
+			s += " restricted to increasing rows (normalised: + log K! per row)"
+		} else if l.OrderedIID {
 			s += " restricted to increasing vectors (normalised: + log K!)"
 		} else {
 			s += " restricted to increasing vectors (unnormalised)"

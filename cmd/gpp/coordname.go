@@ -31,17 +31,28 @@ import (
 // element's gamma weight). An ordered param's elements are named by
 // elemName (latentNamer, compile.ElemName) of its shape, so a labelled
 // axis reads as in the tables: "log(c[mid] - c[low])". A matrix's entries
-// are numbered: its shape here is its coordinates', [K(K−1)/2].
+// are numbered: its shape here is its coordinates', [K(K−1)/2]. An
+// ordered[G, K] param's coordinates are its G firsts, then its rows' log
+// gaps (dist.OrderedRowIndex).
 func transformCoord(name string, shape []int, s dist.Support, k int, elemName func(string, []int, int) string) (elem, scale string, ok bool) {
 	switch {
 	case s.IsOrdered():
-		if k == 0 {
+		g, kk := 1, 0 // an ordered[G, K] param's rows: coordinate k is row r's (dist.OrderedRowIndex)
+		if len(shape) == 2 {
+			g, kk = shape[0], shape[1]
+		}
+		r, c := 0, k
+		if g > 1 {
+			r, c = dist.OrderedRowIndex(k, g, kk, s == dist.PositiveOrdered)
+		}
+		at := r*kk + c
+		if c == 0 {
 			if s == dist.PositiveOrdered {
 				scale = "log"
 			}
-			return elemName(name, shape, 0), scale, true
+			return elemName(name, shape, at), scale, true
 		}
-		return elemName(name, shape, k) + " - " + elemName(name, shape, k-1), "log", true
+		return elemName(name, shape, at) + " - " + elemName(name, shape, at-1), "log", true
 	case s.IsCorr():
 		i, j := dist.CholCorrEntry(k)
 		elem = fmt.Sprintf("%s[%d, %d]", name, i, j)

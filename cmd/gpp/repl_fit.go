@@ -692,7 +692,7 @@ func (r *repl) show(args []string) {
 			}
 			var ps []string
 			if f.Family == sgvb.FamilyOrdered { // element 0 from its normal, the rest by their increments' factor
-				part, j := orderedPart(f, k)
+				part, j, first := orderedPart(f, k)
 				if part.Family == sgvb.FamilyFullRank || part.Family == sgvb.FamilyLowRank { // a joint factor's marginal: the coordinate's normal, as below
 					m, s := part.CoordMarginal(j)
 					ps = append(ps, "mean "+num3(m), "sd "+num3(s))
@@ -702,7 +702,7 @@ func (r *repl) show(args []string) {
 					}
 				}
 				what := "first"
-				if k > 0 {
+				if !first {
 					what = "increment"
 				}
 				t.row(fv.elemName(k), what+" "+part.Family.String(), strings.Join(ps, ", "), num3(mean[k]), num3(sd[k]))
@@ -1206,15 +1206,22 @@ func (c *nonFiniteDraws) warn(w io.Writer, n int, what string) {
 // orderedPart returns the part of an ordered factor that element k's
 // parameters are in, and its element there: x_0's normal, or the factor of
 // the increment x_k − x_{k−1}; of a positive_ordered factor, its one
-// positive part's element k.
-func orderedPart(f *sgvb.Factor, k int) (*sgvb.Factor, int) {
+// positive part's element k. Of an ordered[G, K] factor, element k (row
+// major) is row r's: its first (the normal's element r) or an increment
+// (row r's in the second part). first says it is its row's first.
+func orderedPart(f *sgvb.Factor, k int) (part *sgvb.Factor, j int, first bool) {
+	K := f.Size
+	if len(f.Shape) == 2 {
+		K = f.Shape[1]
+	}
+	r, c := k/K, k%K
 	if f.Support == dist.PositiveOrdered {
-		return &f.Parts[0], k
+		return &f.Parts[0], k, c == 0
 	}
-	if k == 0 || len(f.Parts) < 2 {
-		return &f.Parts[0], 0
+	if c == 0 || len(f.Parts) < 2 {
+		return &f.Parts[0], r, true
 	}
-	return &f.Parts[1], k - 1
+	return &f.Parts[1], r*(K-1) + c - 1, false
 }
 
 // latentChange says how the latents of the session's model, lats of

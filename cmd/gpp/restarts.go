@@ -381,7 +381,10 @@ func meanFieldElems(s sgvb.Settings, m *compile.Model) (n, normal, stick int) {
 	for _, lat := range m.Latents {
 		if lat.Support.IsOrdered() {
 			n += lat.Size
-			normal++ // x_0; the increments' factors are positive ones
+			normal++ // x_0 (of each row of ordered[G, K]); the increments' factors are positive ones
+			if len(lat.Shape) == 2 {
+				normal += lat.Shape[0] - 1
+			}
 			continue
 		}
 		if sgvb.CheckFullRank(lat.Support, 1) == nil {

@@ -109,8 +109,10 @@ type Latent struct {
 	LocV, ScaleV []float64
 
 	// part is the part of an ordered latent this latent stands for inside
-	// the engine (expandOrdered), partNone for a latent as given.
-	part int
+	// the engine (expandOrdered), partNone for a latent as given; rows
+	// is the number of rows of the ordered matrix it is a part of (0 of
+	// a vector).
+	part, rows int
 }
 
 // Method is the inference method.

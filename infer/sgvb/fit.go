@@ -2107,11 +2107,11 @@ func (e *engine) factors() []Factor {
 
 // merged makes the block factors fs (blockFactors) one per latent.
 func (e *engine) merged(fs []Factor) []Factor {
-	parts := make([]int, len(e.latents))
+	parts, rows := make([]int, len(e.latents)), make([]int, len(e.latents))
 	for i := range e.latents {
-		parts[i] = e.latents[i].part
+		parts[i], rows[i] = e.latents[i].part, e.latents[i].rows
 	}
-	return mergeOrdered(fs, parts)
+	return mergeOrdered(fs, parts, rows)
 }
 
 // blockFactors returns the fitted factor of each latent (an ordered

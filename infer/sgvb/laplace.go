@@ -326,8 +326,8 @@ func (e *engine) laplaceError(i int, eigen float64) *LaplaceError {
 		}
 		l := e.latents[m.lat]
 		le := &LaplaceError{Latent: m.name, Elem: i - m.lo, Eigen: eigen, Stick: l.Support == dist.Simplex, Ordered: m.part != partNone}
-		if m.part == partIncrements { // after x_0
-			le.Elem++
+		if m.part == partIncrements { // after x_0 (after the G firsts of ordered[G, K])
+			le.Elem += max(1, l.rows)
 		}
 		if l.Size == 1 && len(l.Shape) == 0 {
 			le.Elem = -1

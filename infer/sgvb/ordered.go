@@ -27,6 +27,20 @@ import (
 // increments of an ordered latent; x_k = x_0 + Σ_{j≤k} d_j, again with
 // unit Jacobian. The Result has one Factor of family FamilyOrdered and
 // support dist.PositiveOrdered whose one Part is that factor.
+//
+// An ordered[G, K] latent (Shape [G, K]) is G such rows: its first part
+// the G firsts, its second the rows' increments, one after the other, as
+// dist.OrderedRowsValues lays its coordinates out; a positive_ordered[G,
+// K] one's one part is its rows' coordinates, row-major.
+
+// orderedRows is the number of rows of an ordered latent of the given
+// shape: G of [G, K], 1 of a vector.
+func orderedRows(shape []int) int {
+	if len(shape) == 2 {
+		return shape[0]
+	}
+	return 1
+}
 
 // Parts of an ordered latent, in Latent.part and block.part.
 const (
@@ -64,29 +78,40 @@ func expandOrdered(lats []Latent, s *Settings) ([]Latent, error) {
 		if l.Scale != 0 || l.ScaleV != nil {
 			return nil, fmt.Errorf("sgvb: latent %s: an %v latent has no bounds", l.Name, l.Support)
 		}
+		g, rows := orderedRows(l.Shape), 0 // rows: G of a matrix, 0 of a vector
+		if len(l.Shape) == 2 {
+			rows = g
+		}
+		k := l.Size / g
 		if l.Support == dist.PositiveOrdered {
-			all := Latent{Name: l.Name, Offset: l.Offset, Size: l.Size, Shape: []int{l.Size}, Support: dist.Positive, part: partPositive}
-			if len(l.Init) == l.Size { // values x: x_0 and the increments
+			all := Latent{Name: l.Name, Offset: l.Offset, Size: l.Size, Shape: []int{l.Size}, Support: dist.Positive, part: partPositive, rows: rows}
+			if len(l.Init) == l.Size { // values x: each row's x_0 and increments
 				all.Init = make([]float64, l.Size)
-				prev := 0.0
-				for k, v := range l.Init {
-					all.Init[k], prev = v-prev, v
+				for j, v := range l.Init {
+					prev := 0.0
+					if j%k != 0 {
+						prev = l.Init[j-1]
+					}
+					all.Init[j] = v - prev
 				}
 			}
 			out = append(out, all)
 			continue
 		}
-		first := Latent{Name: l.Name, Offset: l.Offset, Size: 1, Shape: []int{1}, Support: dist.Real, part: partFirst}
-		inc := Latent{Name: l.Name, Offset: l.Offset + 1, Size: l.Size - 1, Shape: []int{l.Size - 1}, Support: dist.Positive, part: partIncrements}
-		if len(l.Init) == l.Size { // values x: x_0 and the increments
-			first.Init = l.Init[:1]
-			inc.Init = make([]float64, l.Size-1)
-			for k := 1; k < l.Size; k++ {
-				inc.Init[k-1] = l.Init[k] - l.Init[k-1]
+		first := Latent{Name: l.Name, Offset: l.Offset, Size: g, Shape: []int{g}, Support: dist.Real, part: partFirst, rows: rows}
+		inc := Latent{Name: l.Name, Offset: l.Offset + g, Size: l.Size - g, Shape: []int{l.Size - g}, Support: dist.Positive, part: partIncrements, rows: rows}
+		if len(l.Init) == l.Size { // values x: each row's x_0 and increments
+			first.Init = make([]float64, g)
+			inc.Init = make([]float64, l.Size-g)
+			for r := range g {
+				first.Init[r] = l.Init[r*k]
+				for c := 1; c < k; c++ {
+					inc.Init[r*(k-1)+c-1] = l.Init[r*k+c] - l.Init[r*k+c-1]
+				}
 			}
 		}
 		out = append(out, first)
-		if l.Size > 1 {
+		if l.Size > g {
 			out = append(out, inc)
 		}
 	}
@@ -95,8 +120,10 @@ func expandOrdered(lats []Latent, s *Settings) ([]Latent, error) {
 
 // mergeOrdered returns the factors with the parts of each ordered latent
 // (consecutive, as expandOrdered lays them out) made one Factor of family
-// FamilyOrdered; fs itself when there are none.
-func mergeOrdered(fs []Factor, parts []int) []Factor {
+// FamilyOrdered; fs itself when there are none. rows is each part's
+// latent's number of rows (Latent.rows, 0 for a vector), which gives an
+// ordered[G, K] factor its shape [G, K].
+func mergeOrdered(fs []Factor, parts, rows []int) []Factor {
 	has := false
 	for _, p := range parts {
 		has = has || p != partNone
@@ -108,7 +135,7 @@ func mergeOrdered(fs []Factor, parts []int) []Factor {
 	for i := 0; i < len(fs); i++ {
 		if parts[i] == partPositive {
 			f := Factor{Name: fs[i].Name, Family: FamilyOrdered, Support: dist.PositiveOrdered, Offset: fs[i].Offset, Size: fs[i].Size,
-				Shape: []int{fs[i].Size}, Parts: []Factor{fs[i]}}
+				Shape: orderedShape(fs[i].Size, rows[i]), Parts: []Factor{fs[i]}}
 			out = append(out, f)
 			continue
 		}
@@ -116,17 +143,27 @@ func mergeOrdered(fs []Factor, parts []int) []Factor {
 			out = append(out, fs[i])
 			continue
 		}
-		f := Factor{Name: fs[i].Name, Family: FamilyOrdered, Support: dist.Ordered, Offset: fs[i].Offset, Size: 1,
+		f := Factor{Name: fs[i].Name, Family: FamilyOrdered, Support: dist.Ordered, Offset: fs[i].Offset, Size: fs[i].Size,
 			Parts: []Factor{fs[i]}}
+		g := rows[i]
 		if i+1 < len(fs) && parts[i+1] == partIncrements {
 			i++
 			f.Parts = append(f.Parts, fs[i])
 			f.Size += fs[i].Size
 		}
-		f.Shape = []int{f.Size}
+		f.Shape = orderedShape(f.Size, g)
 		out = append(out, f)
 	}
 	return out
+}
+
+// orderedShape is the shape of an ordered factor of size elements in g
+// rows: [size] for none (a vector), else [g, size/g].
+func orderedShape(size, g int) []int {
+	if g > 0 {
+		return []int{g, size / g}
+	}
+	return []int{size}
 }
 
 // flatFactor is a factor as the engine fits it: a part of an ordered
@@ -163,8 +200,9 @@ func flatten(fs []Factor) []flatFactor {
 // x_k is the sum of the means of x_0 and d_1 … d_k and its variance the
 // sum of their variances.
 func (f *Factor) orderedMoments(mean, sd []float64) {
+	positive, g := f.Support == dist.PositiveOrdered, orderedRows(f.Shape)
 	if f.joint != nil {
-		jointOrderedMoments(f.joint, f.Support == dist.PositiveOrdered, mean, sd)
+		jointOrderedMoments(f.joint, positive, g, mean, sd)
 		return
 	}
 	off := 0
@@ -173,14 +211,35 @@ func (f *Factor) orderedMoments(mean, sd []float64) {
 		p.moments(mean[off:off+p.Size], sd[off:off+p.Size])
 		off += p.Size
 	}
-	v := 0.0
-	for k := range mean {
-		v += sd[k] * sd[k]
-		if k > 0 {
-			mean[k] += mean[k-1]
-		}
-		sd[k] = math.Sqrt(v)
+	if g > 1 && !positive { // the parts' moments, the firsts' then the increments', to rows
+		orderedRowsOrder(mean, g)
+		orderedRowsOrder(sd, g)
 	}
+	k := len(mean) / g
+	for r := range g {
+		v := 0.0
+		for c := range k {
+			i := r*k + c
+			v += sd[i] * sd[i]
+			if c > 0 {
+				mean[i] += mean[i-1]
+			}
+			sd[i] = math.Sqrt(v)
+		}
+	}
+}
+
+// orderedRowsOrder reorders per-coordinate numbers of an ordered[g, K]
+// latent (the g firsts, then the rows' increments) row by row, each row's
+// first then its increments, in place.
+func orderedRowsOrder(v []float64, g int) {
+	u := make([]float64, len(v))
+	k := len(v) / g
+	for j := range v {
+		r, c := dist.OrderedRowIndex(j, g, k, false)
+		u[r*k+c] = v[j]
+	}
+	copy(v, u)
 }
 
 // linkOrdered gives each ordered factor of fs that is a member of a
@@ -229,9 +288,35 @@ func (r *Result) LinkOrdered() { linkOrdered(r.Factors, r.Groups) }
 // positive), t_j = e^{y_j}. With e_j = E e^{y_j} = e^{μ_j + Σ_jj/2},
 // Cov(y_0, e^{y_j}) = Σ_0j·e_j (Stein's lemma) and Cov(e^{y_i}, e^{y_j}) =
 // e_i·e_j·(e^{Σ_ij} − 1).
-func jointOrderedMoments(p [][]float64, positive bool, mean, sd []float64) {
+//
+// Of g rows (an ordered[g, K] latent) each row's elements are so, from its
+// own coordinates (dist.OrderedRowIndex).
+func jointOrderedMoments(p [][]float64, positive bool, g int, mean, sd []float64) {
+	if g > 1 {
+		k := len(mean) / g
+		idx := make([]int, len(mean))
+		for j := range idx {
+			r, c := dist.OrderedRowIndex(j, g, k, positive)
+			idx[r*k+c] = j
+		}
+		for r := range g {
+			rowOrderedMoments(p, positive, idx[r*k:(r+1)*k], mean[r*k:(r+1)*k], sd[r*k:(r+1)*k])
+		}
+		return
+	}
+	idx := make([]int, len(mean))
+	for j := range idx {
+		idx[j] = j
+	}
+	rowOrderedMoments(p, positive, idx, mean, sd)
+}
+
+// rowOrderedMoments is jointOrderedMoments of one row, element k's
+// coordinate at idx[k].
+func rowOrderedMoments(p [][]float64, positive bool, idx []int, mean, sd []float64) {
 	K := len(mean)
 	cov := func(i, j int) float64 {
+		i, j = idx[i], idx[j]
 		s := 0.0
 		for c := 0; c <= min(i, j); c++ {
 			s += p[1+c][i] * p[1+c][j]
@@ -241,9 +326,9 @@ func jointOrderedMoments(p [][]float64, positive bool, mean, sd []float64) {
 	real := func(j int) bool { return j == 0 && !positive }
 	e := make([]float64, K) // E t_j
 	for j := range K {
-		e[j] = p[0][j]
+		e[j] = p[0][idx[j]]
 		if !real(j) {
-			e[j] = math.Exp(p[0][j] + cov(j, j)/2)
+			e[j] = math.Exp(p[0][idx[j]] + cov(j, j)/2)
 		}
 	}
 	m, v := 0.0, 0.0
@@ -270,25 +355,15 @@ func jointOrderedMoments(p [][]float64, positive bool, mean, sd []float64) {
 
 // orderedNatural maps an ordered latent's coordinates (x_0, log d_k) to its
 // values x, or a positive_ordered one's (log x_0, log d_k) when positive
-// (dst may be src).
-func orderedNatural(dst, src []float64, positive bool) {
-	if positive {
-		dist.PositiveOrderedValues(dst, src)
-		return
-	}
-	dist.OrderedValues(dst, src)
+// (dst may be src); of shape [G, K], each row's (dist.OrderedRowsValues).
+func orderedNatural(dst, src []float64, shape []int, positive bool) {
+	dist.OrderedRowsValues(dst, src, orderedRows(shape), positive)
 }
 
 // orderedCoords maps an ordered latent's values x to its coordinates
 // (x_0, log(x_k − x_{k−1})), or a positive_ordered one's to (log x_0,
-// log(x_k − x_{k−1})) when positive (dst may be src).
-func orderedCoords(dst, src []float64, positive bool) {
-	prev := 0.0
-	for k, v := range src {
-		if k == 0 && !positive {
-			dst[0], prev = v, v
-			continue
-		}
-		dst[k], prev = math.Log(v-prev), v
-	}
+// log(x_k − x_{k−1})) when positive (dst may be src); of shape [G, K],
+// each row's (dist.OrderedRowsCoords).
+func orderedCoords(dst, src []float64, shape []int, positive bool) {
+	dist.OrderedRowsCoords(dst, src, orderedRows(shape), positive)
 }

@@ -442,7 +442,7 @@ func (r *Result) Natural(z, x []float64) {
 	for i := range r.Factors {
 		f := &r.Factors[i]
 		if f.Family == FamilyOrdered {
-			orderedNatural(z[f.Offset:f.Offset+f.Size], x[f.Offset:f.Offset+f.Size], f.Support == dist.PositiveOrdered)
+			orderedNatural(z[f.Offset:f.Offset+f.Size], x[f.Offset:f.Offset+f.Size], f.Shape, f.Support == dist.PositiveOrdered)
 			continue
 		}
 		k := 1
@@ -460,7 +460,7 @@ func (r *Result) Coords(x, z []float64) {
 	for i := range r.Factors {
 		f := &r.Factors[i]
 		if f.Family == FamilyOrdered {
-			orderedCoords(x[f.Offset:f.Offset+f.Size], z[f.Offset:f.Offset+f.Size], f.Support == dist.PositiveOrdered)
+			orderedCoords(x[f.Offset:f.Offset+f.Size], z[f.Offset:f.Offset+f.Size], f.Shape, f.Support == dist.PositiveOrdered)
 			continue
 		}
 		for k := f.Offset; k < f.Offset+f.Size; k++ {

@@ -18,7 +18,7 @@ import (
 //	positive (and real<lower>, real<upper>)  u = x = log b            + Σ u
 //	unit (real<lower, upper>)                u = x = logit b          + Σ log σ(u) + log σ(−u)
 //	simplex[K]                               u = K − 1 stick-breaking y a row, x = log z (dist.StickBreakLog)   + Σ log z over the row
-//	ordered[K]                               u = x = (z_0, log d_k)   + Σ_{k≥1} u_k
+//	ordered[K]                               u = x = (z_0, log d_k)   + Σ_{k≥1} u_k (ordered[G, K]: G z_0 lead)
 //	positive_ordered[K]                      u = x = (log z_0, log d_k) + Σ u_k
 //
 // so that the result is Stan's: the density of u is log p(z(u)) + log
@@ -42,9 +42,10 @@ type useg struct {
 	uoff, xoff int
 	n          int // elements of u
 	k          int // a simplex's K (kind uSimplex)
-	// first says the segment's first element is real (an ordered
-	// latent's z_0) although the others are logs.
-	first bool
+	// first is the number of leading elements that are real (an
+	// ordered latent's z_0, or an ordered[G, K] one's G firsts) although
+	// the others are logs.
+	first int
 }
 
 // Unconstrained is the log density of a Target's latents on R^Dim, the
@@ -86,7 +87,10 @@ func NewUnconstrained(t Target, lats []Latent) (*Unconstrained, error) {
 			if bounded {
 				return nil, fmt.Errorf("sgvb: latent %s: an %v latent has no bounds", l.Name, l.Support)
 			}
-			s.kind, s.first = uLog, l.Support == dist.Ordered
+			s.kind = uLog
+			if l.Support == dist.Ordered {
+				s.first = orderedRows(l.Shape)
+			}
 		case dist.CholCorr, dist.CorrMatrix, dist.CholCov, dist.CovMatrix, dist.SumToZero, dist.SumToZeroMatrix:
 			if bounded {
 				return nil, fmt.Errorf("sgvb: latent %s: a %v latent has no bounds", l.Name, l.Support)
@@ -155,7 +159,7 @@ func (d *Unconstrained) Values(z, x []float64) {
 		f := &d.factors[i]
 		zz, xx := z[f.Offset:f.Offset+f.Size], x[f.Offset:f.Offset+f.Size]
 		if f.Support.IsOrdered() {
-			orderedNatural(zz, xx, f.Support == dist.PositiveOrdered)
+			orderedNatural(zz, xx, f.Shape, f.Support == dist.PositiveOrdered)
 			continue
 		}
 		k := 1
@@ -206,7 +210,7 @@ func (d *Unconstrained) Density(u, grad []float64, jac bool) (float64, error) {
 		case s.kind == uLog:
 			copy(g, gx[s.xoff:s.xoff+s.n])
 			for i := range uu {
-				if i == 0 && s.first {
+				if i < s.first {
 					continue
 				}
 				g[i]++
@@ -270,7 +274,7 @@ func (d *Unconstrained) addLogJac(lp float64, u []float64) float64 {
 		switch s.kind {
 		case uLog:
 			for i, v := range uu {
-				if i == 0 && s.first {
+				if i < s.first {
 					continue
 				}
 				lp += v

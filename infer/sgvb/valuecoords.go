@@ -115,18 +115,20 @@ func (d *Unconstrained) ValueCoords(i int, v, x []float64) error {
 			}
 		}
 	case dist.Ordered, dist.PositiveOrdered:
+		kk := len(v) / orderedRows(f.Shape) // each row increasing
 		prev := 0.0
 		for k, val := range v {
+			if k%kk == 0 {
+				prev = 0
+			}
 			switch {
-			case k == 0 && f.Support == dist.Ordered:
-				x[0] = val
+			case k%kk == 0 && f.Support == dist.Ordered:
 			case !(val > prev):
 				return bad(k, "values that increase (from 0 for a positive_ordered one)")
-			default:
-				x[k] = math.Log(val - prev)
 			}
 			prev = val
 		}
+		orderedCoords(x, v, f.Shape, f.Support == dist.PositiveOrdered)
 	case dist.SumToZero:
 		if k, sum := zeroSum(v, 0, 1, len(v)); k >= 0 {
 			return bad(k, fmt.Sprintf("values that sum to 0 (they sum to %v)", sum))
@@ -189,7 +191,7 @@ func (d *Unconstrained) LatentInit(i int, x []float64) []float64 {
 	f := &d.factors[i]
 	out := make([]float64, f.Size)
 	if f.Support.IsOrdered() {
-		orderedNatural(out, x, f.Support == dist.PositiveOrdered)
+		orderedNatural(out, x, f.Shape, f.Support == dist.PositiveOrdered)
 		return out
 	}
 	k := 1

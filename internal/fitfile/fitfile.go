@@ -372,7 +372,10 @@ type Factor struct {
 	// positive; absent when K is 1). The param is their running sum. A
 	// positive_ordered param's (family "ordered", support
 	// "positive_ordered") has one part, the positive factor of x[0] and
-	// the increments (shape [K]).
+	// the increments (shape [K]). Of an ordered[G, K] param, parts[0] is
+	// the G rows' x[g, 0] (shape [G]) and parts[1] their increments, row
+	// by row (shape [G·(K − 1)]); of a positive_ordered[G, K] one, the one
+	// part is each row's, row by row (shape [G·K]).
 	Parts []Factor `json:"parts,omitempty"`
 }
 

@@ -248,15 +248,19 @@ func checkFactor(path string, src []byte, f *Factor) error {
 }
 
 // checkOrderedParts validates the parts of an ordered factor of size
-// elements: a real part of one element, then (for size > 1) a positive
-// part of size − 1, each a valid factor; of a positive_ordered factor, one
-// positive part of size.
+// elements: a real part of one element (G, the firsts of an ordered[G,
+// K] factor's rows), then (for size > 1) a positive part of the rest, each
+// a valid factor; of a positive_ordered factor, one positive part of size.
 func checkOrderedParts(path string, src []byte, f *Factor, size int, errf func(string, ...any) error) error {
+	g := 1
+	if len(f.Shape) == 2 {
+		g = f.Shape[0]
+	}
 	want := []struct {
 		support string
 		size    int
-	}{{"real", 1}, {"positive", size - 1}}
-	if size == 1 {
+	}{{"real", g}, {"positive", size - g}}
+	if size == g {
 		want = want[:1]
 	}
 	if f.Support == "positive_ordered" {

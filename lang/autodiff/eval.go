@@ -319,7 +319,7 @@ func (p *Program) eval(n *node) bool {
 	case op == OpSumToZero:
 		p.evalSumToZero(n, z)
 	case op == OpOrdered:
-		evalOrdered(z, p.v(p.arg(n, 0)), n.i0 == 1)
+		evalOrderedRows(z, p.v(p.arg(n, 0)), orderedRows(n.shape), n.i0 == 1)
 	case op == OpNot:
 		for i, v := range p.v(p.arg(n, 0)) {
 			z[i] = b2f(v == 0)

@@ -317,7 +317,7 @@ func (p *Program) grad(n *node) {
 		p.gradSumToZero(n, g)
 	case op == OpOrdered:
 		x := p.arg(n, 0)
-		gradOrdered(p.a(x), p.v(x), g, n.i0 == 1)
+		gradOrderedRows(p.a(x), p.v(x), g, orderedRows(n.shape), n.i0 == 1)
 	case op == OpHMMStateProb, op == OpHMMViterbi, op == OpSortIndex, op == OpQuantile, op == OpGatherAt:
 		// No derivative: the checker lets it into the log joint only on
 		// data, whose nodes have no adjoint.

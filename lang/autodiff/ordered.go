@@ -22,6 +22,10 @@ func (b *Builder) Ordered(u ID, pos ast.Pos) ID { return b.ordered(u, false, pos
 // exp(u_0) and x_k = x_{k−1} + exp(u_k), each u_k the log coordinate of a
 // part's gamma factor (dist.PositiveOrderedValues). It is OpOrdered with
 // i0 = 1; the map from (x_0, d) is linear with unit Jacobian.
+//
+// Of coordinates u a matrix [G, K] (Ordered and PositiveOrdered alike),
+// x is G rows each ordered so, u laid out as dist.OrderedRowsValues reads
+// it: an ordered[G, K] param's G firsts and then each row's increments.
 func (b *Builder) PositiveOrdered(u ID, pos ast.Pos) ID { return b.ordered(u, true, pos) }
 
 func (b *Builder) ordered(u ID, positive bool, pos ast.Pos) ID {
@@ -34,14 +38,68 @@ func (b *Builder) ordered(u ID, positive bool, pos ast.Pos) ID {
 		return b.invalid(pos)
 	}
 	s := b.shapeOf(args[0])
-	if s.Rank != 1 {
-		return b.fail(pos, "%s: needs a vector, got %s", name, s)
+	if s.Rank == 0 {
+		return b.fail(pos, "%s: needs a vector or a matrix, got %s", name, s)
 	}
 	nd := node{op: OpOrdered, args: args, shape: s, pos: pos}
 	if positive {
 		nd.i0 = 1
 	}
 	return b.push(nd)
+}
+
+// orderedRows is the number of rows of an OpOrdered node of shape s: 1
+// for a vector.
+func orderedRows(s Shape) int {
+	if s.Rank == 2 {
+		return s.Rows
+	}
+	return 1
+}
+
+// evalOrderedRows is OpOrdered's forward rule for g rows.
+func evalOrderedRows(z, u []float64, g int, positive bool) {
+	if g > 1 {
+		dist.OrderedRowsValues(z, u, g, positive)
+		return
+	}
+	evalOrdered(z, u, positive)
+}
+
+// gradOrderedRows is gradOrdered for g rows, each row's coordinates at
+// their places in u (dist.OrderedRowIndex).
+func gradOrderedRows(au, u, gv []float64, g int, positive bool) {
+	if g <= 1 {
+		gradOrdered(au, u, gv, positive)
+		return
+	}
+	k := len(gv) / g
+	for r := range g {
+		s := 0.0
+		for c := k - 1; c >= 1; c-- {
+			s += gv[r*k+c]
+			j := orderedCoord(r, c, g, k, positive)
+			au[j] += s * math.Exp(u[j])
+		}
+		j := orderedCoord(r, 0, g, k, positive)
+		if positive {
+			au[j] += (s + gv[r*k]) * math.Exp(u[j])
+			continue
+		}
+		au[j] += s + gv[r*k]
+	}
+}
+
+// orderedCoord is the index of the coordinate of element (r, c) of an
+// ordered[g, k] matrix (dist.OrderedRowIndex's inverse).
+func orderedCoord(r, c, g, k int, positive bool) int {
+	switch {
+	case positive || k <= 1:
+		return r*k + c
+	case c == 0:
+		return r
+	}
+	return g + r*(k-1) + c - 1
 }
 
 // evalOrdered is OpOrdered's forward rule (positive: i0 is 1).
@@ -74,8 +132,9 @@ func gradOrdered(au, u, g []float64, positive bool) {
 // OrderedLogistic returns Σ_n log P(y_n) for categories y (data: a scalar
 // or a vector [n] of the integers 0..K) of an ordinal outcome with linear
 // predictor eta (a scalar, or [n] with one element per observation) and
-// the K cutpoints c (a vector [K] or a row [1, K], strictly increasing,
-// shared by every observation): P(y = k) = F(c_k − eta) − F(c_{k−1} −
+// the K cutpoints c (strictly increasing: a vector [K] or a row [1, K]
+// shared by every observation, or a matrix [n, K] with a row per
+// observation, brms's thres(gr = g)): P(y = k) = F(c_k − eta) − F(c_{k−1} −
 // eta) with F the logistic CDF, or the normal one when probit is set
 // (dist.OrderedLogProb). A value that is not a category, or cutpoints that
 // are not strictly increasing, fail the evaluation with an error naming
@@ -110,8 +169,8 @@ func (b *Builder) orderedLogistic(y, eta, c ID, probit, perObs bool, pos ast.Pos
 	if es.Rank == 2 || es.Rank == 1 && es.Rows != ys.Len() {
 		return b.fail(pos, "%s: eta %v does not fit the value %v: want a scalar or [%d]", name, es, ys, ys.Len())
 	}
-	if cs.Rank == 0 || cs.Rank == 2 && cs.Rows != 1 {
-		return b.fail(pos, "%s: the cutpoints must be a vector [K] or a row [1, K], got %v", name, cs)
+	if cs.Rank == 0 || cs.Rank == 2 && cs.Rows != 1 && cs.Rows != ys.Len() {
+		return b.fail(pos, "%s: the cutpoints must be a vector [K], a row [1, K] or a matrix [%d, K] (a row per element of the value), got %v", name, ys.Len(), cs)
 	}
 	nd := node{op: OpOrderedLogistic, args: args, shape: Scalar(), pos: pos}
 	if perObs {
@@ -130,23 +189,37 @@ func orderedName(probit bool) string {
 	return "OrderedLogistic"
 }
 
-// orderedFail is p.fail for cutpoint j (≥ 1) not above cutpoint j − 1; a
-// value that is not a category fails with its index (≥ 0).
+// orderedFail is p.fail for cutpoint j (≥ 1, its index in the flat
+// cutpoints) not above cutpoint j − 1 of its row; a value that is not a
+// category fails with its index (≥ 0).
 func orderedFail(j int) int { return -1 - j }
+
+// cutRows returns the number K of cutpoints per row of c (a vector [K], a
+// row [1, K] or a matrix [n, K]) and the step between the rows that
+// observations read: 0 when one row is shared by all, else K.
+func cutRows(c Shape) (k, step int) {
+	if c.Rank == 1 {
+		return c.Rows, 0
+	}
+	if c.Rows == 1 {
+		return c.Cols, 0
+	}
+	return c.Cols, c.Cols
+}
 
 // evalOrderedLogistic is OpOrderedLogistic's forward rule.
 func (p *Program) evalOrderedLogistic(n *node) bool {
 	y, e, c := p.arg(n, 0), p.arg(n, 1), p.arg(n, 2)
 	yv, ev, cv := p.v(y), p.v(e), p.v(c)
-	k := len(cv)
+	k, cstep := cutRows(c.shape)
 	for i, v := range yv {
 		if catIndex(v, k+1) < 0 {
 			p.fail = i
 			return false
 		}
 	}
-	for j := 1; j < k; j++ {
-		if !(cv[j] > cv[j-1]) {
+	for j := 1; j < len(cv); j++ {
+		if j%k != 0 && !(cv[j] > cv[j-1]) {
 			p.fail = orderedFail(j)
 			return false
 		}
@@ -155,7 +228,7 @@ func (p *Program) evalOrderedLogistic(n *node) bool {
 	z, per := p.v(n), n.i1 == 1
 	sum := 0.0
 	for i, v := range yv {
-		lp, _ := dist.OrderedLogProb(int(v), ev[i*step], cv, n.i0 == 1, nil)
+		lp, _ := dist.OrderedLogProb(int(v), ev[i*step], cv[i*cstep:i*cstep+k], n.i0 == 1, nil)
 		if per {
 			z[i] = lp
 			continue
@@ -186,14 +259,17 @@ func (p *Program) gradOrderedLogistic(n *node, gv []float64) {
 		return
 	}
 	step, gs := min(len(ev)-1, 1), obsStep(n)
+	k, cstep := cutRows(c.shape)
 	var dc [2]float64
 	for i, v := range yv {
 		g := gv[i*gs]
 		// log P(y = cat) depends on the cutpoints cat−1 and cat alone
-		// (clipped to 0..K−1): pass those, the category shifted.
+		// (clipped to 0..K−1) of its row: pass those, the category
+		// shifted.
 		cat := int(v)
-		lo, hi := max(cat-1, 0), min(cat+1, len(cv))
-		_, de := dist.OrderedLogProb(cat-lo, ev[i*step], cv[lo:hi], n.i0 == 1, dc[:hi-lo])
+		lo, hi := max(cat-1, 0), min(cat+1, k)
+		lo, hi = lo+i*cstep, hi+i*cstep
+		_, de := dist.OrderedLogProb(cat-(lo-i*cstep), ev[i*step], cv[lo:hi], n.i0 == 1, dc[:hi-lo])
 		if ae != nil {
 			ae[i*step] += g * de
 		}
@@ -210,13 +286,18 @@ func (p *Program) orderedError(n *node, ok bool) error {
 	y, e, c := p.arg(n, 0), p.arg(n, 1), p.arg(n, 2)
 	yv, ev, cv := p.v(y), p.v(e), p.v(c)
 	name := orderedName(n.i0 == 1)
-	k := len(cv)
+	k, cstep := cutRows(c.shape)
 	if !ok {
 		if p.fail >= 0 {
 			return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: value %g is not a category 0..%d", name, yv[p.fail], k), elemPart(y.shape, p.fail))+oneBasedAdvice(yv, k+1, name+"(eta, c)"))
 		}
 		j := -1 - p.fail
 		sa, sb := shortPair(cv[j], cv[j-1])
+		if cstep > 0 { // a row per element: name the row
+			r := j / k
+			return ast.Errorf(n.pos, "%s: the cutpoints must be strictly increasing in each row: c[%d, %d] = %s is not above c[%d, %d] = %s, the cutpoints of element %d",
+				name, r, j%k, sa, r, j%k-1, sb, r)
+		}
 		return ast.Errorf(n.pos, "%s: the cutpoints must be strictly increasing: c[%d] = %s is not above c[%d] = %s", name, j, sa, j-1, sb)
 	}
 	if i := firstBad(ev); i >= 0 {

@@ -3,6 +3,7 @@ package autodiff
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/gpplang/gpp/dist"
@@ -28,8 +29,13 @@ func orderedRef(v [][]float64, _ []Shape) []float64 {
 // moves eta away from the cutpoints (the far tails at 40); row passes the
 // cutpoints as a row [1, K]; scalar shares one eta between observations;
 // perObs builds OrderedLogPDF, a term per observation, checked term by
-// term.
+// term; grouped passes a matrix [n, K] of cutpoints, row i the cutpoints
+// shifted by an input s_i, a row per observation.
 func orderedLogisticCase(name string, probit, row, scalar, perObs bool, shift float64) gradCase {
+	return orderedCase(name, probit, row, scalar, perObs, false, shift)
+}
+
+func orderedCase(name string, probit, row, scalar, perObs, grouped bool, shift float64) gradCase {
 	var y []float64
 	return gradCase{
 		name: name,
@@ -43,12 +49,18 @@ func orderedLogisticCase(name string, probit, row, scalar, perObs bool, shift fl
 			if scalar {
 				es = Scalar()
 			}
+			if grouped {
+				return []arg{in(es, real), in(Vector(k), real), in(Matrix(n, 1), real)}
+			}
 			return []arg{in(es, real), in(Vector(k), real)}
 		},
 		build: func(b *Builder, x []ID) ID {
 			c := b.Ordered(x[1], testPos)
-			if row {
+			if row || grouped {
 				c = b.Transpose(c, testPos)
+			}
+			if grouped {
+				c = b.Add(c, x[2], testPos) // [n, K]: row i is c + s_i
 			}
 			eta := b.Add(x[0], b.Scalar(shift, testPos), testPos)
 			if perObs {
@@ -57,9 +69,15 @@ func orderedLogisticCase(name string, probit, row, scalar, perObs bool, shift fl
 			return b.OrderedLogistic(b.Const(y, Vector(len(y)), testPos), eta, c, probit, testPos)
 		},
 		ref: func(v [][]float64, s []Shape) []float64 {
-			c := orderedRef(v[1:], nil)
+			c0 := orderedRef(v[1:2], nil)
 			terms := make([]float64, len(y))
 			for i, cat := range y {
+				c := slices.Clone(c0)
+				if grouped {
+					for k := range c {
+						c[k] += v[2][i]
+					}
+				}
 				eta := v[0][0] + shift
 				if !scalar {
 					eta = v[0][i] + shift
@@ -90,12 +108,48 @@ func orderedLogisticCase(name string, probit, row, scalar, perObs bool, shift fl
 	}
 }
 
+// orderedRowsRef is OpOrdered's value of a matrix [g, k] of coordinates,
+// written from its definition: the g firsts lead (each row's exp'd when
+// positive), then each row's k − 1 log increments (positive: row-major).
+func orderedRowsRef(positive bool) func(v [][]float64, s []Shape) []float64 {
+	return func(v [][]float64, s []Shape) []float64 {
+		u, g, k := v[0], s[0].Rows, s[0].Cols
+		x := make([]float64, len(u))
+		for r := range g {
+			for c := range k {
+				switch {
+				case positive:
+					x[r*k+c] = math.Exp(u[r*k+c])
+					if c > 0 {
+						x[r*k+c] += x[r*k+c-1]
+					}
+				case c == 0:
+					x[r*k] = u[r]
+				default:
+					x[r*k+c] = x[r*k+c-1] + math.Exp(u[g+r*(k-1)+c-1])
+				}
+			}
+		}
+		return x
+	}
+}
+
 func TestGradOrdered(t *testing.T) {
 	cases := []gradCase{{
 		name:  "ordered",
 		args:  func(r *rand.Rand) []arg { n, _, _ := dims(r); return []arg{in(Vector(n), real)} },
 		build: func(b *Builder, x []ID) ID { return b.Ordered(x[0], testPos) },
 		ref:   orderedRef,
+	}, {
+		name:  "ordered rows",
+		args:  func(r *rand.Rand) []arg { n, k, _ := dims(r); return []arg{in(Matrix(n, k), real)} },
+		build: func(b *Builder, x []ID) ID { return b.Ordered(x[0], testPos) },
+		ref:   orderedRowsRef(false),
+	}, {
+		name:  "positive_ordered rows",
+		args:  func(r *rand.Rand) []arg { n, k, _ := dims(r); return []arg{in(Matrix(n, k), real)} },
+		build: func(b *Builder, x []ID) ID { return b.PositiveOrdered(x[0], testPos) },
+		ref:   orderedRowsRef(true),
 	}}
 	for _, per := range []bool{false, true} {
 		for _, probit := range []bool{false, true} {
@@ -104,6 +158,8 @@ func TestGradOrdered(t *testing.T) {
 				orderedLogisticCase(name+"/per-observation", probit, false, false, per, 0),
 				orderedLogisticCase(name+"/row", probit, true, false, per, 0),
 				orderedLogisticCase(name+"/shared-eta", probit, false, true, per, 0),
+				orderedCase(name+"/grouped", probit, false, false, per, true, 0),
+				orderedCase(name+"/grouped-shared-eta", probit, false, true, per, true, 0),
 			)
 		}
 		// far tails: eta 40 above and below the cutpoints (the probit's log
@@ -148,19 +204,29 @@ func TestOrderedLogisticErrors(t *testing.T) {
 			y := b.Const([]float64{0, 1}, Vector(2), at(1, 1))
 			return b.OrderedLogistic(y, b.Scalar(0, at(1, 1)), b.Input("c", Vector(3), at(1, 1)), false, at(5, 3))
 		}, "model.gpp:5:3: OrderedLogistic: the cutpoints must be strictly increasing: c[2] = 2 is not above c[1] = 2"},
+		{"grouped cutpoints not increasing", []float64{0, 1, 3, -1, 2, 2}, func(b *Builder) ID {
+			y := b.Const([]float64{0, 1}, Vector(2), at(1, 1))
+			return b.OrderedLogistic(y, b.Scalar(0, at(1, 1)), b.Input("c", Matrix(2, 3), at(1, 1)), false, at(5, 3))
+		}, "model.gpp:5:3: OrderedLogistic: the cutpoints must be strictly increasing in each row: c[1, 2] = 2 is not above c[1, 1] = 2, the cutpoints of element 1"},
+		{"grouped cutpoints, a row per element", nil, func(b *Builder) ID {
+			y := b.Const([]float64{0, 1, 2}, Vector(3), at(1, 1))
+			return b.OrderedLogistic(y, b.Scalar(0, at(1, 1)), b.Input("c", Matrix(2, 3), at(1, 1)), true, at(6, 2))
+		}, "model.gpp:6:2: OrderedProbit: the cutpoints must be a vector [K], a row [1, K] or a matrix [3, K] (a row per element of the value), got [2, 3]"},
 	} {
 		t.Run(c.name, func(t *testing.T) { wantPositioned(t, runOne(t, c.x, c.build), c.want) })
 	}
 }
 
-// A steady-state evaluation of Ordered and both forms makes no
-// allocations.
+// A steady-state evaluation of Ordered and both forms, with shared and
+// grouped cutpoints, makes no allocations.
 func TestOrderedZeroAllocs(t *testing.T) {
 	b := NewBuilder()
 	y := b.Const([]float64{0, 2, 1, 3}, Vector(4), testPos)
 	c := b.Ordered(b.Input("u", Vector(3), testPos), testPos)
 	eta := b.Input("eta", Vector(4), testPos)
+	g := b.Add(b.Transpose(c, testPos), b.Input("s", Matrix(4, 1), testPos), testPos) // a row per element
 	root := b.Add(b.OrderedLogistic(y, eta, c, false, testPos), b.OrderedLogistic(y, eta, c, true, testPos), testPos)
+	root = b.Add(root, b.Add(b.OrderedLogistic(y, eta, g, false, testPos), b.OrderedLogistic(y, eta, g, true, testPos), testPos), testPos)
 	p, err := b.Finish(root)
 	if err != nil {
 		t.Fatal(err)

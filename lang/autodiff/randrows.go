@@ -104,7 +104,8 @@ func (b *Builder) RandCategorical(theta ID, logit, rows bool, pos ast.Pos) ID {
 // RandOrdered adds a draw of an ordinal category 0..K from the model of
 // `y ~ OrderedLogistic(eta, c)` (probit unset) or OrderedProbit: eta a
 // scalar (one draw) or a vector [n] (a draw per element), c the K
-// cutpoints, a vector [K] or a row [1, K].
+// cutpoints, a vector [K] or a row [1, K], or a matrix [n, K] with a row
+// per draw (eta then a scalar or [n]).
 func (b *Builder) RandOrdered(eta, c ID, probit bool, pos ast.Pos) ID {
 	kind := randOrderedLogistic
 	if probit {
@@ -119,10 +120,14 @@ func (b *Builder) RandOrdered(eta, c ID, probit bool, pos ast.Pos) ID {
 	if es.Rank == 2 {
 		return b.fail(pos, "%s: eta must be a scalar or a vector, got %v", name, es)
 	}
-	if cs.Rank == 0 || cs.Rank == 2 && cs.Rows != 1 {
-		return b.fail(pos, "%s: the cutpoints must be a vector [K] or a row [1, K], got %v", name, cs)
+	out := es
+	if cs.Rank == 2 && cs.Rows != 1 && es.Rank == 0 {
+		out = Vector(cs.Rows)
 	}
-	return b.randNode(node{op: OpRand, args: args, shape: es, pos: pos, i0: kind})
+	if cs.Rank == 0 || cs.Rank == 2 && cs.Rows != 1 && cs.Rows != out.Len() {
+		return b.fail(pos, "%s: the cutpoints must be a vector [K], a row [1, K] or a matrix [%d, K] (a row per draw), got %v", name, out.Len(), cs)
+	}
+	return b.randNode(node{op: OpRand, args: args, shape: out, pos: pos, i0: kind})
 }
 
 // RandDirichlet adds a draw of a simplex per row of alpha (a vector [k], a
@@ -206,16 +211,19 @@ func (p *Program) evalRandRows(n *node) {
 			}
 		}
 	default:
-		ev, cv := p.v(p.arg(n, 0)), p.v(p.arg(n, 1))
+		c := p.arg(n, 1)
+		ev, cv := p.v(p.arg(n, 0)), p.v(c)
 		probit := n.i0 == randOrderedProbit
-		good := cutpointsBad(cv) < 0
+		k, cstep := cutRows(c.shape)
+		estep := min(len(ev)-1, 1) // 0 for a scalar eta
 		for i := range z {
 			u := p.rng.Float64()
-			if !good {
+			row := cv[i*cstep : i*cstep+k]
+			if cutpointsBad(row) >= 0 {
 				z[i] = math.NaN()
 				continue
 			}
-			z[i] = drawOrdered(ev[i], cv, probit, u)
+			z[i] = drawOrdered(ev[i*estep], row, probit, u)
 		}
 	}
 }
@@ -394,14 +402,25 @@ func (p *Program) randRowsError(n *node, k int, el string) error {
 			return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: %s entry %d is %g, not finite", name, rowName, j, row[j]), el))
 		}
 	default:
-		ev, cv := p.v(p.arg(n, 0)), p.v(p.arg(n, 1))
+		c := p.arg(n, 1)
+		ev, cv := p.v(p.arg(n, 0)), p.v(c)
+		kc, cstep := cutRows(c.shape)
+		if cstep > 0 { // element k's row, named c[k, j]
+			cv = cv[k*cstep : k*cstep+kc]
+		}
 		if j := cutpointsBad(cv); j >= 0 {
+			at := func(j int) string {
+				if cstep > 0 {
+					return fmt.Sprintf("c[%d, %d]", k, j)
+				}
+				return fmt.Sprintf("c[%d]", j)
+			}
 			if math.IsNaN(cv[j]) || math.IsInf(cv[j], 0) {
-				return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: cutpoint c[%d] is %g, not finite", name, j, cv[j]), el))
+				return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: cutpoint %s is %g, not finite", name, at(j), cv[j]), el))
 			}
 			sa, sb := shortPair(cv[j], cv[j-1])
-			return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: the cutpoints must be strictly increasing: c[%d] = %s is not above c[%d] = %s",
-				name, j, sa, j-1, sb), el))
+			return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: the cutpoints must be strictly increasing: %s = %s is not above %s = %s",
+				name, at(j), sa, at(j-1), sb), el))
 		}
 		if e := ev[min(k, len(ev)-1)]; math.IsNaN(e) || math.IsInf(e, 0) {
 			return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: eta = %g is not finite", name, e), el))

@@ -84,7 +84,20 @@ func orderedProbs(eta float64, c []float64, probit bool) []float64 {
 // rowsProgram builds a program keeping row-wise draws of every family:
 // Categorical on a shared simplex and on rows, CategoricalLogit on rows
 // (extreme log-odds among them), and both ordered families per element of
-// eta. It returns the program and the draw nodes in that order.
+// eta, with the shared cutpoints and then with a row of cutpoints per
+// element (groupedCuts). It returns the program and the draw nodes in that
+// order.
+// groupedCuts is n rows of the cutpoints c, row i shifted by 0.7·(i − 1).
+func groupedCuts(c []float64, n int) []float64 {
+	var out []float64
+	for i := range n {
+		for _, v := range c {
+			out = append(out, v+0.7*float64(i-1))
+		}
+	}
+	return out
+}
+
 func rowsProgram(t *testing.T, theta, rows, eta, oeta, cuts []float64) (*Program, []ID) {
 	t.Helper()
 	b := NewBuilder()
@@ -98,6 +111,8 @@ func rowsProgram(t *testing.T, theta, rows, eta, oeta, cuts []float64) (*Program
 	e := b.Const(oeta, Vector(len(oeta)), testPos)
 	c := b.Const(cuts, Matrix(1, len(cuts)), testPos)
 	ids = append(ids, b.RandOrdered(e, c, false, testPos), b.RandOrdered(e, c, true, testPos))
+	g := b.Const(groupedCuts(cuts, len(oeta)), Matrix(len(oeta), len(cuts)), testPos)
+	ids = append(ids, b.RandOrdered(e, g, false, testPos), b.RandOrdered(e, g, true, testPos))
 	p, err := b.Finish(b.Mul(x, x, testPos), ids...)
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +136,7 @@ func TestRandRowsFrequencies(t *testing.T) {
 	oeta := []float64{-0.3, 2.5, 700, -700, 1000, -1000}
 	cuts := []float64{-1, 0.5, 2}
 	p, ids := rowsProgram(t, theta, rows, eta, oeta, cuts)
-	for i, want := range []Shape{Scalar(), Vector(3), Vector(4), Vector(6), Vector(6)} {
+	for i, want := range []Shape{Scalar(), Vector(3), Vector(4), Vector(6), Vector(6), Vector(6), Vector(6)} {
 		if s := p.Shape(ids[i]); s != want {
 			t.Fatalf("draw %d: shape %v, want %v", i, s, want)
 		}
@@ -156,6 +171,12 @@ func TestRandRowsFrequencies(t *testing.T) {
 			want = append(want, orderedProbs(e, cuts, probit))
 		}
 		checkFrequencies(t, orderedName(probit), draws[3+i], want)
+		g := groupedCuts(cuts, len(oeta))
+		want = nil
+		for r, e := range oeta {
+			want = append(want, orderedProbs(e, g[r*len(cuts):(r+1)*len(cuts)], probit))
+		}
+		checkFrequencies(t, orderedName(probit)+" grouped", draws[5+i], want)
 	}
 	// The extreme linear predictors give the end categories, every time.
 	for _, d := range append(draws[3], draws[4]...) {
@@ -205,6 +226,13 @@ func TestRandRowsInvalid(t *testing.T) {
 			}
 			return b.RandOrdered(b.Const([]float64{0, 1}, Vector(2), testPos), b.Const(c, Vector(3), testPos), false, testPos)
 		}, []bool{true, true}, "OrderedLogistic draw: the cutpoints must be strictly increasing: c[2] = 0 is not above c[1] = 0 (element [0])"},
+		{"grouped cutpoints, a row not increasing", func(b *Builder, bad bool) ID {
+			c := []float64{-1, 0, 1, -2, 0, 2}
+			if bad {
+				c[5] = 0
+			}
+			return b.RandOrdered(b.Scalar(0, testPos), b.Const(c, Matrix(2, 3), testPos), false, testPos)
+		}, []bool{false, true}, "OrderedLogistic draw: the cutpoints must be strictly increasing: c[1, 2] = 0 is not above c[1, 1] = 0 (element [1])"},
 		{"cutpoint NaN", func(b *Builder, bad bool) ID {
 			c := []float64{-1, 0, 1}
 			if bad {
@@ -280,9 +308,9 @@ func TestRandRowsShapes(t *testing.T) {
 		{"eta a matrix", func(b *Builder) ID {
 			return b.RandOrdered(b.Const(make([]float64, 4), Matrix(2, 2), testPos), b.Const([]float64{0, 1}, Vector(2), testPos), false, testPos)
 		}, "OrderedLogistic: eta must be a scalar or a vector, got [2, 2]"},
-		{"cutpoints a matrix", func(b *Builder) ID {
-			return b.RandOrdered(b.Scalar(0, testPos), b.Const(make([]float64, 4), Matrix(2, 2), testPos), true, testPos)
-		}, "OrderedProbit: the cutpoints must be a vector [K] or a row [1, K], got [2, 2]"},
+		{"cutpoints a matrix of other rows", func(b *Builder) ID {
+			return b.RandOrdered(b.Const(make([]float64, 3), Vector(3), testPos), b.Const(make([]float64, 4), Matrix(2, 2), testPos), true, testPos)
+		}, "OrderedProbit: the cutpoints must be a vector [K], a row [1, K] or a matrix [3, K] (a row per draw), got [2, 2]"},
 	} {
 		b := NewBuilder()
 		x := b.Input("x", Scalar(), testPos)

@@ -869,10 +869,11 @@ func SumToZeroTooShort(kind ast.ElemKind, dim string, n int) string {
 }
 
 // orderedDims checks that an ordered or positive_ordered type is a
-// vector: ordered[K].
+// vector, ordered[K], or a matrix of G such rows, ordered[G, K] (Stan's
+// array[G] ordered[K]).
 func (c *checker) orderedDims(t *ast.TypeExpr) {
-	if len(t.Dims) != 1 {
-		c.errorf(t.KindPos, "%[1]s is a vector of increasing values: declare it %[1]s[K] with one dimension (it has %[2]d)", t.Kind, len(t.Dims))
+	if len(t.Dims) == 0 { // more than two are refused for every type
+		c.errorf(t.KindPos, "%[1]s is a vector of increasing values: declare it %[1]s[K], or %[1]s[G, K] for G rows each increasing", t.Kind)
 	}
 }
 

@@ -525,7 +525,8 @@ func (c *checker) multinomialShape(call *ast.CallExpr, d *stdlib.Dist, vs Shape,
 }
 
 // ordinalShape checks OrderedLogistic's shapes: a scalar or vector value,
-// eta a scalar or one per element, the cutpoints one vector or row.
+// eta a scalar or one per element, the cutpoints one vector or row, or a
+// matrix with a row per element.
 func (c *checker) ordinalShape(call *ast.CallExpr, d *stdlib.Dist, vs, es, cs Shape, valPos ast.Pos, valName string) {
 	if vs.Rank() > 1 {
 		c.errorf(valPos, "%s models a scalar or a vector of categories; %s is %s", d.Name, valName, vs.describe())
@@ -542,8 +543,14 @@ func (c *checker) ordinalShape(call *ast.CallExpr, d *stdlib.Dist, vs, es, cs Sh
 		}
 	}
 	if cs.Rank() == 2 && !cs[0].isOne() {
-		c.errorf(call.Args[1].Pos(), "%s argument 2 (c): `%s` is %s; the cutpoints are one vector [K] or row [1, K] shared by every element",
-			d.Name, exprString(call.Args[1]), cs.String())
+		n := Dim{N: 1}
+		if vs.Rank() == 1 {
+			n = vs[0]
+		}
+		if compareDims(cs[0], n) == dimDiffer {
+			c.errorf(call.Args[1].Pos(), "%s argument 2 (c): `%s` is %s; the cutpoints are one vector [K] or row [1, K] shared by every element, or a matrix [%s, K] with a row per element (c[g] of ordered[G, K] cutpoints c and a group index g)",
+				d.Name, exprString(call.Args[1]), cs.String(), n)
+		}
 		return
 	}
 	// cutpoints that are a param of a kind that need not increase: the fit

@@ -922,12 +922,16 @@ func (c *checker) predictive(call *ast.CallExpr) Type {
 		}
 		return t
 	case stdlib.DistOrdinal:
-		if cs := args[1].Shape; cs.Rank() == 2 && !cs[0].isOne() {
-			c.errorf(call.Args[1].Pos(), "%s argument 2 (c): `%s` is %s; the cutpoints are one vector [K] or row [1, K] shared by every element",
-				d.Name, exprString(call.Args[1]), cs.String())
-			return invalid
-		}
 		t.Shape = args[0].Shape // eta: a scalar or [n]
+		// a row of cutpoints per draw
+		if cs := args[1].Shape; cs.Rank() == 2 && !cs[0].isOne() {
+			if t.Shape.Rank() == 1 && compareDims(cs[0], t.Shape[0]) == dimDiffer {
+				c.errorf(call.Args[1].Pos(), "%s argument 2 (c): `%s` is %s; the cutpoints are one vector [K] or row [1, K] shared by every element, or a matrix [%s, K] with a row per element of eta",
+					d.Name, exprString(call.Args[1]), cs.String(), t.Shape[0])
+				return invalid
+			}
+			t.Shape = Shape{cs[0]}
+		}
 		return t
 	}
 	return c.broadcastArgs(d, call, args, t, "the other arguments (%s)")

@@ -938,16 +938,16 @@ func (l *lowerer) addLatent(lat *check.Latent, shape []int) error {
 		// x_0 from its normal factor's coordinate, x_k = x_{k−1} + d_k
 		// from the increments' log coordinates: a linear map of
 		// (x_0, d) with unit Jacobian, so nothing is added.
-		if len(shape) != 1 {
-			return ast.Errorf(lat.Pos, "`%s`: an ordered param is a vector", lat.Name)
+		if len(shape) != 1 && len(shape) != 2 {
+			return ast.Errorf(lat.Pos, "`%s`: an ordered param is a vector or a matrix of such rows", lat.Name)
 		}
 		z = l.b.Ordered(coord, pos)
 	case dist.PositiveOrdered:
 		// x_0 = exp(u_0) and x_k = x_{k−1} + exp(u_k), every part from
 		// its gamma factor's log coordinate: as for ordered, a linear
 		// map of (x_0, d) with unit Jacobian.
-		if len(shape) != 1 {
-			return ast.Errorf(lat.Pos, "`%s`: a positive_ordered param is a vector", lat.Name)
+		if len(shape) != 1 && len(shape) != 2 {
+			return ast.Errorf(lat.Pos, "`%s`: a positive_ordered param is a vector or a matrix of such rows", lat.Name)
 		}
 		z = l.b.PositiveOrdered(coord, pos)
 	case dist.SumToZero:

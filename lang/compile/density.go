@@ -191,8 +191,8 @@ func elemSupport(s dist.Support) dist.Support {
 	return s
 }
 
-// orderedNormaliser adds log K! for a prior of an ordered[K] or
-// positive_ordered[K] param with scalar arguments (check.Latent.OrderedIID
+// orderedNormaliser adds log K! (G log K! for ordered[G, K]) for a prior
+// of an ordered[K] or positive_ordered[K] param with scalar arguments (check.Latent.OrderedIID
 // for the declared one, check.Info.OrderedIID for a ~ on the param whole):
 // the elementwise density of K iid values
 // restricted to the increasing vectors, one of the K! orders of equal
@@ -204,9 +204,13 @@ func (l *lowerer) orderedNormaliser(lat *check.Latent, pos ast.Pos) {
 	if !lat.Support.IsOrdered() {
 		return
 	}
-	k := l.lats[l.latentIndex(lat)].Size
+	ml := l.lats[l.latentIndex(lat)]
+	k, g := ml.Size, 1
+	if len(ml.Shape) == 2 { // ordered[G, K]: G rows, log K! each
+		g, k = ml.Shape[0], ml.Shape[1]
+	}
 	if lf, _ := math.Lgamma(float64(k) + 1); lf != 0 {
-		l.add(l.b.Scalar(lf, pos), pos)
+		l.add(l.b.Scalar(float64(g)*lf, pos), pos)
 	}
 }
 

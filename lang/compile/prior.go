@@ -533,15 +533,18 @@ func (sp *priorSpec) draw(rng *rand.Rand, ml *Latent, xs, zs []float64) error {
 			}
 			zs[k] = v
 		}
-		slices.Sort(zs)
-		for k, v := range zs {
-			switch {
-			case k == 0 && ml.Support == dist.Ordered:
-				xs[k] = v
-			case k == 0:
-				xs[k] = math.Log(v)
-			default:
-				xs[k] = math.Log(max(v-zs[k-1], math.SmallestNonzeroFloat64))
+		g := 1 // ordered[G, K]: each row sorted
+		if len(ml.Shape) == 2 {
+			g = ml.Shape[0]
+		}
+		kk := len(zs) / g
+		for r := range g {
+			slices.Sort(zs[r*kk : (r+1)*kk])
+		}
+		dist.OrderedRowsCoords(xs, zs, g, ml.Support == dist.PositiveOrdered)
+		for k, v := range xs {
+			if math.IsInf(v, -1) { // a tie: the least gap
+				xs[k] = math.Log(math.SmallestNonzeroFloat64)
 			}
 		}
 		return nil
