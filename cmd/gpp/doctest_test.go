@@ -33,7 +33,7 @@ import (
 //	                  a REPL's ">>> :fit" line is checked as gpp fit
 //	```text, ```csv, ```json   output, data or syntax: not run
 //	```python         PyMC code beside its gpp form: not run
-//	```r              R (rethinking) code beside its gpp form: not run
+//	```r              R (rethinking, brms) code beside its gpp form: not run
 //	```text output    output that TestDocOutput compares with the real
 //	```console output one (docrun_test.go)
 //
@@ -51,7 +51,7 @@ import (
 
 // docFiles are the docs whose blocks are tested, relative to the
 // repository's root.
-var docFiles = []string{"README.md", "docs/tutorial.md", "docs/language.md", "docs/inference.md", "docs/pymc.md", "docs/rethinking.md", "examples/README.md"}
+var docFiles = []string{"README.md", "docs/tutorial.md", "docs/language.md", "docs/inference.md", "docs/pymc.md", "docs/rethinking.md", "docs/brms.md", "examples/README.md"}
 
 // repoRoot is the repository's root seen from cmd/gpp, where the test runs.
 const repoRoot = "../.."
@@ -121,7 +121,7 @@ var knownKinds = map[string]bool{
 	"text output": true, "console output": true, // docrun_test.go
 	"go":     true, // a Go program: docgo_test.go
 	"python": true, // PyMC code shown for comparison (docs/pymc.md): not run
-	"r":      true, // rethinking's R code shown for comparison (docs/rethinking.md): not run
+	"r":      true, // R code shown for comparison (docs/rethinking.md, docs/brms.md): not run
 }
 
 func TestDocBlocks(t *testing.T) {
@@ -703,5 +703,53 @@ func TestDocBlockParsing(t *testing.T) {
 	}
 	if _, _, _, ok := errorLine("    if mu > 0 {"); ok {
 		t.Errorf("errorLine: a source line read as an error")
+	}
+}
+
+// TestDocFilesListed: every doc of the repository with a gpp block is in
+// docFiles, so that a new doc's models are checked as the others' are.
+func TestDocFilesListed(t *testing.T) {
+	listed := map[string]bool{}
+	for _, f := range docFiles {
+		listed[f] = true
+	}
+	var files []string
+	for _, pat := range []string{"*.md", "docs/*.md", "examples/*.md"} {
+		m, err := filepath.Glob(filepath.Join(repoRoot, pat))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	found := map[string]bool{}
+	for _, path := range files {
+		rel, err := filepath.Rel(repoRoot, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel = filepath.ToSlash(rel)
+		found[rel] = true
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks, err := docBlocks(rel, src)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		for _, b := range blocks {
+			if b.lang == "gpp" {
+				if !listed[rel] {
+					t.Errorf("%s has gpp blocks (the first at line %d) but is not in docFiles: its models are not checked", rel, b.line)
+				}
+				break
+			}
+		}
+	}
+	for _, f := range docFiles {
+		if !found[f] {
+			t.Errorf("%s is in docFiles but the search for docs did not find it", f)
+		}
 	}
 }
