@@ -59,7 +59,12 @@ held-out rows: centre such data beforehand. Int data that index the rows
 (x[base] with x: real[N], base the row of a trial's baseline arm) are
 row numbers, renumbered to each fit's rows; one that points at a row in
 another fold is an error at its cell: give --group so that the rows it
-points at stay together, or index within a group.
+points at stay together, or index within a group. A model that reads the
+rows by their places (an AR term r[1:] ~ Normal(phi * r[:T-1], s), a lag
+y[t - 1], a loop over 1:N, cumsum, ar_filter or diff of the rows) is an
+error at the first such use: dropping rows would pair each row with the
+next row kept, not its neighbour; read its elpd from PSIS-LOO (gpp fit,
+gpp sample), which leaves out log_lik terms and keeps the rows.
 
 Folds: observation i is in fold perm(i) mod K for a random permutation from
 --seed (balanced folds, loo's kfold_split_random); with --group NAME, the
@@ -282,6 +287,9 @@ func setupKfold(l *pipeline.Loaded, kc *kfoldConfig, con *console) (*kfoldSetup,
 	if err := su.findRows(); err != nil {
 		return su, err
 	}
+	if err := su.linkedRows(); err != nil {
+		return su, err
+	}
 	if su.n < kc.folds {
 		return su, fmt.Errorf("--folds %d: there are only %d observations", kc.folds, su.n)
 	}
@@ -386,6 +394,37 @@ func (su *kfoldSetup) findRows() error {
 		}
 	}
 	return nil
+}
+
+// linkedRows refuses a model whose terms read the split rows by their
+// places (compile.RowLinks: an AR(1)'s r[1:] ~ Normal(phi * r[:T-1], s),
+// a lag y[t - 1], cumsum, ar_filter): dropping a fold's rows would pair
+// each row with the next row kept instead of its neighbour, and score
+// the held-out rows against the wrong ones, a wrong elpd without a sign.
+// The error is at the first such use, naming the others.
+func (su *kfoldSetup) linkedRows() error {
+	var names []string
+	for _, name := range su.split {
+		if name != su.size {
+			names = append(names, name)
+		}
+	}
+	links := compile.RowLinks(su.l.File, su.l.Info, names, su.size)
+	if len(links) == 0 {
+		return nil
+	}
+	also := ""
+	if len(links) > 1 {
+		var at []string
+		for _, l := range links[1:min(len(links), 6)] {
+			at = append(at, fmt.Sprintf("%d:%d", l.Pos.Line, l.Pos.Col))
+		}
+		if len(links) > 6 {
+			at = append(at, "…")
+		}
+		also = fmt.Sprintf(" (also at %s)", strings.Join(at, ", "))
+	}
+	return ast.Errorf(links[0].Pos, "%s: the model reads the rows of %s by their places%s, so its rows are linked (a lag, an AR or random-walk term, cumsum, ar_filter): %s drops the held-out rows and refits on the others renumbered, where each row would be paired with the next row kept instead of its neighbour, and the held-out rows scored against the wrong rows. Such a model cannot be split into folds: read its elpd from PSIS-LOO, which gpp fit and gpp sample (NUTS; the check where the fit's k̂ is high) compute (loo.csv): it leaves out each row's %s term and keeps the row's value for its neighbours", links[0].What, su.size, also, su.by(), looOutput)
 }
 
 // mentions reports whether the size expression text (check.Dim's Name

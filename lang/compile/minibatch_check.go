@@ -2,6 +2,7 @@ package compile
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gpplang/gpp/lang/ast"
 	"github.com/gpplang/gpp/lang/check"
@@ -55,9 +56,73 @@ type rowChecker struct {
 	// in names the calls of user functions being checked, for messages
 	// at their bodies: " (in the call of f at m.gpp:4:9)".
 	in string
+	// links, when not nil, collects the uses that tie a row to rows by
+	// their places (RowLinks) instead of the minibatch errors.
+	links *[]RowLink
+}
+
+// RowLink is a use of the rows of data that reads them by their places:
+// a range of them (y[1:]), a row picked by a number or an expression
+// (y[t - 1], y[0]), a loop over part of them, or a function whose row i
+// reads other rows in order (cumsum, ar_filter, diff). What describes it.
+type RowLink struct {
+	Pos  ast.Pos
+	What string
+}
+
+// RowLinks returns the uses in f of the data names (a first axis of
+// size rows) and of the values computed from them that read the rows by
+// their places, in source order (outputs too). A model with none may be
+// fitted to a subset of the rows (K-fold): its terms of the rows kept do
+// not change; one with some ties a row's term to its neighbours (an
+// AR(1)'s r[1:] ~ Normal(phi * r[:T-1], s)), which dropping rows rewires.
+// Functions that mix the rows without an order (a mean, a sum, a GP
+// covariance) are not links.
+func RowLinks(f *ast.File, info *check.Info, names []string, size string) []RowLink {
+	var links []RowLink
+	c := &rowChecker{info: info, plan: &batchPlan{names: names, size: size}, errs: &ast.ErrorList{}, sub: map[*check.Symbol]int{}, sums: map[*check.Symbol]ast.Expr{}, loop: map[*check.Symbol]bool{}, links: &links}
+	for _, dv := range info.Data {
+		if slices.Contains(names, dv.Name) && dv.Name != size {
+			c.sub[dv.Symbol] = readsRows
+		}
+		if dv.Name == size {
+			c.size = dv.Symbol
+		}
+	}
+	c.stmts(f.Stmts)
+	slices.SortStableFunc(links, func(a, b RowLink) int {
+		if a.Pos.Line != b.Pos.Line {
+			return a.Pos.Line - b.Pos.Line
+		}
+		return a.Pos.Col - b.Pos.Col
+	})
+	return links
+}
+
+// link records a RowLink (RowLinks); outside RowLinks it does nothing.
+func (c *rowChecker) link(pos ast.Pos, format string, args ...any) {
+	if c.links == nil {
+		return
+	}
+	for _, l := range *c.links {
+		if l.Pos == pos {
+			return
+		}
+	}
+	*c.links = append(*c.links, RowLink{pos, fmt.Sprintf(format, args...)})
+}
+
+// rowOrder lists the shape rules whose result row i reads other rows of
+// an argument by their order (RowLinks); cumsum is Elementwise1.
+var rowOrder = map[stdlib.ShapeRule]bool{
+	stdlib.Filter: true, stdlib.TVFilter: true, stdlib.Diff: true, stdlib.Renewal: true, stdlib.HMM: true,
+	stdlib.HMMStates: true, stdlib.HMMPath: true, stdlib.Head: true, stdlib.Segment: true, stdlib.Permute: true,
 }
 
 func (c *rowChecker) errorf(pos ast.Pos, format string, args ...any) {
+	if c.links != nil { // RowLinks: the minibatch's errors are not links
+		return
+	}
 	if c.at == nil {
 		c.at = map[ast.Pos]bool{}
 	}
@@ -141,6 +206,15 @@ func (c *rowChecker) stmts(ss []ast.Stmt) {
 			if s.ElseBody != nil {
 				c.stmts(s.ElseBody.Stmts)
 			}
+		case *ast.OutputStmt:
+			if c.links != nil { // K-fold scores the held-out rows by the outputs
+				c.expr(s.Value)
+				if s.Dist != nil {
+					for _, a := range s.Dist.Args {
+						c.expr(a)
+					}
+				}
+			}
 		case *ast.ParamDecl:
 			if s.Prior != nil {
 				for _, a := range s.Prior.Args {
@@ -162,6 +236,7 @@ func (c *rowChecker) rowLoop(s *ast.ForStmt) {
 	case c.rows > 0:
 		c.errorf(s.Var.Pos(), "a loop over the rows inside another pairs the rows: a batch's pairs are not a share of the full data's N² pairs; fit the full data")
 	case !ok || lo.Value != 0 || !ok2 || c.info.Uses[hi] != c.size:
+		c.link(s.Lo.Pos(), "a loop over part of the rows (%s:%s) picks them by their places", ast.FormatExpr(s.Lo), ast.FormatExpr(s.Hi))
 		c.errorf(s.Lo.Pos(), "a loop over the rows must run over all of them, 0:%s: in a batch model it runs over the batch's B rows, and a part of them is not a share of the data's part", c.plan.size)
 	}
 }
@@ -332,6 +407,18 @@ func (c *rowChecker) batchIndex(ix ast.Expr) bool {
 	return sym != nil && sym.Kind == check.Data && c.sub[sym] != readsNone
 }
 
+// dataIndex reports whether an index is int data or picked from it (g,
+// g[i]).
+func (c *rowChecker) dataIndex(ix ast.Expr) bool {
+	ix = ast.Unparen(ix)
+	if x, ok := ix.(*ast.IndexExpr); ok {
+		ix = ast.Unparen(x.X)
+	}
+	id, ok := ix.(*ast.Ident)
+	sym := c.info.Uses[id]
+	return ok && sym != nil && sym.Kind == check.Data
+}
+
 // rowSafe lists the shape rules whose result row i is made from row i of
 // each argument only.
 var rowSafe = map[stdlib.ShapeRule]bool{
@@ -388,6 +475,7 @@ func (c *rowChecker) expr(e ast.Expr) int {
 			if _, ok := ix.(*ast.SliceExpr); ok {
 				c.sliceBounds(ix.(*ast.SliceExpr))
 				if r == readsRows && k == 0 && !fullSlice(ix.(*ast.SliceExpr)) {
+					c.link(ix.Pos(), "%s is a range of the rows, each paired with a row by its place", ast.FormatExpr(x))
 					c.errorf(ix.Pos(), "a range of the subsampled rows is not a batch of them: index the rows by a loop variable or not at all")
 				}
 				continue
@@ -401,8 +489,12 @@ func (c *rowChecker) expr(e ast.Expr) int {
 			rowVar, isLoop := c.loop[c.info.Uses[id]]
 			switch {
 			case r == readsRows && k == 0 && !(isVar && isLoop):
+				if !c.dataIndex(ix) { // int data of row numbers are renumbered to the rows kept
+					c.link(ix.Pos(), "%s picks a row by its place", ast.FormatExpr(x))
+				}
 				c.errorf(ix.Pos(), "a row of the subsampled data picked by %s: only a loop variable (y[i]) picks the row the term is about", ast.FormatExpr(ix))
 			case r == readsRows && k == 0 && !rowVar:
+				c.link(ix.Pos(), "%s picks a row by %s, whose loop is not over the rows", ast.FormatExpr(x), id.Name)
 				c.errorf(ix.Pos(), "a row of the subsampled data picked by %s, whose loop is not over the rows (for %s in 0:%s): in a batch, row %s is a random row, not the data's row %s; loop over the rows or fit the full data", id.Name, id.Name, c.plan.size, id.Name, id.Name)
 			case r == readsRows && k == 0 && rowVar:
 				r = readsRow // y[i], X[i]: the row the loop's term is about
@@ -431,6 +523,9 @@ func (c *rowChecker) expr(e ast.Expr) int {
 		}
 		if interp && table == readsNone {
 			return readsRows // elementwise in x, its table the full data's
+		}
+		if f := stdlib.LookupFunc(x.Fun.Name); f != nil && (rowOrder[f.Form(len(x.Args)).Shape] || f.Name == "cumsum") {
+			c.link(x.Fun.Pos(), "%s of the rows reads each row's predecessors in order", x.Fun.Name)
 		}
 		if f := stdlib.LookupFunc(x.Fun.Name); f != nil && (!rowSafe[f.Form(len(x.Args)).Shape] || rowMixing[f.Name]) {
 			why := ""
