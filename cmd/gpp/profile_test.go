@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/infer/sgvb"
+	"github.com/gpplang/gpp/internal/pipeline"
 	"github.com/gpplang/gpp/internal/reftest"
 )
 
@@ -300,5 +302,89 @@ func TestGammaDraws(t *testing.T) {
 		if got := gammaDraws(c.r, c.mix); got != c.want {
 			t.Errorf("%+v %+v: %v, want %v", c.r, c.mix, got, c.want)
 		}
+	}
+}
+
+// TestChainRunTime: NUTS's profile sets the gradient count against the
+// chains' CPU time where their summed wall time held waiting for a core
+// (a typology trial's 4 chains on 2 cores read the engine at 65 %), and
+// says so; where CPU time is unknown it says the wall time holds the
+// waiting of more chains than cores; otherwise the wall time, no note.
+func TestChainRunTime(t *testing.T) {
+	for _, c := range []struct {
+		wall, cpu      float64
+		workers, cpus  int
+		run            float64
+		want, wantNote string
+	}{
+		{23.4, 8.1, 4, 2, 8.1, "of the 4 chains' summed CPU time 8.1 s: the model 37 %, the engine (E) 63 %",
+			"(their summed wall time, 23.4 s, held 15.3 s of waiting for a core (4 chains ran side by side on 2 cores), which the shares leave out)"},
+		{10, 5, 2, 2, 5, "of the 4 chains' summed CPU time 5 s", "(other processes held the cores)"},
+		{10, 9.5, 4, 2, 10, "of the 4 chains' summed 10 s: the model 30 %", ""},
+		{10, -1, 4, 2, 10, "of the 4 chains' summed 10 s: the model 30 %",
+			"(the summed wall time holds the chains' waiting for a core (4 chains ran side by side on 2 cores), so the engine's share overstates it)"},
+		{10, -1, 2, 2, 10, "of the 4 chains' summed 10 s", ""},
+	} {
+		rp := &runProfile{forward: 1e-3, reverse: 2e-3, grads: 1000, engine: "the engine (E)"}
+		chainRunTime(rp, 4, c.wall, c.cpu, c.workers, c.cpus)
+		var b strings.Builder
+		printProfile(&b, rp)
+		out := b.String()
+		if rp.runSeconds != c.run || !strings.Contains(out, c.want) || (c.wantNote == "") != (rp.waitNote == "") || !strings.Contains(out, c.wantNote) {
+			t.Errorf("wall %g, cpu %g, %d workers on %d cores: run %g s, printed\n%s\nwant run %g s, %q and %q", c.wall, c.cpu, c.workers, c.cpus, rp.runSeconds, out, c.run, c.want, c.wantNote)
+		}
+	}
+}
+
+// TestChainRunTimeScaled: where the timing after the run waited for a
+// core too (a typology trial's phy_chol.gpp on a busy machine: 1.87 ms
+// per gradient by wall time, 82784 of them "155 s" of 14.2 s of CPU), its
+// times per evaluation are scaled to its CPU time; a model cost still
+// above the chains' CPU time is said to be above that, not the wall time.
+func TestChainRunTimeScaled(t *testing.T) {
+	rp := &runProfile{forward: 1e-3, reverse: 2e-3, grads: 1000, engine: "the engine (E)", timeWall: 2, timeCPU: 1,
+		rows: []profileRow{{text: "y ~ D", forward: 1e-3, reverse: 2e-3}}}
+	chainRunTime(rp, 4, 20, 2, 2, 2)
+	var b strings.Builder
+	printProfile(&b, rp)
+	out := b.String()
+	if rp.forward != 0.5e-3 || rp.reverse != 1e-3 || rp.rows[0].total() != 1.5e-3 ||
+		!strings.Contains(out, "1.5 s in the model's statements,\n     of the 4 chains' summed CPU time 2 s: the model 75 %") ||
+		!strings.Contains(out, "the times per evaluation are CPU time, the timing having had 50 % of a core") {
+		t.Errorf("scaled to the timing's CPU time:\n%s", out)
+	}
+	rp = &runProfile{forward: 1e-3, reverse: 2e-3, grads: 1000, engine: "the engine (E)", timeWall: 2, timeCPU: 1.95}
+	chainRunTime(rp, 4, 20, 2, 2, 2)
+	b.Reset()
+	printProfile(&b, rp)
+	if out := b.String(); rp.forward != 1e-3 || !strings.Contains(out, "of the 4 chains' summed CPU time 2 s: more than that CPU time, though") ||
+		strings.Contains(out, "the times per evaluation are CPU time") {
+		t.Errorf("a timing that had its core:\n%s", out)
+	}
+}
+
+// TestProcessCPU: the process's CPU seconds grow with work, where known.
+func TestProcessCPU(t *testing.T) {
+	before, ok := processCPU()
+	if !ok {
+		t.Skip("no CPU time on this system")
+	}
+	x := 0.0
+	for i := range 50_000_000 {
+		x += math.Sqrt(float64(i))
+	}
+	after, _ := processCPU()
+	if !(after > before) || x == 0 {
+		t.Errorf("CPU seconds %g then %g after work", before, after)
+	}
+	// profileModel reads its timing's CPU seconds, by which chainRunTime
+	// scales the times per evaluation
+	l, err := pipeline.Load(writeFile(t, t.TempDir(), "m.gpp", "param a: real ~ Normal(0, 1)\n"), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp, err := profileModel(context.Background(), l.Model, [][]float64{{0.5}})
+	if err != nil || !(rp.timeCPU > 0) || !(rp.timeWall > 0) {
+		t.Errorf("profileModel's timing: CPU %v s, wall %v s (%v)", rp.timeCPU, rp.timeWall, err)
 	}
 }

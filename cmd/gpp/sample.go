@@ -768,8 +768,13 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 	if cfg.counts != nil {
 		before = cfg.counts.grads.Load()
 	}
+	cpu0, cpuOK := processCPU()
 	res, err := nuts.Sample(ctx, dens, inits, s)
 	stopWatch()
+	cpu := -1.0 // the chains' CPU seconds, for --profile; negative: unknown
+	if cpu1, ok := processCPU(); ok && cpuOK {
+		cpu = cpu1 - cpu0
+	}
 	var grads int64 // NUTS's gradient evaluations, for --profile
 	if cfg.counts != nil {
 		grads = cfg.counts.grads.Load() - before
@@ -830,7 +835,7 @@ func sampleLoaded(ctx context.Context, sc *sampleConfig, l *pipeline.Loaded, src
 		run.evidence = h.evidence
 	}
 	if cfg.profile {
-		sampleProfile(ctx, cfg, sd, res, grads, m, con)
+		sampleProfile(ctx, cfg, sd, res, grads, cpu, s.Workers, m, con)
 	}
 	if n, _ := looInterrupted(sd.ds); ctx.Err() != nil && n == 0 && !sd.interrupted {
 		// Ctrl-C after the chains ended, during the summaries: the draws
