@@ -1078,6 +1078,19 @@ func sampleProgressAt(con *console, s nuts.Settings, advice string, now func() t
 		}
 		return samplePaceLine(since, lastN, k, w, gap, gapK, total, depth, before, maxDepth, advice)
 	})
+	settled := int64(0) // iterations across the chains before all have learned a metric
+	if !s.NoAdapt {
+		settled = int64(s.Chains * nuts.FirstMetric(s.Warmup))
+	}
+	var leapMu sync.Mutex
+	var leaps []float64 // each iteration's leapfrog steps, until the first progress line
+	var keepLeaps atomic.Bool
+	keepLeaps.Store(true)
+	leapsAt := func(n int64) []float64 { // the first n iterations' (about: trees end before their Progress)
+		leapMu.Lock()
+		defer leapMu.Unlock()
+		return leaps[:min(int(n), len(leaps))]
+	}
 	pace.mark = func() {
 		d, t := depths.Load(), trees.Load()
 		gapDepths, gapTrees = d-lastDepths, t-lastTrees
@@ -1086,6 +1099,11 @@ func sampleProgressAt(con *console, s nuts.Settings, advice string, now func() t
 	tree = func(_, depth int) {
 		depths.Add(int64(depth))
 		trees.Add(1)
+		if keepLeaps.Load() {
+			leapMu.Lock()
+			leaps = append(leaps, leapfrogs(depth))
+			leapMu.Unlock()
+		}
 	}
 	progress = func(chain, iter int, warmup bool) {
 		if warmup {
@@ -1096,7 +1114,7 @@ func sampleProgressAt(con *console, s nuts.Settings, advice string, now func() t
 		if !said && n < first {
 			if el := now().Sub(start); n == 1 && el >= slowStep || el >= slowAfter {
 				said = true
-				con.info("%s", sampleSlowLine(n, el, total, s.Chains, first, advice))
+				con.info("%s", sampleSlowLine(n, el, leapsAt(n), total, s.Chains, first, settled, s.Warmup, advice))
 			}
 		}
 		mu.Unlock()
@@ -1116,6 +1134,12 @@ func sampleProgressAt(con *console, s nuts.Settings, advice string, now func() t
 				con.info("%3.0f%% of %d iterations (%d chains)", 100*float64(n)/float64(total), total, s.Chains)
 			}
 			next += max(total/progressSteps, 1)
+			if keepLeaps.Load() {
+				keepLeaps.Store(false)
+				if ls := leapsAt(n); said && len(ls) == int(n) && n < total {
+					con.info("%s", sampleRestLine(now().Sub(start), ls, total, settled))
+				}
+			}
 			if n < total {
 				pace.line(n)
 			} else {
@@ -1154,20 +1178,51 @@ func samplePaceLine(since time.Duration, lastN, k, w int64, gap time.Duration, g
 
 // sampleSlowLine says what the first n iterations of a run of total (of
 // chains chains) took in elapsed, per iteration across the chains, and
-// what the run would take at that pace, the first progress line coming
-// at iteration first.
-func sampleSlowLine(n int64, elapsed time.Duration, total int64, chains int, first int64, advice string) string {
+// what the run would take (sampleRunSpan, from their trees' leapfrog
+// steps leaps; at their pace where none are known), the first progress
+// line coming at iteration first; settled is sampleRunSpan's, the
+// iterations before every chain has learned its metric, after warmup/...
+func sampleSlowLine(n int64, elapsed time.Duration, leaps []float64, total int64, chains int, first, settled int64, warmup int, advice string) string {
 	each := elapsed / time.Duration(n)
 	took := "iteration 1 took " + humanSpan(elapsed)
 	if n > 1 {
 		took = fmt.Sprintf("%d iterations took %s, %s each across the chains", n, humanSpan(elapsed), humanSpan(each))
 	}
-	line := fmt.Sprintf("%s: the %d iterations of %d chain%s would take about %s at this pace (early warm-up iterations are often the slowest), and the first progress line comes at iteration %d, in about %s",
-		took, total, chains, plural(chains), humanSpan(each*time.Duration(total)), first, humanSpan(each*time.Duration(first-n)))
+	var line string
+	if len(leaps) == 0 || int64(len(leaps)) < n {
+		line = fmt.Sprintf("%s: the %d iterations of %d chain%s would take about %s at this pace (early warm-up iterations are often the slowest), and the first progress line comes at iteration %d, in about %s",
+			took, total, chains, plural(chains), humanSpan(each*time.Duration(total)), first, humanSpan(each*time.Duration(first-n)))
+	} else {
+		low, high := sampleRunSpan(elapsed, leaps, total, settled)
+		flo, fhi := sampleRunSpan(elapsed, leaps, first, settled)
+		var sum, late float64
+		for _, l := range leaps {
+			sum += l
+		}
+		for _, l := range leaps[n/2:] {
+			late += l
+		}
+		steps := fmt.Sprintf("the latest trees took %.3g leapfrog steps each, %s a step across the chains", late/float64(n-n/2), humanSpan(time.Duration(float64(elapsed)/sum)))
+		if low < high {
+			line = fmt.Sprintf("%s: the %d iterations of %d chain%s would take about %s if the trees shrink to depth %d once the chains learn their metric at warm-up iteration %d, as they often do (%s; %s if they stay as deep), and the first progress line comes at iteration %d, in about %s, with an update",
+				took, total, chains, plural(chains), humanSpan(low), settledDepth, settled/int64(chains), steps, humanSpan(high), first, humanSpan(flo-elapsed))
+		} else {
+			line = fmt.Sprintf("%s: the %d iterations of %d chain%s would take about %s (%s), and the first progress line comes at iteration %d, in about %s, with an update",
+				took, total, chains, plural(chains), humanSpan(high), steps, first, humanSpan(fhi-elapsed))
+		}
+	}
 	if advice != "" {
 		line += "; " + advice
 	}
 	return line
+}
+
+// sampleRestLine is the line at the first progress line of a run that
+// was said to be slow: what the iterations left take (sampleRestSpan).
+func sampleRestLine(elapsed time.Duration, leaps []float64, total, settled int64) string {
+	left := total - int64(len(leaps))
+	return fmt.Sprintf("the %d iterations left would take about %s more, at the latest trees' leapfrog steps and a step's cost so far", left,
+		humanSpan(sampleRestSpan(elapsed, leaps, total, settled)))
 }
 
 // evalDraw fills draw d of ds from the coordinates x: the params' values

@@ -170,3 +170,17 @@ func (w *windows) learn(q []float64) []float64 {
 	}
 	return w.out
 }
+
+// FirstMetric is the number of warm-up iterations before the metric is
+// first learned (the initial buffer and the first window): until then a
+// chain runs on the initial metric, whose trees may be far deeper than
+// the adapted metric's. 0 for a warm-up too short to adapt one.
+func FirstMetric(warmup int) int {
+	if warmup < 20 {
+		return 0
+	}
+	if 75+25+50 > warmup {
+		return warmup - int(0.1*float64(warmup))
+	}
+	return 75 + 25
+}

@@ -934,3 +934,21 @@ func TestTree(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstMetric: FirstMetric is where the windows first learn a metric
+// (the iteration after the first window's end), none for a warm-up of 19.
+func TestFirstMetric(t *testing.T) {
+	for _, warmup := range []int{19, 20, 37, 100, 149, 150, 151, 1000, 5000} {
+		w := newWindows(warmup, 1, false)
+		first := 0
+		for it := 0; it < warmup; it++ {
+			if w.learn([]float64{float64(it % 7)}) != nil {
+				first = it + 1
+				break
+			}
+		}
+		if got := FirstMetric(warmup); got != first {
+			t.Errorf("warm-up %d: FirstMetric %d, the windows learn first after %d", warmup, got, first)
+		}
+	}
+}
