@@ -238,6 +238,16 @@ func (c *checker) missingData() {
 			}
 		}
 	}
+	// residual: the first read of each datum as the value of a ~ through a
+	// let (r[1:] ~ Normal(phi * r[:T-1], s) with let r = y - mu)
+	residual := map[*Symbol]TargetRead{}
+	for _, r := range c.info.TargetReads(c.file) {
+		if _, tilde := r.Stmt.(*ast.TildeStmt); tilde && r.Value && r.Let != nil {
+			if _, ok := residual[r.Symbol]; !ok {
+				residual[r.Symbol] = r
+			}
+		}
+	}
 	var covariates []string // those that may reach imputable
 	for sym, o := range obs {
 		if sym.Kind == Data && sym.Type.Elem != Int && o.readPos.Line != 0 && len(o.narrow) > 0 && o.why == "" {
@@ -304,6 +314,8 @@ func (c *checker) missingData() {
 			// no family's argument, so no covariate: a hand-written log
 			// density's value (a distance x in target += -square(x) / ...)
 			d.NoMissing = fmt.Sprintf("`%s` is data read at %s, in the target += at %s (a log density written by hand), and observed by no ~, so its missing values would have no distribution: gpp fits missing values only where a ~ gives them one (%s ~ D(...)), whose ~ is then their prior", d.Name, o.readPos, c.inTarget(o.readPos).Pos(), d.Name)
+		case len(o.narrow) == 0 && residual[d.Symbol].Symbol != nil && residualMean(residual[d.Symbol].Let, d.Name) != "":
+			d.NoMissing, d.Remedy = residualNoMissing(d, residual[d.Symbol])
 		case len(o.narrow) == 0 && o.readPos.Line != 0:
 			d.NoMissing = fmt.Sprintf("`%s` is read in an expression at %s (a covariate) and observed by no ~, so its missing values would have no distribution: a missing covariate needs a model of its own (%s ~ D(...)), whose ~ is then their prior", d.Name, o.readPos, d.Name)
 		case len(o.narrow) == 0:
@@ -584,6 +596,37 @@ func targetNoMissing(d *DataVar, r TargetRead) string {
 		msg += IfMissingNote(d.Name)
 	}
 	return msg
+}
+
+// residualNoMissing says why the missing cells of d, observed only as the
+// value of a ~ through a let (r), are not fitted: the ~ observes the let,
+// a residual such as y - mu, as a whole, so d is the response, not a
+// covariate, and a ~ of its own would count it twice. Written on d itself
+// (mu added to the location) the ~ observes d's cells, which gpp fits: the
+// remedy. Filling the cells in would invent observations.
+func residualNoMissing(d *DataVar, r TargetRead) (why, remedy string) {
+	let, mean := r.Let.Name.Name, residualMean(r.Let, d.Name)
+	n := "T"
+	if len(d.Dims) == 1 {
+		n = d.Dims[0].String()
+	}
+	why = fmt.Sprintf("`%s` is the response of the ~ at %s, which observes it through let %s (%s), a residual, as a whole expression and not cell by cell, so its missing values cannot be fitted (it is no covariate: a ~ of its own would count it twice)",
+		d.Name, r.Stmt.Pos(), let, r.Let.Pos())
+	remedy = fmt.Sprintf("write the likelihood on `%[1]s` itself, with %[2]s added to the location: %[1]s ~ Normal(%[2]s, sigma) for %[3]s ~ Normal(0, sigma), and for AR(1) errors %[1]s[0] ~ Normal(%[2]s[0], sigma / sqrt(1 - phi * phi)) with %[1]s[1:] ~ Normal(%[2]s[1:] + phi * (%[1]s[:%[4]s-1] - %[2]s[:%[4]s-1]), sigma); gpp then fits the missing cells as the latent %[1]s_missing (docs/language.md, Missing data); or drop the rows with missing `%[1]s` (a series: split it there)",
+		d.Name, mean, let, n)
+	return why, remedy
+}
+
+// residualMean returns m where let is the residual of the data name, let
+// r = name - m, and "" for another let (one that reads name as a
+// covariate, as mu's temp in r = demand - mu).
+func residualMean(let *ast.LetStmt, name string) string {
+	if b, ok := let.Value.(*ast.BinaryExpr); ok && b.Op == ast.Sub {
+		if id, ok := b.X.(*ast.Ident); ok && id.Name == name {
+			return exprString(b.Y)
+		}
+	}
+	return ""
 }
 
 // IfMissingNote ends NoMissing where an if's branch reads data name, when

@@ -118,3 +118,29 @@ func BenchmarkCheckManyCovariates(b *testing.B) {
 		}
 	}
 }
+
+// Data observed by a ~ only through a let that is its residual (let r =
+// y - mu; r[1:] ~ Normal(phi * r[:N-1], s), AR(1) errors) is the response,
+// not a covariate: NoMissing says so, without advising a ~ of its own
+// (which would count it twice), and Remedy gives the ~ on y itself, which
+// fits y's missing cells; mu's covariate x keeps the covariate's message.
+func TestMissingResidualResponse(t *testing.T) {
+	const head = "data x: real[N]\ndata y: real[N]\nparam b: real ~ Normal(0, 1)\nparam phi: real<lower=-1, upper=1> ~ Uniform(-1, 1)\nparam sigma: positive ~ HalfNormal(1)\nlet mu = b * x\n"
+	_, info := checkSource(t, "m.gpp", head+"let r = y - mu\nr[0] ~ Normal(0, sigma / sqrt(1 - phi * phi))\nr[1:] ~ Normal(phi * r[:N-1], sigma)\n", nil)
+	y := info.DataVar("y")
+	if !strings.Contains(y.NoMissing, "`y` is the response of the ~ at m.gpp:8:1, which observes it through let r (m.gpp:7:1), a residual") || strings.Contains(y.NoMissing, "model of its own") {
+		t.Errorf("y: NoMissing %q", y.NoMissing)
+	}
+	const ar = "y[0] ~ Normal(mu[0], sigma / sqrt(1 - phi * phi)) with y[1:] ~ Normal(mu[1:] + phi * (y[:N-1] - mu[:N-1]), sigma)"
+	if !strings.Contains(y.Remedy, ar) {
+		t.Fatalf("y: Remedy %q, want it to contain %q", y.Remedy, ar)
+	}
+	if x := info.DataVar("x"); !strings.Contains(x.NoMissing, "(a covariate)") {
+		t.Errorf("x: NoMissing %q, want the covariate's", x.NoMissing)
+	}
+	// the remedy's model fits y's missing cells
+	_, info = checkSource(t, "m.gpp", head+strings.Replace(ar, " with ", "\n", 1)+"\n", nil)
+	if y := info.DataVar("y"); y.Missing == nil || y.NoMissing != "" {
+		t.Errorf("the remedy's model: y's missing values not fitted: %s", y.NoMissing)
+	}
+}

@@ -95,13 +95,17 @@ func editDistance(a, b string) int {
 // stanSpellings are Stan functions that gpp writes otherwise, with gpp's
 // spelling, for the error at a call of one (a model ported from Stan).
 var stanSpellings = map[string]string{
-	"cumulative_sum":                    "cumsum(x)",
-	"rep_vector":                        "rep(x, n)",
-	"rep_array":                         "rep(x, n) for Stan's rep_array(x, n), and rep_matrix(x, m, n) for rep_array(x, m, n) (a real[m, n] is a matrix)",
-	"beta":                              "exp(lbeta(a, b)) (the name beta stays free for a model's params; Beta is the distribution)",
-	"fabs":                              "abs(x)",
-	"log1m_exp":                         "log1mexp(-x) (gpp's log1mexp(x) is log(1 - exp(-x)))",
-	"fdim":                              "fmax(x - y, 0)",
+	"cumulative_sum": "cumsum(x)",
+	"rep_vector":     "rep(x, n)",
+	"rep_array":      "rep(x, n) for Stan's rep_array(x, n), and rep_matrix(x, m, n) for rep_array(x, m, n) (a real[m, n] is a matrix)",
+	"beta":           "exp(lbeta(a, b)) (the name beta stays free for a model's params; Beta is the distribution)",
+	"fabs":           "abs(x)",
+	"log1m_exp":      "log1mexp(-x) (gpp's log1mexp(x) is log(1 - exp(-x)))",
+	"fdim":           "fmax(x - y, 0)",
+	// NumPy's and PyMC's (docs/pymc.md): max(x) is gpp's largest element of one argument
+	"maximum":                           "fmax(a, b), the elementwise larger of two values (max(x) is the largest element of one argument)",
+	"minimum":                           "fmin(a, b), the elementwise smaller of two values (min(x) is the smallest element of one argument)",
+	"relu":                              "fmax(x, 0)",
 	"std_normal_cdf":                    "Phi(x)",
 	"std_normal_log_qf":                 "inv_Phi(exp(x))",
 	"std_normal_qf":                     "inv_Phi(x)",
@@ -353,9 +357,17 @@ var otherDists = map[string]string{
 	"mixture":          "write a mixture's log density with logpdf and rowlogsumexp, or log_mix(theta, lp1, lp2) for two components (docs/language.md §3, Log densities per element, and mixtures)",
 	"normalmixture":    "write a mixture's log density with logpdf and rowlogsumexp, or log_mix(theta, lp1, lp2) for two components (docs/language.md §3, Log densities per element, and mixtures)",
 
+	// PyMC's AR and statsmodels' AR(1), written as a ~ on the states or with ar_filter
+	"ar":  arNote,
+	"ar1": arNote,
+
 	// PyMC's random walk, written as a ~ on the steps
 	"gaussianrandomwalk": "gpp has no random-walk family: give the first state its own prior and the steps one vectorised ~, x[0] ~ Normal(0, 10) then x[1:] ~ Normal(x[:T-1] + mu, sigma) (indices from 0); or non-centred, param z: real[T-1] ~ Normal(0, 1) with let x = x0 + append_row(0, cumsum(mu + sigma * z)), which gpp sample fits as well, though gpp fit's mean-field q can miss sigma in it where the data pin the states down (docs/language.md §3, Time series)",
 }
+
+// arNote is the hint at an autoregressive family (PyMC's AR), which gpp
+// writes as a ~ on the states' steps or with ar_filter.
+const arNote = "gpp has no autoregressive family: for AR(1) states give the first its stationary prior and the rest one vectorised ~, x[0] ~ Normal(0, sigma / sqrt(1 - phi * phi)) then x[1:] ~ Normal(phi * x[:T-1], sigma) (indices from 0); or non-centred with ar_filter, param z: real[T] ~ Normal(0, 1) and let x = ar_filter(phi, sigma * append_row(z[0] / sqrt(1 - phi * phi), z[1:])), and AR(p) is ar_filter(phi, e) with phi a vector [p]; AR errors on a regression are a ~ on the residual, let r = y - mu then r[1:] ~ Normal(phi * r[:T-1], sigma) (docs/language.md §3, Time series)"
 
 // stanLacks are Stan distributions gpp has no family for, with what to
 // write instead; said at the name under ~ and at its _lpdf, _rng and

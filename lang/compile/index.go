@@ -83,7 +83,46 @@ func (l *lowerer) inRange(e *ast.IndexExpr, s sel, n, axis int) bool {
 		}
 		return false
 	}
+	l.oneBasedIndexNote(e, s, n, axis)
 	return true
+}
+
+// oneBasedIndexNote notes int data read unchanged as the index of a
+// param's axis whose size is given as data (z[fam], param z: real[J])
+// when its values never take 0 and run to exactly n − 1 as Stan's 1-based
+// ids do: element 0 is then read by no row and fitted from its prior
+// alone, with no error (a typologist's ids 1..40 with J = 41, 2026-12-02;
+// J = 40 is an error at the id 40, which names the ids). Only in the fit's
+// first build, once per index.
+func (l *lowerer) oneBasedIndexNote(e *ast.IndexExpr, s sel, n, axis int) {
+	if e == nil || l.info == nil || l.noteUnrolled == nil || s.data == "" || s.atExpr != "" || len(s.many) < 2 || n < 2 {
+		return
+	}
+	id, ok := e.X.(*ast.Ident)
+	if !ok {
+		return
+	}
+	sym := l.info.Uses[id]
+	if sym == nil || sym.Kind != check.Param {
+		return
+	}
+	decl, ok := sym.Decl.(*ast.ParamDecl)
+	if !ok || decl.Type == nil || axis >= len(decl.Type.Dims) {
+		return
+	}
+	size, ok := decl.Type.Dims[axis].(*ast.Ident)
+	if !ok || l.data[size.Name] == nil {
+		return // a size written in the model, not given with the data
+	}
+	lo, hi := slices.Min(s.many), slices.Max(s.many)
+	if lo < 1 || hi != n-1 || !onebased.Is(lo, hi, len(s.many), hi) || l.zeroBased(e, axis) != "" {
+		return // other ids of the axis hold 0: an edge list's node2 (zeroBased)
+	}
+	msg := fmt.Sprintf("%s: `%s` never takes the value 0 as the index of %s (%s = %d): %s, so element 0 of %s is read by no row and fitted from its prior alone; if they are, index %s[%s - 1] and give %s = %d, or give 0-based ids",
+		e.Indices[axis].Pos(), s.data, id.Name, size.Name, n, onebased.Span(lo, hi), id.Name, id.Name, s.data, size.Name, n-1)
+	if !slices.Contains(l.notes, msg) {
+		l.notes = append(l.notes, msg)
+	}
 }
 
 // oneBasedHint says, of an index vector that looks like Stan's 1-based

@@ -97,6 +97,7 @@ func (l *lowerer) suffDensity(call *ast.CallExpr, lhs ast.Node, lat *check.Laten
 					}
 					groups[k] = int(v)
 				}
+				l.oneBasedIndexNote(a, sel{data: ix.Name, many: groups}, sh.Rows, 0)
 			} else if slices.Max(groups) >= sh.Rows {
 				return nil, false
 			}

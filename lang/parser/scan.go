@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/gpplang/gpp/stdlib"
 )
 
 // Token types of the gpp lexer. lexer.EOF (-1) ends every stream.
@@ -379,6 +381,12 @@ var pyRenames = map[string]string{
 	"sigmoid":  "write inv_logit(x)",
 	"invlogit": "write inv_logit(x)",
 	"expit":    "write inv_logit(x)",
+	"maximum":  "the elementwise larger of two values is fmax(a, b) (max(x) is the largest element of one argument)",
+	"minimum":  "the elementwise smaller of two values is fmin(a, b) (min(x) is the smallest element of one argument)",
+	"max":      "max(x) is the largest element of one argument, and the elementwise larger of two values is fmax(a, b)",
+	"min":      "min(x) is the smallest element of one argument, and the elementwise smaller of two values is fmin(a, b)",
+	"relu":     "relu(x) is fmax(x, 0)",
+	"clip":     "clip(x, lo, hi) is fmin(fmax(x, lo), hi)",
 }
 
 // moduleHint is the error at a function called with a module prefix (name,
@@ -386,6 +394,10 @@ var pyRenames = map[string]string{
 func moduleHint(name, fn string) string {
 	if r, ok := pyRenames[fn]; ok {
 		return fmt.Sprintf("%s: gpp's functions have no module prefix; %s", name, r)
+	}
+	if stdlib.LookupFunc(fn) == nil && stdlib.LookupDist(fn) == nil {
+		// never name a function gpp lacks (np.maximum was "maximum in gpp")
+		return fmt.Sprintf("%s: gpp's functions have no module prefix, and gpp has no function %s (gpp help lists them)", name, fn)
 	}
 	return fmt.Sprintf("%s is %s in gpp: its functions have no module prefix (gpp help lists them)", name, fn)
 }
