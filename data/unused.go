@@ -3,6 +3,7 @@ package data
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -349,6 +350,44 @@ func Underflows(bound map[string]*Array) []string {
 			more = fmt.Sprintf(" (%d values of %s are, the first here)", n, name)
 		}
 		warns = append(warns, fmt.Sprintf("%s: %s is written %s, nearer 0 than the smallest float64 (about 4.9e-324), so it is read as 0%s: a typo, or a unit to change?", a.Locate(first), elemName(a.Name, a.Shape, first), a.inexact[first], more))
+	}
+	return warns
+}
+
+// HugeValue is the magnitude above which Huge warns of a data value: its
+// square overflows float64 (autodiff.HugeData names such a cell where a
+// density's argument overflows).
+const HugeValue = 1e150
+
+// Huge returns a warning for each bound data value whose magnitude is
+// above HugeValue, naming its first such element's cell and counting the
+// rest. Such a value is a float64, so the load reads it; but its square,
+// and its product with a coefficient of 1e-150 or more, overflow, so a
+// model that reads it (x * b, (y - mu)²) fails at a fit's draws, far from
+// the cell (an energy trial's 1e300 in a temperature column passed gpp
+// check, and the fit blamed the draws). A warning, not an error: log(x)
+// of such a value is finite, and a model may take only that.
+func Huge(bound map[string]*Array) []string {
+	var warns []string
+	for _, name := range slices.Sorted(maps.Keys(bound)) {
+		a := bound[name]
+		first, n := -1, 0
+		for i, v := range a.Values {
+			if math.Abs(v) > HugeValue && !math.IsInf(v, 0) {
+				n++
+				if first < 0 {
+					first = i
+				}
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		more := ""
+		if n > 1 {
+			more = fmt.Sprintf(" (%d values of %s are, the first here)", n, name)
+		}
+		warns = append(warns, fmt.Sprintf("%s: %s is %g, above %g in magnitude%s: its square, and its product with a param of 1e-150 or more, overflow float64, so a model that reads it fails at a fit's draws: a typo, or a unit to change?", a.Locate(first), elemName(a.Name, a.Shape, first), a.Values[first], HugeValue, more))
 	}
 	return warns
 }

@@ -114,7 +114,7 @@ func (m *Model) saveable(fn string) error {
 func (m *Model) fitHead() fitfile.Head {
 	h := fitfile.Head{Format: fitfile.Format, GppVersion: apiVersion(), Model: m.l.Path,
 		ModelSHA256: fitfile.ModelHash(m.l.Source), Data: append([]string{}, m.files...), DataSHA256: fitfile.DataHashes(m.files, m.l.Sources),
-		ObservedSHA256: fitfile.ObservedHashes(m.l.Model.Observed(), m.l.Data)}
+		ObservedSHA256: fitfile.ObservedHashes(m.l.Model.Observed(), m.l.Data), CovariateSHA256: fitfile.CovariateHashes(m.l.Model.Observed(), m.l.Data)}
 	if len(m.sets) > 0 {
 		h.Sets = m.sets
 	}

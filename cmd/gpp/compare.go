@@ -138,6 +138,7 @@ type looFit struct {
 	data     []string          // the data files from fit.json (nil: unknown)
 	dataHash []string          // their contents' sha256 from fit.json (nil: unknown)
 	observed map[string]string // the observed data's sha256 by name (nil: unknown)
+	covs     map[string]string // the other data's sha256 by name (nil: unknown)
 	names    []string          // the observations (log_lik elements)
 	line     []int             // the line of each observation's row
 	elpd     []float64
@@ -373,7 +374,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	markCopies(ranks)
 	for _, f := range fits[1:] {
-		if differ, known := otherObservations(fits[0].observed, f.observed); known {
+		if differ, known := otherObservations(fits[0].observed, fits[0].covs, f.observed, f.covs); known {
 			if len(differ) > 0 {
 				errorf(stderr, "warning: %s and %s observe other values of %s: LOO compares fits of the same observations",
 					fits[0].label, f.label, strings.Join(differ, ", "))
@@ -518,22 +519,35 @@ func sameData(aData, aHash, bData, bHash []string) bool {
 }
 
 // otherObservations compares two fits' observed data by the sha256 of
-// their values (fit.json's observed_sha256): the names whose values
-// differ or that one fit observes and the other does not, sorted (none:
-// the same observations, whatever covariate files each read). known is
-// false when a fit does not record them (an older fit.json): sameData's
-// check of the files then applies.
-func otherObservations(a, b map[string]string) (differ []string, known bool) {
+// their values (fit.json's observed_sha256, and covariate_sha256 for the
+// other data each reads): the names, sorted, that both observe with other
+// values, or that one observes and the other reads with other values (a
+// residual y - x * b ~ D records x as observed; a fit of y ~ D(x * b)
+// reads the same x). A name only one fit reads is no difference, unless
+// the two observe no name in common: then every observed name differs.
+// None: the same observations, whatever covariate files each read. known
+// is false when a fit does not record them (an older fit.json):
+// sameData's check of the files then applies.
+func otherObservations(a, aCov, b, bCov map[string]string) (differ []string, known bool) {
 	if len(a) == 0 || len(b) == 0 {
 		return nil, false
 	}
+	shared := false
+	for k := range a {
+		_, ok := b[k]
+		shared = shared || ok
+	}
 	for k, h := range a {
-		if b[k] != h {
+		g, ok := b[k]
+		if !ok {
+			g = bCov[k]
+		}
+		if !shared && !ok || g != "" && g != h {
 			differ = append(differ, k)
 		}
 	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
+	for k, h := range b {
+		if _, ok := a[k]; !ok && (!shared || aCov[k] != "" && aCov[k] != h) {
 			differ = append(differ, k)
 		}
 	}
@@ -627,6 +641,7 @@ func readLOOFit(arg string, src sources) (*looFit, error) {
 		f.data = ff.Data
 		f.dataHash = ff.DataSHA256
 		f.observed = ff.ObservedSHA256
+		f.covs = ff.CovariateSHA256
 		f.nuts = ff.Method == "nuts"
 		f.joint = ff.jointQ() || slices.ContainsFunc(ff.Restarts, fitQMeta.jointQ)
 	}
@@ -702,6 +717,14 @@ func readSampleMeta(path string, src sources) *fitMeta {
 				ff.ObservedSHA256[k] = v
 			}
 			continue
+		case inData && strings.HasPrefix(l, "#   covariate_sha256 "):
+			if k, v, ok := strings.Cut(strings.TrimPrefix(l, "#   covariate_sha256 "), " = "); ok {
+				if ff.CovariateSHA256 == nil {
+					ff.CovariateSHA256 = map[string]string{}
+				}
+				ff.CovariateSHA256[k] = v
+			}
+			continue
 		case inData && strings.HasPrefix(l, "#   set "):
 			if k, v, ok := strings.Cut(strings.TrimPrefix(l, "#   set "), " = "); ok {
 				ff.Sets[k] = v
@@ -746,10 +769,12 @@ type fitMeta struct {
 	Data           []string          `json:"data"`
 	DataSHA256     []string          `json:"data_sha256"`
 	ObservedSHA256 map[string]string `json:"observed_sha256,omitempty"`
-	Sets           map[string]string `json:"sets"`
-	Method         string            `json:"method"`
-	Files          []string          `json:"files"`
-	FileSHA256     map[string]string `json:"files_sha256"`
+	// CovariateSHA256: fit.json's covariate_sha256 (otherObservations).
+	CovariateSHA256 map[string]string `json:"covariate_sha256,omitempty"`
+	Sets            map[string]string `json:"sets"`
+	Method          string            `json:"method"`
+	Files           []string          `json:"files"`
+	FileSHA256      map[string]string `json:"files_sha256"`
 	// fit.json's q and its restarts': whether q has a joint factor
 	// (jointQ; omitted from kfold.json, which has none of them).
 	fitQMeta

@@ -126,7 +126,7 @@ func compareEvidence(args []string, prior []float64, csvOut string, stdout, stde
 		}
 	}
 	for _, e := range fits[1:] {
-		if differ, known := otherObservations(fits[0].f.ObservedSHA256, e.f.ObservedSHA256); known {
+		if differ, known := otherObservations(fits[0].f.ObservedSHA256, fits[0].f.CovariateSHA256, e.f.ObservedSHA256, e.f.CovariateSHA256); known {
 			if len(differ) > 0 {
 				errorf(stderr, "warning: %s and %s observe other values of %s: Bayes factors compare models of the same observations",
 					fits[0].label, e.label, strings.Join(differ, ", "))

@@ -2162,7 +2162,9 @@ func failedFitNotes(con *console, err error, r *sgvb.Result, l *pipeline.Loaded,
 	case autodiff.NoStartHelps(serr):
 		con.note("%s", startNoteFor(serr))
 	case serr == nil:
-		if gammaBadSteps(r) {
+		// a data value that overflows (autodiff.HugeDataNote) is to
+		// mend, not the bounds or q's start
+		if gammaBadSteps(r) && (err == nil || !strings.Contains(err.Error(), autodiff.HugeDataNote)) {
 			con.note("%s", gammaBadNote)
 		}
 	case cfg.init != "" && cfg.init != initPath:

@@ -163,7 +163,7 @@ func TestFitBadInputs(t *testing.T) {
 		{"--init an array", fit(poissonModel, poissonData, "--init", csvFile("bad9.json", `[1]`)), 1, "bad9.json:1:1: malformed fit file: the file must be a JSON object, not a JSON array"},
 		{"--init not a fit", fit(poissonModel, poissonData, "--init", csvFile("bad3.json", `{}`)), 1, "not a gpp fit file"},
 		{"--init bad params", fit(poissonModel, poissonData, "--init", csvFile("bad4.json", shortParams)), 1, `factor lambda: parameter "rate" has 2 values, want 1`},
-		{"--init factor twice", fit(poissonModel, poissonData, "--init", csvFile("bad6.json", string(twiceJSON))), 1, "bad6.json:16:7: factor lambda appears twice"},
+		{"--init factor twice", fit(poissonModel, poissonData, "--init", csvFile("bad6.json", string(twiceJSON))), 1, "bad6.json:19:7: factor lambda appears twice"},
 		{"--init empty file", fit(poissonModel, poissonData, "--init", csvFile("bad5.json", "")), 1, "bad5.json:1:1: malformed fit file: unexpected end"},
 		{"--iter -5", fit(poissonModel, poissonData, "--iter", "-5"), 2, "--iter must be at least 1"},
 		{"--iter 0", fit(poissonModel, poissonData, "--iter", "0"), 2, "--iter must be at least 1"},

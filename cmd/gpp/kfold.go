@@ -1157,7 +1157,8 @@ func runKfold(ctx context.Context, kc *kfoldConfig, stdout io.Writer, con *conso
 	}
 	t := su.totals(res)
 	meta := kfoldMeta{fitMeta: fitMeta{Format: kfoldFormat, Model: cfg.model, ModelHash: fitfile.ModelHash(su.l.Source), Data: append([]string{}, cfg.data...),
-		DataSHA256: fitfile.DataHashes(cfg.data, srcs), ObservedSHA256: fitfile.ObservedHashes(su.l.Model.Observed(), su.l.Data), Sets: cfg.sets, Method: kfoldMethod(kc), Files: []string{kfoldFile, kfoldMetaFile}},
+		DataSHA256: fitfile.DataHashes(cfg.data, srcs), ObservedSHA256: fitfile.ObservedHashes(su.l.Model.Observed(), su.l.Data),
+		CovariateSHA256: fitfile.CovariateHashes(su.l.Model.Observed(), su.l.Data), Sets: cfg.sets, Method: kfoldMethod(kc), Files: []string{kfoldFile, kfoldMetaFile}},
 		Folds: su.k, Group: kc.group, Seed: cfg.settings.Seed, Draws: cfg.outputDraws,
 		ELPD: fitfile.Float(t.elpd), SE: fitfile.Float(t.se), P: fitfile.Float(t.p)}
 	for k, r := range res {

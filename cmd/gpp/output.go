@@ -1607,10 +1607,13 @@ type drawsHeader struct {
 	// observed is the sha256 of each observed data's values, by name
 	// (fitfile.ObservedHashes), or nil.
 	observed map[string]string
-	cfg      *fitConfig
-	r        *sgvb.Result  // the fit, or restart 0 of a mixture
-	mix      *sgvb.Mixture // the restarts, or nil
-	stepSize float64
+	// covariates is the sha256 of the other data's values
+	// (fitfile.CovariateHashes), or nil.
+	covariates map[string]string
+	cfg        *fitConfig
+	r          *sgvb.Result  // the fit, or restart 0 of a mixture
+	mix        *sgvb.Mixture // the restarts, or nil
+	stepSize   float64
 	// missing says which data cell each fitted missing value is.
 	missing []data.Missing
 	// levels are the codings of the data's columns of labels (data.Coded),
@@ -1745,6 +1748,9 @@ func writeRunHeader(p func(string, ...any), h drawsHeader) {
 	}
 	for _, k := range sortedKeys(h.observed) { // as fit.json's observed_sha256 (readSampleMeta)
 		p("#   observed_sha256 %s = %s", k, h.observed[k])
+	}
+	for _, k := range sortedKeys(h.covariates) {
+		p("#   covariate_sha256 %s = %s", k, h.covariates[k])
 	}
 	for _, k := range sortedKeys(c.sets) {
 		p("#   set %s = %s", k, c.sets[k])
@@ -1913,7 +1919,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // newFitHead is the head of a file of format for the fit of h.
 func newFitHead(format string, h drawsHeader) fitfile.Head {
 	fh := fitfile.Head{Format: format, GppVersion: version, Model: h.model, ModelSHA256: h.modelHash,
-		Data: append([]string{}, h.data...), DataSHA256: h.dataHash, ObservedSHA256: h.observed}
+		Data: append([]string{}, h.data...), DataSHA256: h.dataHash, ObservedSHA256: h.observed, CovariateSHA256: h.covariates}
 	if len(h.cfg.sets) > 0 {
 		fh.Sets = map[string]string(h.cfg.sets)
 	}
@@ -1949,6 +1955,7 @@ func (h *drawsHeader) recordData(l *pipeline.Loaded) {
 	b := fitfile.BoundOf(l.Info, l.Data, l.Model.NotLeaves(), l.Model.Skipped())
 	h.missing, h.levels, h.sizes, h.columns = b.Missing, b.Levels, b.Sizes, b.Columns
 	h.observed = fitfile.ObservedHashes(l.Model.Observed(), l.Data)
+	h.covariates = fitfile.CovariateHashes(l.Model.Observed(), l.Data)
 }
 
 // newFitFile describes a fit for fit.json, with the warnings and hints

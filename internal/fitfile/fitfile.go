@@ -96,7 +96,12 @@ type Head struct {
 	// of the same observations by them, whatever covariate files they
 	// read. Older files lack it.
 	ObservedSHA256 map[string]string `json:"observed_sha256,omitempty"`
-	Sets           map[string]string `json:"sets,omitempty"`
+	// CovariateSHA256 holds, as ObservedSHA256, the hashes of the other
+	// data the model reads (CovariateHashes): a name one fit observes and
+	// another reads as a covariate (y - mu ~ D reads mu's x as observed)
+	// is the same observation when the values agree. Older files lack it.
+	CovariateSHA256 map[string]string `json:"covariate_sha256,omitempty"`
+	Sets            map[string]string `json:"sets,omitempty"`
 }
 
 // File is the content of fit.json.

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"math"
+	"slices"
 
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/infer/sgvb"
@@ -90,6 +91,21 @@ func ObservedHashes(names []string, bound map[string]*data.Array) map[string]str
 		out[name] = hex.EncodeToString(h.Sum(nil))
 	}
 	return out
+}
+
+// CovariateHashes returns ObservedHashes of the data in bound that the
+// model reads but does not observe (not in observed), for fit.json's
+// covariate_sha256: gpp compare tells by them whether a name one fit
+// observes and the other only reads has the same values in both.
+func CovariateHashes(observed []string, bound map[string]*data.Array) map[string]string {
+	var names []string
+	for name := range bound {
+		if !slices.Contains(observed, name) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return ObservedHashes(names, bound)
 }
 
 // New describes the fit r for fit.json: the head and settings given, its

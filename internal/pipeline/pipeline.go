@@ -307,6 +307,7 @@ func (l *Loaded) bindCoded(inputs []data.Input, sets map[string]string, levels m
 	l.Data = bound
 	l.Warnings = append(data.EmptyTables(l.Info, inputs, bound), data.Unused(l.Info, inputs)...)
 	l.Warnings = append(l.Warnings, data.Underflows(bound)...)
+	l.Warnings = append(l.Warnings, data.Huge(bound)...)
 	if levels == nil { // a run's coding was warned of when it ran
 		l.Warnings = append(l.Warnings, data.LevelOrderWarnings(l.File, l.Info, bound)...)
 	}

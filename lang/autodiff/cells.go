@@ -377,3 +377,95 @@ func (p *Program) boundNote(v int32, k int) string {
 	}
 	return fmt.Sprintf("; %s's upper bound %g is above this row's %s %g, which %s must stay below", base, hi, src.name, x, elem)
 }
+
+// HugeData is the magnitude above which a data value is named as the cause
+// of a density's argument that overflows: its square overflows float64,
+// so a model's sums of squares, variances and products with params of
+// order 1e-150 or more are Inf.
+const HugeData = 1e150
+
+// hugeCell names the data cell of largest magnitude above HugeData that
+// element k of node i is computed from, through indexing (r[1:] of r),
+// elementwise ops and matrix products (a row of F in F * beta): "temp
+// is 1e+300 at d.csv:102:9"; ok false where none is. An argument that
+// overflows at a draw then names the datum rather than the draw.
+func (p *Program) hugeCell(i int32, k int) (string, bool) {
+	var best tracedCell
+	budget := traceBudget
+	var visit func(i int32, k int)
+	visit = func(i int32, k int) {
+		if budget--; budget < 0 {
+			return
+		}
+		i, k = indexedElem(p.nodes, i, k)
+		m := &p.nodes[i]
+		if k < 0 || k >= m.n {
+			return
+		}
+		if src, at, sk, ok := cellIn(p.nodes, i, k); ok {
+			if v := p.val[src.off+sk]; math.Abs(v) > HugeData && !(math.Abs(v) <= math.Abs(best.v)) {
+				best = tracedCell{src, at, sk, v}
+			}
+			return
+		}
+		switch {
+		case m.op.isUnary():
+			visit(m.args[0], k)
+		case m.op.isBinary() && len(m.bc) >= 4:
+			gc := max(m.gc, 1)
+			for a, x := range m.args {
+				visit(x, k/gc*m.bc[2*a]+k%gc*m.bc[2*a+1])
+			}
+		case m.op == OpMatMul:
+			sa, sb := p.nodes[m.args[0]].shape, p.nodes[m.args[1]].shape
+			tA, tB := m.i0&mmTransA != 0, m.i0&mmTransB != 0
+			r, c := k/max(m.shape.Cols, 1), k%max(m.shape.Cols, 1)
+			for t := range m.i1 {
+				ea, eb := r*sa.Cols+t, t*sb.Cols+c
+				if tA {
+					ea = t*sa.Cols + r
+				}
+				if tB {
+					eb = c*sb.Cols + t
+				}
+				visit(m.args[0], ea)
+				visit(m.args[1], eb)
+			}
+		}
+	}
+	visit(i, k)
+	if best.src == nil {
+		return "", false
+	}
+	return fmt.Sprintf("%s is %g at %s", best.src.name, best.v, best.at), true
+}
+
+// HugeDataNote ends a density's error whose value or argument overflows
+// because of a data value above HugeData (hugeNote): the data, not the
+// start, q or a bound, is to mend.
+const HugeDataNote = "a data value that large overflows the arithmetic (its square is Inf): mend or rescale the data"
+
+// hugeNote is densityErrorAt's note for term k of density node n whose
+// value x or an argument in par is not finite or above HugeData in
+// magnitude, computed from a huge data value (hugeCell): "; mu is
+// 3.4e+296 because temp is 1e+300 at d.csv:102:9: " + HugeDataNote. ""
+// where no such value is.
+func (p *Program) hugeNote(n *node, k int, x float64, par []float64) string {
+	big := func(v float64) bool { return !(math.Abs(v) <= HugeData) }
+	gc := max(n.gc, 1)
+	i, j := k/gc, k%gc
+	bc := n.bc
+	if big(x) && len(bc) >= 3 {
+		if c, ok := p.hugeCell(n.args[0], i*bc[1]+j*bc[2]); ok {
+			return fmt.Sprintf("; the value is %s because %s: %s", short(x), c, HugeDataNote)
+		}
+	}
+	for a, v := range par {
+		if big(v) && len(bc) >= 3*a+6 && a+1 < len(n.args) {
+			if c, ok := p.hugeCell(n.args[a+1], i*bc[3*a+4]+j*bc[3*a+5]); ok {
+				return fmt.Sprintf("; %s is %s because %s: %s", paramName(n.dist, a), short(v), c, HugeDataNote)
+			}
+		}
+	}
+	return ""
+}

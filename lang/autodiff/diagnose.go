@@ -1170,6 +1170,7 @@ func (p *Program) densityErrorAt(n *node, only int) error {
 					if note, ok := p.computedCell(n.args[a+1], i*bc[3*a+4]+j*bc[3*a+5]); ok {
 						cell = fmt.Sprintf("; %s is %s", paramName(d, a), note)
 					}
+					cell += p.hugeNote(n, k, x, par)
 					err = ast.Errorf(n.pos, "%s: %s must be %s (got %s%s)%s", d.Name, paramName(d, a), need, shortAdmits(d.Params[a].Support, v), withComma(el), cell)
 					return false
 				}
@@ -1281,6 +1282,7 @@ func (p *Program) densityErrorAt(n *node, only int) error {
 		if a, zero := p.paramZeroOfData(n, k, par); a >= 0 {
 			cell += fmt.Sprintf("; %s is 0 because %s", paramName(d, a), zero)
 		}
+		cell += p.hugeNote(n, k, x, par)
 		err = ast.Errorf(n.pos, "%s%s", msg(what, paramList(d, par), el), cell)
 		return false
 	})
