@@ -196,9 +196,16 @@ func OrderedRowsValues(x, u []float64, g int, positive bool) {
 		return
 	}
 	k := len(u) / g
-	copy(x, u)
-	if !positive {
-		orderedUnshuffle(x, g, k)
+	switch {
+	case positive:
+		copy(x, u)
+	case &x[0] == &u[0]:
+		orderedUnshuffle(x, g, k) // O(G²K) moves, in place
+	default: // each row's first, then its increments: O(GK)
+		for r := range g {
+			x[r*k] = u[r]
+			copy(x[r*k+1:(r+1)*k], u[g+r*(k-1):g+(r+1)*(k-1)])
+		}
 	}
 	for r := range g {
 		row := x[r*k : (r+1)*k]

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/lang/autodiff"
 )
 
@@ -15,6 +16,9 @@ import (
 // file's line 6) and a matrix product X * beta, not the demand beside it;
 // and the failed fit's hint does not blame bounds or q's gamma start.
 func TestHugeDataCell(t *testing.T) {
+	if data.HugeValue != autodiff.HugeData { // the load warns of what a density names
+		t.Fatalf("data.HugeValue %g, autodiff.HugeData %g: one threshold written twice", data.HugeValue, autodiff.HugeData)
+	}
 	dir := t.TempDir()
 	ar := writeFile(t, dir, "ar.gpp", `data x: real[N]
 data y: real[N]

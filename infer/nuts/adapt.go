@@ -176,11 +176,9 @@ func (w *windows) learn(q []float64) []float64 {
 // chain runs on the initial metric, whose trees may be far deeper than
 // the adapted metric's. 0 for a warm-up too short to adapt one.
 func FirstMetric(warmup int) int {
-	if warmup < 20 {
+	w := newWindows(warmup, 0, false)
+	if !w.on {
 		return 0
 	}
-	if 75+25+50 > warmup {
-		return warmup - int(0.1*float64(warmup))
-	}
-	return 75 + 25
+	return w.next + 1 // the first window's last iteration, counted from 0
 }

@@ -266,16 +266,15 @@ func (p *Program) gradOrderedLogistic(n *node, gv []float64) {
 		// log P(y = cat) depends on the cutpoints cat−1 and cat alone
 		// (clipped to 0..K−1) of its row: pass those, the category
 		// shifted.
-		cat := int(v)
+		cat, row := int(v), i*cstep
 		lo, hi := max(cat-1, 0), min(cat+1, k)
-		lo, hi = lo+i*cstep, hi+i*cstep
-		_, de := dist.OrderedLogProb(cat-(lo-i*cstep), ev[i*step], cv[lo:hi], n.i0 == 1, dc[:hi-lo])
+		_, de := dist.OrderedLogProb(cat-lo, ev[i*step], cv[row+lo:row+hi], n.i0 == 1, dc[:hi-lo])
 		if ae != nil {
 			ae[i*step] += g * de
 		}
 		if ac != nil {
 			for j, d := range dc[:hi-lo] {
-				ac[lo+j] += g * d
+				ac[row+lo+j] += g * d
 			}
 		}
 	}

@@ -215,11 +215,12 @@ func (p *Program) evalRandRows(n *node) {
 		ev, cv := p.v(p.arg(n, 0)), p.v(c)
 		probit := n.i0 == randOrderedProbit
 		k, cstep := cutRows(c.shape)
-		estep := min(len(ev)-1, 1) // 0 for a scalar eta
+		estep := min(len(ev)-1, 1)                       // 0 for a scalar eta
+		sharedBad := cstep == 0 && cutpointsBad(cv) >= 0 // one shared row: checked once
 		for i := range z {
 			u := p.rng.Float64()
 			row := cv[i*cstep : i*cstep+k]
-			if cutpointsBad(row) >= 0 {
+			if sharedBad || cstep > 0 && cutpointsBad(row) >= 0 {
 				z[i] = math.NaN()
 				continue
 			}

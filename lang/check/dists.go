@@ -550,16 +550,21 @@ func (c *checker) ordinalShape(call *ast.CallExpr, d *stdlib.Dist, vs, es, cs Sh
 		if compareDims(cs[0], n) == dimDiffer {
 			c.errorf(call.Args[1].Pos(), "%s argument 2 (c): `%s` is %s; the cutpoints are one vector [K] or row [1, K] shared by every element, or a matrix [%s, K] with a row per element (c[g] of ordered[G, K] cutpoints c and a group index g)",
 				d.Name, exprString(call.Args[1]), cs.String(), n)
+			return
 		}
-		return
 	}
-	// cutpoints that are a param of a kind that need not increase: the fit
-	// would fail at its first draw (all zeros at the default start)
-	if id, ok := ast.Unparen(call.Args[1]).(*ast.Ident); ok && cs.Rank() == 1 && !cs[0].isOne() {
+	// cutpoints that are a param of a kind that need not increase (c, or
+	// c[g] of a matrix's rows): the fit would fail at its first draw (all
+	// zeros at the default start)
+	cut := ast.Unparen(call.Args[1])
+	if ix, ok := cut.(*ast.IndexExpr); ok && cs.Rank() == 2 {
+		cut = ast.Unparen(ix.X)
+	}
+	if id, ok := cut.(*ast.Ident); ok && cs.Rank() > 0 && !cs[cs.Rank()-1].isOne() {
 		if sym := c.info.Uses[id]; sym != nil && sym.Kind == Param {
-			if lat := c.info.Latent(sym.Name); lat != nil && !lat.Support.IsOrdered() && lat.Support != dist.Simplex {
-				c.errorf(call.Args[1].Pos(), "%s argument 2 (c): the cutpoints `%s` are %s param, whose values need not increase (the fit fails at the first draw where they do not): declare it `param %s: ordered[%s]`, as Stan's ordered[K]",
-					d.Name, id.Name, ast.Article(fmt.Sprintf("%s%s", lat.Kind, lat.Dims)), id.Name, cs[0])
+			if lat := c.info.Latent(sym.Name); lat != nil && lat.Dims.Rank() == cs.Rank() && !lat.Support.IsOrdered() && lat.Support != dist.Simplex {
+				c.errorf(call.Args[1].Pos(), "%s argument 2 (c): the cutpoints `%s` are %s param, whose values need not increase (the fit fails at the first draw where they do not): declare it `param %s: ordered%s`, as Stan's ordered[K]",
+					d.Name, id.Name, ast.Article(fmt.Sprintf("%s%s", lat.Kind, lat.Dims)), id.Name, lat.Dims)
 			}
 		}
 	}
