@@ -196,8 +196,7 @@ func weighReliable(ranks []looRank) bool {
 			n++
 		}
 	}
-	copies := slices.ContainsFunc(ranks, func(r looRank) bool { return r.copyOf != "" })
-	return n >= 2 || n == all && !copies
+	return n >= 2 || n == all && !hasCopies(ranks)
 }
 
 // notWeighable returns the first observation whose pointwise elpd is NaN
@@ -710,20 +709,10 @@ func readSampleMeta(path string, src sources) *fitMeta {
 			ff.DataSHA256 = append(ff.DataSHA256, strings.TrimPrefix(l, "#   file_sha256 = "))
 			continue
 		case inData && strings.HasPrefix(l, "#   observed_sha256 "):
-			if k, v, ok := strings.Cut(strings.TrimPrefix(l, "#   observed_sha256 "), " = "); ok {
-				if ff.ObservedSHA256 == nil {
-					ff.ObservedSHA256 = map[string]string{}
-				}
-				ff.ObservedSHA256[k] = v
-			}
+			ff.ObservedSHA256 = addHashLine(ff.ObservedSHA256, strings.TrimPrefix(l, "#   observed_sha256 "))
 			continue
 		case inData && strings.HasPrefix(l, "#   covariate_sha256 "):
-			if k, v, ok := strings.Cut(strings.TrimPrefix(l, "#   covariate_sha256 "), " = "); ok {
-				if ff.CovariateSHA256 == nil {
-					ff.CovariateSHA256 = map[string]string{}
-				}
-				ff.CovariateSHA256[k] = v
-			}
+			ff.CovariateSHA256 = addHashLine(ff.CovariateSHA256, strings.TrimPrefix(l, "#   covariate_sha256 "))
 			continue
 		case inData && strings.HasPrefix(l, "#   set "):
 			if k, v, ok := strings.Cut(strings.TrimPrefix(l, "#   set "), " = "); ok {
@@ -758,6 +747,19 @@ func fileHead(path string) []byte {
 	head := make([]byte, headMax)
 	n, _ := io.ReadFull(f, head)
 	return head[:n]
+}
+
+// addHashLine adds to m (made where nil) the name and sha256 of a
+// draws.csv header line's "NAME = SHA256" (writeRunHeader's), and
+// returns m.
+func addHashLine(m map[string]string, line string) map[string]string {
+	if k, v, ok := strings.Cut(line, " = "); ok {
+		if m == nil {
+			m = map[string]string{}
+		}
+		m[k] = v
+	}
+	return m
 }
 
 // fitMeta is what gpp compare reads of a fit.json or a kfold.json, and
@@ -1057,13 +1059,19 @@ func compareLOO(fits []*looFit) ([]looRank, error) {
 		if j == 0 {
 			continue
 		}
-		for i := range n {
-			d[i] = f.elpd[i] - best.elpd[i]
-			ranks[j].diff += d[i]
-		}
-		ranks[j].seDiff = sgvb.SumSE(d)
+		ranks[j].diff, ranks[j].seDiff = pairedDiff(f.elpd, best.elpd, d)
 	}
 	return ranks, nil
+}
+
+// pairedDiff sets d to the per-observation differences a − b and returns
+// their sum and its standard error (loo's elpd_diff and se_diff).
+func pairedDiff(a, b, d []float64) (sum, se float64) {
+	for i := range d {
+		d[i] = a[i] - b[i]
+		sum += d[i]
+	}
+	return sum, sgvb.SumSE(d)
 }
 
 // modelWeights sets the ranked fits' weights by method (one of the
@@ -1097,7 +1105,7 @@ func modelWeights(ranks []looRank, method string, seed uint64) ([]error, error) 
 	if len(kept) == 0 {
 		return warns, errors.New("no fit has an elpd at every observation")
 	}
-	if len(kept) == 1 && slices.ContainsFunc(ranks, func(r looRank) bool { return r.copyOf != "" }) {
+	if len(kept) == 1 && hasCopies(ranks) {
 		return warns, nil // copies of one model: a lone weight 1 would read as decisive
 	}
 	// A fit whose elpd_loo is unreliable is not weighed (printComparison

@@ -3,8 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
-
-	"github.com/gpplang/gpp/infer/sgvb"
+	"slices"
 )
 
 // sameModelData reports whether two compared fits are of one model (the
@@ -60,6 +59,11 @@ func markCopies(ranks []looRank) {
 	}
 }
 
+// hasCopies reports whether markCopies marked any of ranks a copy.
+func hasCopies(ranks []looRank) bool {
+	return slices.ContainsFunc(ranks, func(r looRank) bool { return r.copyOf != "" })
+}
+
 // copyNotes says of each fit markCopies marked that it and the fit it
 // defers to are of one model and the same data: their difference is the
 // approximation's error, not a difference between models, the preferred
@@ -80,24 +84,20 @@ func copyNotes(ranks []looRank) []string {
 			}
 		}
 		_, elpdName, _ := comparedEstimate([]looRank{r})
-		d := make([]float64, len(r.fit.elpd))
-		diff := 0.0
-		for i := range d {
-			d[i] = r.fit.elpd[i] - s.fit.elpd[i]
-			diff += d[i]
-		}
+		diff, se := pairedDiff(r.fit.elpd, s.fit.elpd, make([]float64, len(r.fit.elpd)))
+		flag := flaggedHead([]looRank{r}, "k̂ above 0.7", "p_waic_i above 0.4")
 		how := "NUTS's"
 		if !s.fit.nuts {
-			how = fmt.Sprintf("with k̂ above 0.7 for %d of %d observations against %d", s.badK, s.nObserve, r.badK)
+			how = fmt.Sprintf("with %s for %d of %d observations against %d", flag, s.badK, s.nObserve, r.badK)
 			if s.badK == r.badK {
 				how = "ranked first"
 			}
 		}
 		note := fmt.Sprintf("%s and %s are fits of one model (%s) to the same data: their difference (%s's %s less %s's, %s ± %s) is the error of an approximation, not a difference between models; "+
 			"read %s's %s (%s), and weights between copies of one model mean nothing, so %s is left out of them",
-			r.fit.label, s.fit.label, baseModel(s.fit.model), r.fit.label, elpdName, s.fit.label, signedSum(diff), num1(sgvb.SumSE(d)),
+			r.fit.label, s.fit.label, baseModel(s.fit.model), r.fit.label, elpdName, s.fit.label, signedSum(diff), num1(se),
 			s.fit.label, elpdName, how, r.fit.label)
-		if r.badK > 0 && r.elpd > s.elpd && !r.fit.nuts {
+		if r.badK > 0 && r.elpd > s.elpd && !r.fit.nuts && !r.fit.kfold && !r.fit.waic { // a PSIS-LOO estimate
 			above := "above 0.7"
 			if r.noK > 0 {
 				above = "above 0.7 or not estimated"

@@ -85,3 +85,20 @@ func TestCompareCopies(t *testing.T) {
 		t.Errorf("two copies: weights %v, want none", w)
 	}
 }
+
+// TestCopyNotesWAIC: copies compared by WAIC are told apart by their
+// p_waic_i flags, not a k̂, and get no PSIS note (as the note before
+// copyNotes left K-fold and WAIC alone).
+func TestCopyNotesWAIC(t *testing.T) {
+	fit := func(label string, shift float64) *looFit {
+		return &looFit{label: label, model: "m.gpp", data: []string{"y.csv"}, waic: true, elpd: []float64{-1 + shift, -2 + shift}}
+	}
+	a, b := fit("a", 0.5), fit("b", 0)
+	ranks := []looRank{{fit: a, elpd: -2, badK: 2, nObserve: 2}, {fit: b, elpd: -3, badK: 1, nObserve: 2}}
+	markCopies(ranks)
+	notes := copyNotes(ranks)
+	if len(notes) != 1 || !strings.Contains(notes[0], "read b's elpd_waic (with p_waic_i above 0.4 for 1 of 2 observations against 2)") ||
+		strings.Contains(notes[0], "k̂") || strings.Contains(notes[0], "PSIS") {
+		t.Errorf("WAIC copies: notes %q", notes)
+	}
+}

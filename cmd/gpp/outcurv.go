@@ -200,7 +200,7 @@ func outputsCurvHint(cc *curvCheck) string {
 	if more := len(bad) - len(worst); more > 0 {
 		list = strings.Join(named, ", ") + fmt.Sprintf(" (and %d more element%s)", more, plural(more))
 	}
-	whose := fmt.Sprintf("%d element%s of %s %s", len(bad), plural(len(bad)), joinAnd(outs), "have sds")
+	whose := fmt.Sprintf("%d element%s of %s have sds", len(bad), plural(len(bad)), joinAnd(outs))
 	if len(bad) == 1 {
 		whose = fmt.Sprintf("1 element of %s has an sd", outs[0])
 	}

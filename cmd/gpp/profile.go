@@ -446,6 +446,7 @@ const chainWaitShare = 0.1
 // same gradient count of another model cost the engine 0.4 s.
 func chainRunTime(rp *runProfile, chains int, wall, cpu float64, workers, cpus int) {
 	rp.runSeconds, rp.runWhat = wall, fmt.Sprintf("the %d chains' summed", chains)
+	workers = min(workers, chains) // nuts.Sample runs no more goroutines than chains (--workers 8 --chains 4)
 	why := "other processes held the cores"
 	if workers > cpus {
 		why = fmt.Sprintf("%d chains ran side by side on %d core%s", workers, cpus, plural(cpus))

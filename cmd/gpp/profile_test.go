@@ -324,6 +324,9 @@ func TestChainRunTime(t *testing.T) {
 		{10, -1, 4, 2, 10, "of the 4 chains' summed 10 s: the model 30 %",
 			"(the summed wall time holds the chains' waiting for a core (4 chains ran side by side on 2 cores), so the engine's share overstates it)"},
 		{10, -1, 2, 2, 10, "of the 4 chains' summed 10 s", ""},
+		// --workers above --chains: the chains, not the workers, run side by side
+		{23.4, 8.1, 8, 2, 8.1, "of the 4 chains' summed CPU time 8.1 s", "(4 chains ran side by side on 2 cores)"},
+		{10, -1, 8, 4, 10, "of the 4 chains' summed 10 s", ""},
 	} {
 		rp := &runProfile{forward: 1e-3, reverse: 2e-3, grads: 1000, engine: "the engine (E)"}
 		chainRunTime(rp, 4, c.wall, c.cpu, c.workers, c.cpus)

@@ -35,18 +35,11 @@ func sampleRunSpan(el time.Duration, leaps []float64, total, settled int64) (low
 	if n == 0 || n >= total {
 		return el, el
 	}
-	var sum, late float64
-	for _, l := range leaps {
-		sum += l
-	}
-	for _, l := range leaps[n/2:] {
-		late += l
-	}
+	sum, now := leapSums(leaps)
 	if sum <= 0 {
 		return el, el
 	}
 	per := el.Seconds() / sum // a leapfrog step's cost, across the chains
-	now := late / float64(n-n/2)
 	rest := float64(total - n)
 	before := min(max(float64(settled-n), 0), rest) // iterations still on the initial metric
 	after := now
@@ -55,6 +48,19 @@ func sampleRunSpan(el time.Duration, leaps []float64, total, settled int64) (low
 	}
 	sec := func(s float64) time.Duration { return el + time.Duration(s*float64(time.Second)) }
 	return sec(per * (now*before + after*(rest-before))), sec(per * now * rest)
+}
+
+// leapSums returns the leapfrog steps of all of leaps, and the mean of
+// the latest half's (of leaps[len/2:]), non-empty.
+func leapSums(leaps []float64) (sum, latest float64) {
+	half := leaps[len(leaps)/2:]
+	for _, l := range leaps {
+		sum += l
+	}
+	for _, l := range half {
+		latest += l
+	}
+	return sum, latest / float64(len(half))
 }
 
 // sampleRestSpan estimates what the total−len(leaps) iterations left

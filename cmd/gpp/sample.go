@@ -1114,7 +1114,7 @@ func sampleProgressAt(con *console, s nuts.Settings, advice string, now func() t
 		if !said && n < first {
 			if el := now().Sub(start); n == 1 && el >= slowStep || el >= slowAfter {
 				said = true
-				con.info("%s", sampleSlowLine(n, el, leapsAt(n), total, s.Chains, first, settled, s.Warmup, advice))
+				con.info("%s", sampleSlowLine(n, el, leapsAt(n), total, s.Chains, first, settled, advice))
 			}
 		}
 		mu.Unlock()
@@ -1181,8 +1181,8 @@ func samplePaceLine(since time.Duration, lastN, k, w int64, gap time.Duration, g
 // what the run would take (sampleRunSpan, from their trees' leapfrog
 // steps leaps; at their pace where none are known), the first progress
 // line coming at iteration first; settled is sampleRunSpan's, the
-// iterations before every chain has learned its metric, after warmup/...
-func sampleSlowLine(n int64, elapsed time.Duration, leaps []float64, total int64, chains int, first, settled int64, warmup int, advice string) string {
+// iterations across the chains before every chain has learned its metric.
+func sampleSlowLine(n int64, elapsed time.Duration, leaps []float64, total int64, chains int, first, settled int64, advice string) string {
 	each := elapsed / time.Duration(n)
 	took := "iteration 1 took " + humanSpan(elapsed)
 	if n > 1 {
@@ -1195,14 +1195,8 @@ func sampleSlowLine(n int64, elapsed time.Duration, leaps []float64, total int64
 	} else {
 		low, high := sampleRunSpan(elapsed, leaps, total, settled)
 		flo, fhi := sampleRunSpan(elapsed, leaps, first, settled)
-		var sum, late float64
-		for _, l := range leaps {
-			sum += l
-		}
-		for _, l := range leaps[n/2:] {
-			late += l
-		}
-		steps := fmt.Sprintf("the latest trees took %.3g leapfrog steps each, %s a step across the chains", late/float64(n-n/2), humanSpan(time.Duration(float64(elapsed)/sum)))
+		sum, latest := leapSums(leaps)
+		steps := fmt.Sprintf("the latest trees took %.3g leapfrog steps each, %s a step across the chains", latest, humanSpan(time.Duration(float64(elapsed)/sum)))
 		if low < high {
 			line = fmt.Sprintf("%s: the %d iterations of %d chain%s would take about %s if the trees shrink to depth %d once the chains learn their metric at warm-up iteration %d, as they often do (%s; %s if they stay as deep), and the first progress line comes at iteration %d, in about %s, with an update",
 				took, total, chains, plural(chains), humanSpan(low), settledDepth, settled/int64(chains), steps, humanSpan(high), first, humanSpan(flo-elapsed))
