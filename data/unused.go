@@ -329,11 +329,8 @@ func EmptyTables(info *check.Info, inputs []Input, bound map[string]*Array) []st
 // holds (1e-300, or the subnormal 1e-310) are read as written, in
 // silence.
 func Underflows(bound map[string]*Array) []string {
-	names := slices.Sorted(maps.Keys(bound))
-	var warns []string
-	for _, name := range names {
-		a := bound[name]
-		first, n := -1, 0
+	return flagged(bound, func(a *Array) (first, n int) {
+		first = -1
 		for i, text := range a.inexact {
 			if i < len(a.Values) && a.Values[i] == 0 && text != "" {
 				n++
@@ -342,6 +339,20 @@ func Underflows(bound map[string]*Array) []string {
 				}
 			}
 		}
+		return first, n
+	}, func(a *Array, first int, more string) string {
+		return fmt.Sprintf("%s: %s is written %s, nearer 0 than the smallest float64 (about 4.9e-324), so it is read as 0%s: a typo, or a unit to change?", a.Locate(first), elemName(a.Name, a.Shape, first), a.inexact[first], more)
+	})
+}
+
+// flagged returns warn's warning for each of bound's arrays (by name) in
+// which count finds values to warn of, with the first such element and,
+// where there are more, a note counting them.
+func flagged(bound map[string]*Array, count func(a *Array) (first, n int), warn func(a *Array, first int, more string) string) []string {
+	var warns []string
+	for _, name := range slices.Sorted(maps.Keys(bound)) {
+		a := bound[name]
+		first, n := count(a)
 		if n == 0 {
 			continue
 		}
@@ -349,7 +360,7 @@ func Underflows(bound map[string]*Array) []string {
 		if n > 1 {
 			more = fmt.Sprintf(" (%d values of %s are, the first here)", n, name)
 		}
-		warns = append(warns, fmt.Sprintf("%s: %s is written %s, nearer 0 than the smallest float64 (about 4.9e-324), so it is read as 0%s: a typo, or a unit to change?", a.Locate(first), elemName(a.Name, a.Shape, first), a.inexact[first], more))
+		warns = append(warns, warn(a, first, more))
 	}
 	return warns
 }
@@ -368,10 +379,8 @@ const HugeValue = 1e150
 // check, and the fit blamed the draws). A warning, not an error: log(x)
 // of such a value is finite, and a model may take only that.
 func Huge(bound map[string]*Array) []string {
-	var warns []string
-	for _, name := range slices.Sorted(maps.Keys(bound)) {
-		a := bound[name]
-		first, n := -1, 0
+	return flagged(bound, func(a *Array) (first, n int) {
+		first = -1
 		for i, v := range a.Values {
 			if math.Abs(v) > HugeValue && !math.IsInf(v, 0) {
 				n++
@@ -380,16 +389,10 @@ func Huge(bound map[string]*Array) []string {
 				}
 			}
 		}
-		if n == 0 {
-			continue
-		}
-		more := ""
-		if n > 1 {
-			more = fmt.Sprintf(" (%d values of %s are, the first here)", n, name)
-		}
-		warns = append(warns, fmt.Sprintf("%s: %s is %g, above %g in magnitude%s: its square, and its product with a param of 1e-150 or more, overflow float64, so a model that reads it fails at a fit's draws: a typo, or a unit to change?", a.Locate(first), elemName(a.Name, a.Shape, first), a.Values[first], HugeValue, more))
-	}
-	return warns
+		return first, n
+	}, func(a *Array, first int, more string) string {
+		return fmt.Sprintf("%s: %s is %g, above %g in magnitude%s: its square, and its product with a param of 1e-150 or more, overflow float64, so a model that reads it fails at a fit's draws: a typo, or a unit to change?", a.Locate(first), elemName(a.Name, a.Shape, first), a.Values[first], HugeValue, more)
+	})
 }
 
 // fittedIn reports whether the missing cells of d, bound as a, are fitted
