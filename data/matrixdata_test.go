@@ -47,6 +47,8 @@ func TestMatrixData(t *testing.T) {
 		// eigenbasis clamps of real data
 		{"abs of an indefinite matrix", "data C: real[N, N]\nlet d = abs(eigenvalues_sym(C))\n", `{"C": [[1, 1.5, 0], [1.5, 1, 0], [0, 0, 1]]}`,
 			"d.json:1:7: C: its smallest eigenvalue is -0.5 (the largest 2.5): the matrix is not positive semidefinite, as a covariance matrix is, and abs(eigenvalues_sym(C)) at m.gpp:2:9 would turn that eigenvalue positive in silence, fitting another matrix; mend the data (an indefinite matrix comes of pairwise estimates or imputed values), or declare `C` cov_matrix[N] to have it checked positive definite when it loads; `C` is declared real[N, N] at m.gpp:1:6\x00"},
+		{"abs of an indefinite matrix in parentheses", "data C: real[N, N]\nlet d = abs((eigenvalues_sym((C))))\n", `{"C": [[1, 1.5, 0], [1.5, 1, 0], [0, 0, 1]]}`,
+			"abs(eigenvalues_sym(C)) at m.gpp:2:9 would turn that eigenvalue positive in silence"},
 		{"fmax of an indefinite matrix", "data C: real[N, N]\nlet d = fmax(eigenvalues_sym(C), 1e-12)\n", `{"C": [[1, 1.5, 0], [1.5, 1, 0], [0, 0, 1]]}`,
 			"fmax(eigenvalues_sym(C), ...) at m.gpp:2:9 would raise that eigenvalue to its floor in silence"},
 		// X X' of X 4×2: rank 2, its smallest eigenvalue -1.3e-16 by rounding

@@ -2106,11 +2106,11 @@ func (c *checker) eigenClamp(e *ast.CallExpr) {
 		return
 	}
 	for _, a := range e.Args {
-		in, ok := a.(*ast.CallExpr)
+		in, ok := unparen(a).(*ast.CallExpr)
 		if !ok || in.Fun.Name != "eigenvalues_sym" || len(in.Args) != 1 {
 			continue
 		}
-		id, ok := in.Args[0].(*ast.Ident)
+		id, ok := unparen(in.Args[0]).(*ast.Ident)
 		if !ok {
 			continue
 		}
@@ -2123,6 +2123,18 @@ func (c *checker) eigenClamp(e *ast.CallExpr) {
 				d.Clamps = append(d.Clamps, Clamp{Fn: e.Fun.Name, Pos: e.Fun.NamePos})
 			}
 		}
+	}
+}
+
+// unparen returns e without the parentheses around it: (C) and ((C))
+// read as C where a form is matched by its shape.
+func unparen(e ast.Expr) ast.Expr {
+	for {
+		p, ok := e.(*ast.ParenExpr)
+		if !ok {
+			return e
+		}
+		e = p.X
 	}
 }
 

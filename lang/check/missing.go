@@ -621,8 +621,8 @@ func residualNoMissing(d *DataVar, r TargetRead) (why, remedy string) {
 // r = name - m, and "" for another let (one that reads name as a
 // covariate, as mu's temp in r = demand - mu).
 func residualMean(let *ast.LetStmt, name string) string {
-	if b, ok := let.Value.(*ast.BinaryExpr); ok && b.Op == ast.Sub {
-		if id, ok := b.X.(*ast.Ident); ok && id.Name == name {
+	if b, ok := unparen(let.Value).(*ast.BinaryExpr); ok && b.Op == ast.Sub {
+		if id, ok := unparen(b.X).(*ast.Ident); ok && id.Name == name {
 			return exprString(b.Y)
 		}
 	}

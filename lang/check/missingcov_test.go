@@ -138,6 +138,11 @@ func TestMissingResidualResponse(t *testing.T) {
 	if x := info.DataVar("x"); !strings.Contains(x.NoMissing, "(a covariate)") {
 		t.Errorf("x: NoMissing %q, want the covariate's", x.NoMissing)
 	}
+	// the residual in parentheses is the same form
+	_, info = checkSource(t, "m.gpp", head+"let r = ((y) - mu)\nr[0] ~ Normal(0, sigma / sqrt(1 - phi * phi))\nr[1:] ~ Normal(phi * r[:N-1], sigma)\n", nil)
+	if y := info.DataVar("y"); !strings.Contains(y.NoMissing, "is the response of the ~") || !strings.Contains(y.Remedy, ar) {
+		t.Errorf("parenthesised residual: NoMissing %q", y.NoMissing)
+	}
 	// the remedy's model fits y's missing cells
 	_, info = checkSource(t, "m.gpp", head+strings.Replace(ar, " with ", "\n", 1)+"\n", nil)
 	if y := info.DataVar("y"); y.Missing == nil || y.NoMissing != "" {
