@@ -202,12 +202,7 @@ func TestCategoryDataWarning(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for _, w := range LevelOrderWarnings(f, info, bound) {
-				if strings.Contains(w, "matched to the codes by position") {
-					got = append(got, w)
-				}
-			}
+			got := containing(LevelOrderWarnings(f, info, bound), "matched to the codes by position")
 			if c.want == "" {
 				if len(got) > 0 {
 					t.Errorf("warnings %q, want none", got)
@@ -325,12 +320,7 @@ func TestKeyedGroupSumNoOrderWarning(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for _, w := range LevelOrderWarnings(f, info, bound) {
-				if strings.Contains(w, "matched to the codes by position") {
-					got = append(got, w)
-				}
-			}
+			got := containing(LevelOrderWarnings(f, info, bound), "matched to the codes by position")
 			switch {
 			case c.want == "" && len(got) > 0:
 				t.Errorf("warnings %q, want none", got)
@@ -339,4 +329,15 @@ func TestKeyedGroupSumNoOrderWarning(t *testing.T) {
 			}
 		})
 	}
+}
+
+// containing returns the warnings of ws that contain sub.
+func containing(ws []string, sub string) []string {
+	var got []string
+	for _, w := range ws {
+		if strings.Contains(w, sub) {
+			got = append(got, w)
+		}
+	}
+	return got
 }

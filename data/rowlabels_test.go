@@ -34,12 +34,7 @@ func TestRowLabelWarning(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for _, w := range LevelOrderWarnings(f, info, bound) {
-				if strings.Contains(w, "tied to the rows") {
-					got = append(got, w)
-				}
-			}
+			got := containing(LevelOrderWarnings(f, info, bound), "tied to the rows")
 			if c.want == "" {
 				if len(got) > 0 {
 					t.Errorf("warnings %q, want none", got)

@@ -12,9 +12,6 @@ import (
 
 	"github.com/gpplang/gpp/data"
 	"github.com/gpplang/gpp/dist"
-	"github.com/gpplang/gpp/lang/check"
-	"github.com/gpplang/gpp/lang/compile"
-	"github.com/gpplang/gpp/lang/parser"
 )
 
 // TestLogitNormalUnitFactor fits unit latents whose logits are independent
@@ -93,26 +90,7 @@ func TestBetaFallbackScaleNearBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := parser.ParseFile("m.gpp", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := check.Check(f, &check.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bound, err := data.Bind(info, []data.Input{{File: "d.csv", Table: tab}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := compile.Compile(f, info, bound)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lat := make([]Latent, len(m.Latents))
-	for i, l := range m.Latents {
-		lat[i] = Latent{Name: l.Name, Offset: l.Offset, Size: l.Size, Shape: l.Shape, Support: l.Support, Init: l.Init, Loc: l.Loc, Scale: l.Scale, LocV: l.LocV, ScaleV: l.ScaleV}
-	}
+	m, lat := compiledModel(t, src, tab)
 	for seed := uint64(1); seed <= 3; seed++ {
 		r, err := Fit(context.Background(), compiledTarget{m}, lat, Settings{Seed: seed, Workers: 1})
 		if err != nil {

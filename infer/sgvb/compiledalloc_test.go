@@ -23,6 +23,33 @@ func (t compiledTarget) LogJointValue(x []float64) (float64, error) {
 }
 func (t compiledTarget) Clone() Target { return compiledTarget{t.m.Clone()} }
 
+// compiledModel compiles src against tab (read as d.csv) and returns the
+// model with its latents as Fit takes them, as gpp fit's pipeline does.
+func compiledModel(t *testing.T, src string, tab *data.Table) (*compile.Model, []Latent) {
+	t.Helper()
+	f, err := parser.ParseFile("m.gpp", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := check.Check(f, &check.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound, err := data.Bind(info, []data.Input{{File: "d.csv", Table: tab}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := compile.Compile(f, info, bound)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lat := make([]Latent, len(m.Latents))
+	for i, l := range m.Latents {
+		lat[i] = Latent{Name: l.Name, Offset: l.Offset, Size: l.Size, Shape: l.Shape, Support: l.Support, Init: l.Init, Loc: l.Loc, Scale: l.Scale, LocV: l.LocV, ScaleV: l.ScaleV}
+	}
+	return m, lat
+}
+
 // TestCompiledZeroAllocs: an SGVB step and an ELBO evaluation allocate
 // nothing for compiled models using tv_filter, renewal, a ~ summed by groups from
 // sufficient statistics (Bernoulli of a unit vector picked per row, so
@@ -49,26 +76,7 @@ func TestCompiledZeroAllocs(t *testing.T) {
 		{"ZeroInflatedNegBinomial", "data y: int<lower=0>[N]\ndata x: real[N]\nparam b: real ~ Normal(0, 1)\nparam zi: unit ~ Beta(1, 1)\nparam phi: positive ~ Gamma(2, 0.5)\ny ~ ZeroInflatedNegBinomial(1 - zi, exp(b * x), phi)\n"},
 		{"HurdleNegBinomial", "data y: int<lower=0>[N]\ndata x: real[N]\nparam b: real ~ Normal(0, 1)\nparam hu: unit ~ Beta(1, 1)\nparam phi: positive ~ Gamma(2, 0.5)\ny ~ HurdleNegBinomial(1 - hu, exp(b * x), phi)\n"},
 	} {
-		f, err := parser.ParseFile("m.gpp", []byte(c.src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		info, err := check.Check(f, &check.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		bound, err := data.Bind(info, []data.Input{{File: "d.csv", Table: tab}}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := compile.Compile(f, info, bound)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lat := make([]Latent, len(m.Latents))
-		for i, l := range m.Latents {
-			lat[i] = Latent{Name: l.Name, Offset: l.Offset, Size: l.Size, Shape: l.Shape, Support: l.Support, Init: l.Init, Loc: l.Loc, Scale: l.Scale, LocV: l.LocV, ScaleV: l.ScaleV}
-		}
+		m, lat := compiledModel(t, c.src, tab)
 		for _, w := range []int{1, 2} {
 			for _, logitNormal := range []bool{false, true} { // beta factors, or betaFallback's refit
 				s := Settings{Seed: 1, Workers: w, DrawsPerStep: w, logitNormalUnit: logitNormal}.withDefaults()

@@ -21,7 +21,7 @@ func TestPyRenamesNameKnownCalls(t *testing.T) {
 			if name == key {
 				continue // the Python call being explained
 			}
-			depth, args := 0, 1
+			depth, args, empty := 0, 1, true
 			for _, r := range hint[m[1]:] {
 				if depth == 0 && r == ')' {
 					break
@@ -36,6 +36,12 @@ func TestPyRenamesNameKnownCalls(t *testing.T) {
 						args++
 					}
 				}
+				if r != ' ' {
+					empty = false
+				}
+			}
+			if empty {
+				args = 0 // f() takes none
 			}
 			checked++
 			if f := stdlib.LookupFunc(name); f == nil || len(f.Args) != args {
