@@ -183,19 +183,11 @@ func TestFullRankAutoRefitsInterrupted(t *testing.T) {
 	dir := t.TempDir()
 	model := writeFile(t, dir, "m.gpp", "param a: real ~ Normal(0, 1)\nparam b: real ~ Normal(0.95 * a, 0.3)\n")
 	var stderr strings.Builder
-	cfg, code, ok := parseFitArgs([]string{model, "--fullrank", "auto"}, io.Discard, &stderr)
-	if !ok || !cfg.autoFullRank {
-		t.Fatalf("parse: exit %d\n%s", code, &stderr)
-	}
-	l, err := pipeline.Load(model, nil, nil)
-	if err != nil {
-		t.Fatal(err)
+	cfg, l, r := fitArgs(t, model, "--fullrank", "auto")
+	if !cfg.autoFullRank {
+		t.Fatal("--fullrank auto not read")
 	}
 	s := cfg.settings
-	r, err := sgvb.Fit(context.Background(), runTarget(cfg, l.Model), pipeline.Latents(l.Model), s)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s.Progress = func(sgvb.Progress) { cancel() } // the refits' first report stops them
@@ -955,4 +947,24 @@ func TestFullRankAutoNoCheckLowRank(t *testing.T) {
 			t.Errorf("%s: refitted:\n%s", c.name, stderr)
 		}
 	}
+}
+
+// fitArgs fits the model of gpp fit's args (no data) as gpp fit would
+// read them.
+func fitArgs(t *testing.T, args ...string) (*fitConfig, *pipeline.Loaded, *sgvb.Result) {
+	t.Helper()
+	var stderr strings.Builder
+	cfg, code, ok := parseFitArgs(args, io.Discard, &stderr)
+	if !ok {
+		t.Fatalf("parse: exit %d\n%s", code, &stderr)
+	}
+	l, err := pipeline.Load(args[0], nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := sgvb.Fit(context.Background(), runTarget(cfg, l.Model), pipeline.Latents(l.Model), cfg.settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, l, r
 }

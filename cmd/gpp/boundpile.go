@@ -37,38 +37,30 @@ func boundPileText(bs []bounds, ds *drawSet, st []stats) string {
 		return ""
 	}
 	first, n := "", 0
-	for vi := range ds.vars {
-		v := &ds.vars[vi]
-		f := v.bounds(bs)
-		if f == nil || f.Support != dist.Unit {
-			continue
+	eachBounded(bs, ds, st, func(v *variable, f *bounds, e int, lo, hi float64, s stats) {
+		if f.Support != dist.Unit {
+			return
 		}
-		for j, e := range v.elems {
-			lo, hi, ok := f.rangeOf(e)
-			if !ok || v.first+j >= len(st) {
-				continue
-			}
-			s, tol := st[v.first+j], boundPile*(hi-lo)
-			end, which := 0.0, ""
-			switch width := s.q95 - s.q5; {
-			// the draws near the end, and the end nearer to them than
-			// their own spread: a scale of 0.00095 ± 0.00013 declared in
-			// [0, 10] lies within 0.1 % of the range from 0 but 7 sds
-			// from it, where its data put it
-			case s.q5 >= hi-tol && hi-s.q95 <= width:
-				end, which = hi, "upper"
-			case s.q95 <= lo+tol && s.q5-lo <= width:
-				end, which = lo, "lower"
-			default:
-				continue
-			}
-			n++
-			if first == "" {
-				first = fmt.Sprintf("%s's draws lie against its %s bound %s (5%%–95%%: %s to %s, mean %s, sd %s, within %s%% of its range [%s, %s])",
-					v.elemName(e), which, num3(end), num3(s.q5), num3(s.q95), num3(s.mean), num3(s.sd), numSig(100*boundPile, 1), num3(lo), num3(hi))
-			}
+		tol := boundPile * (hi - lo)
+		end, which := 0.0, ""
+		switch width := s.q95 - s.q5; {
+		// the draws near the end, and the end nearer to them than
+		// their own spread: a scale of 0.00095 ± 0.00013 declared in
+		// [0, 10] lies within 0.1 % of the range from 0 but 7 sds
+		// from it, where its data put it
+		case s.q5 >= hi-tol && hi-s.q95 <= width:
+			end, which = hi, "upper"
+		case s.q95 <= lo+tol && s.q5-lo <= width:
+			end, which = lo, "lower"
+		default:
+			return
 		}
-	}
+		n++
+		if first == "" {
+			first = fmt.Sprintf("%s's draws lie against its %s bound %s (5%%–95%%: %s to %s, mean %s, sd %s, within %s%% of its range [%s, %s])",
+				v.elemName(e), which, num3(end), num3(s.q5), num3(s.q95), num3(s.mean), num3(s.sd), numSig(100*boundPile, 1), num3(lo), num3(hi))
+		}
+	})
 	if n == 0 {
 		return ""
 	}
@@ -174,12 +166,9 @@ func (f *bounds) rangeOf(e int) (lo, hi float64, ok bool) {
 	return lo, hi, true
 }
 
-// boundNearText is boundNearWarning of the latents bs.
-func boundNearText(bs []bounds, ds *drawSet, st []stats) string {
-	if ds == nil {
-		return ""
-	}
-	first, n := "", 0
+// eachBounded calls visit with each element e of ds's params in bs that
+// has a declared range [lo, hi] (rangeOf) and stats s in st.
+func eachBounded(bs []bounds, ds *drawSet, st []stats, visit func(v *variable, f *bounds, e int, lo, hi float64, s stats)) {
 	for vi := range ds.vars {
 		v := &ds.vars[vi]
 		f := v.bounds(bs)
@@ -187,34 +176,42 @@ func boundNearText(bs []bounds, ds *drawSet, st []stats) string {
 			continue
 		}
 		for j, e := range v.elems {
-			lo, hi, ok := f.rangeOf(e)
-			if !ok || v.first+j >= len(st) {
-				continue
-			}
-			s := st[v.first+j]
-			width := s.q95 - s.q5
-			if !(width > 0) {
-				continue
-			}
-			if tol := boundPile * (hi - lo); !math.IsInf(tol, 0) && (s.q5 >= hi-tol || s.q95 <= lo+tol) {
-				continue // on the bound: boundPileWarning's
-			}
-			end, which, q, qn, side := 0.0, "", 0.0, "", ""
-			switch {
-			case lo != 0 && !math.IsInf(lo, 0) && s.q5-lo <= boundNear*width:
-				end, which, q, qn, side = lo, "lower", s.q5, "5%", "below"
-			case hi != 0 && !math.IsInf(hi, 0) && hi-s.q95 <= boundNear*width:
-				end, which, q, qn, side = hi, "upper", s.q95, "95%", "above"
-			default:
-				continue
-			}
-			n++
-			if first == "" {
-				first = fmt.Sprintf("%s's posterior piles against its %s bound %s (%s point %s, mean %s, sd %s): the data push past the bound the model declares; widen it if values %s are possible, else the prior and the data disagree",
-					v.elemName(e), which, num3(end), qn, num3(q), num3(s.mean), num3(s.sd), side)
+			if lo, hi, ok := f.rangeOf(e); ok && v.first+j < len(st) {
+				visit(v, f, e, lo, hi, st[v.first+j])
 			}
 		}
 	}
+}
+
+// boundNearText is boundNearWarning of the latents bs.
+func boundNearText(bs []bounds, ds *drawSet, st []stats) string {
+	if ds == nil {
+		return ""
+	}
+	first, n := "", 0
+	eachBounded(bs, ds, st, func(v *variable, _ *bounds, e int, lo, hi float64, s stats) {
+		width := s.q95 - s.q5
+		if !(width > 0) {
+			return
+		}
+		if tol := boundPile * (hi - lo); !math.IsInf(tol, 0) && (s.q5 >= hi-tol || s.q95 <= lo+tol) {
+			return // on the bound: boundPileWarning's
+		}
+		end, which, q, qn, side := 0.0, "", 0.0, "", ""
+		switch {
+		case lo != 0 && !math.IsInf(lo, 0) && s.q5-lo <= boundNear*width:
+			end, which, q, qn, side = lo, "lower", s.q5, "5%", "below"
+		case hi != 0 && !math.IsInf(hi, 0) && hi-s.q95 <= boundNear*width:
+			end, which, q, qn, side = hi, "upper", s.q95, "95%", "above"
+		default:
+			return
+		}
+		n++
+		if first == "" {
+			first = fmt.Sprintf("%s's posterior piles against its %s bound %s (%s point %s, mean %s, sd %s): the data push past the bound the model declares; widen it if values %s are possible, else the prior and the data disagree",
+				v.elemName(e), which, num3(end), qn, num3(q), num3(s.mean), num3(s.sd), side)
+		}
+	})
 	switch {
 	case n == 0:
 		return ""

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
 	"math"
 	"path/filepath"
 	"regexp"
@@ -11,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/gpplang/gpp/infer/sgvb"
-	"github.com/gpplang/gpp/internal/pipeline"
 )
 
 // ordCurvModel is an ordered param whose unconstrained density is normal:
@@ -36,19 +34,8 @@ target += logpdf(c[2] - c[1], LogNormal(0, 0.5))
 func TestCurvatureOrderedElements(t *testing.T) {
 	dir := t.TempDir()
 	model := writeFile(t, dir, "o.gpp", ordCurvModel)
-	cfg, code, ok := parseFitArgs([]string{model}, io.Discard, io.Discard)
-	if !ok {
-		t.Fatalf("parse: exit %d", code)
-	}
-	l, err := pipeline.Load(model, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, l, r := fitArgs(t, model)
 	s := cfg.settings
-	r, err := sgvb.Fit(context.Background(), runTarget(cfg, l.Model), pipeline.Latents(l.Model), s)
-	if err != nil {
-		t.Fatal(err)
-	}
 	cc, skipped := meanFieldCurvature(context.Background(), s, l, r)
 	if cc == nil {
 		t.Fatalf("no curvature check: %s", skipped)
