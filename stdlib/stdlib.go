@@ -634,6 +634,10 @@ const (
 	// DistGaussianDLM: value [r, T], a column per time; F [n, r], G
 	// [n, n], V [r, r] or [r] (variances), W [n, n], m0 [n], C0 [n, n].
 	DistGaussianDLM
+	// DistCAR: value [n], the field on n nodes; alpha and tau scalars;
+	// node1 and node2 int [E], the graph's edges (0-based node ids),
+	// known when the model compiles.
+	DistCAR
 )
 
 var distShapeText = [...]string{
@@ -653,6 +657,7 @@ var distShapeText = [...]string{
 	DistMultiGP:           "value [K, N], rows independent; Sigma [N, N], symmetric (to 1e-8 of √(Σ_ii Σ_jj)) and positive definite; w [K], row i's precision",
 	DistMultiGPChol:       "value [K, N], rows independent; L [N, N], the lower Cholesky factor of Sigma: its diagonal must be > 0, the entries above it are ignored; w [K], row i's precision",
 	DistGaussianDLM:       "value [r, T], a column of r observations per time; F [n, r] (y_t has mean F' theta_t); G [n, n]; V [r, r], or [r] the variances of a diagonal V; W [n, n]; m0 [n]; C0 [n, n]; V and C0 symmetric positive definite (a vector V's variances > 0) and W semi-definite, as in Stan: V and C0 known when the model compiles (data, constants) are checked then, an error at the distribution; of a param only each step's one-step covariance F' R F + V is factored (its failure an error at the distribution), so an indefinite param V or C0 that leaves it definite is not caught, nor is W checked",
+	DistCAR:               "value [n], a field on the graph's n nodes; alpha and tau scalars; node1 and node2 int [E] (data or constants), edge k joining nodes node1[k] and node2[k] (0-based), each listed once, every node in an edge; alpha strictly between 1/λ_min and 1/λ_max of D^-½ W D^-½ (a unit param always is)",
 	DistWishart:           "value a cov_matrix[K] param (cholesky_factor_cov[K] for the Cholesky forms), whole, or data [K, K]; nu scalar > K − 1; scale [K, K]: S symmetric positive definite, or its lower Cholesky factor L_S (diagonal > 0, entries above it ignored)",
 }
 

@@ -129,7 +129,7 @@ func TestTable(t *testing.T) {
 		Pareto ParetoType2 Frechet GEV GeneralizedPareto LogLogistic SkewNormal ExpModNormal VonMises SkewDoubleExponential Wald Kumaraswamy LogitNormal AsymmetricLaplace Moyal Rice Wiener Poisson PoissonLog Bernoulli BernoulliLogit Binomial BinomialLogit BetaBinomial Hypergeometric BetaNegBinomial NegBinomial NegBinomialLog
 		ZeroInflatedPoisson ZeroInflatedNegBinomial HurdlePoisson HurdleNegBinomial ZeroInflatedBinomial HurdleGamma HurdleLogNormal
 		Geometric DiscreteUniform Skellam DiscreteWeibull
-		MvNormal MvNormalRows MvNormalCholesky MvNormalPrec MultiStudentT MultiStudentTCholesky MultiGP MultiGPCholesky GaussianDLMObs Dirichlet Categorical CategoricalLogit Multinomial MultinomialLogit DirichletMultinomial PoissonBinomial OrderedLogistic OrderedProbit LKJCorrCholesky LKJCorr Wishart InvWishart WishartCholesky InvWishartCholesky`)
+		MvNormal MvNormalRows MvNormalCholesky MvNormalPrec CAR MultiStudentT MultiStudentTCholesky MultiGP MultiGPCholesky GaussianDLMObs Dirichlet Categorical CategoricalLogit Multinomial MultinomialLogit DirichletMultinomial PoissonBinomial OrderedLogistic OrderedProbit LKJCorrCholesky LKJCorr Wishart InvWishart WishartCholesky InvWishartCholesky`)
 	for _, name := range dists {
 		d := LookupDist(name)
 		if d == nil {

@@ -500,6 +500,8 @@ var dists = []*Dist{
 		Doc: "multivariate normal with mean mu and covariance L * L' given its lower Cholesky factor L (Stan's multi_normal_cholesky): one triangular solve, no factorisation; a matrix value has independent rows", Example: "b ~ MvNormalCholesky(0, diag_pre_multiply(tau, L))"},
 	{Name: "MvNormalPrec", Params: []Param{meanMv, {Name: "Omega", Support: dist.Real, Ranks: Matrix}}, Support: dist.Real, Shape: DistMvNormalPrec,
 		Doc: "multivariate normal with mean mu and precision matrix Omega, the covariance's inverse (Stan's multi_normal_prec): no inverse taken, a Cholesky factor of Omega for its log determinant; a matrix value has independent rows", Example: "x ~ MvNormalPrec(0, tau * (D - alpha * W))"},
+	{Name: "CAR", Params: []Param{{Name: "alpha", Support: dist.Real, Ranks: Scalar}, {Name: "tau", Support: dist.Positive, Ranks: Scalar}, carEdges("node1"), carEdges("node2")}, Support: dist.Real, Shape: DistCAR,
+		Doc: "proper conditional autoregressive prior on a graph (Stan's sparse CAR case study, Joseph 2016; brms's car(type = \"escar\"), PyMC's CAR): the field phi [n] is MvNormalPrec(0, tau (D − alpha W)), W the graph's adjacency from the edge lists node1, node2 (0-based, each edge once, as the ICAR recipe takes them), D its degrees; alpha the spatial dependence, tau the conditional precision; log det(D − alpha W) = Σ log d_i + Σ log(1 − alpha λ_i) from the eigenvalues λ of D^-½ W D^-½, computed once when the model compiles, so an evaluation costs O(n + E); a node in no edge is an error", Example: "phi ~ CAR(alpha, tau, node1, node2)"},
 	{Name: "MultiStudentT", Params: []Param{nuMv, meanMv, covMv}, Support: dist.Real, Shape: DistMultiStudentT,
 		Doc: "multivariate Student t with nu degrees of freedom, location mu and scale matrix Sigma (Stan's multi_student_t), covariance nu / (nu − 2) Sigma for nu > 2: robust multivariate data, heavy-tailed effects; a matrix value has independent rows, each with its own scale draw", Example: "Y ~ MultiStudentT(nu, mu', Sigma)"},
 	{Name: "MultiStudentTCholesky", Params: []Param{nuMv, meanMv, cholMv}, Support: dist.Real, Shape: DistMultiStudentTChol,
@@ -541,6 +543,13 @@ var dists = []*Dist{
 		Doc: "the Cholesky factor L of a Wishart(nu, L_S * L_S') matrix L * L' (Stan's wishart_cholesky), normalised, with the Jacobian of L → L L'", Example: "param L: cholesky_factor_cov[K] ~ WishartCholesky(K + 2, L_S)"},
 	{Name: "InvWishartCholesky", Params: []Param{nuWishart, {Name: "L_S", Support: dist.Real, Ranks: Matrix}}, Support: dist.CholCov, Shape: DistWishart,
 		Doc: "the Cholesky factor L of an InvWishart(nu, L_S * L_S') matrix L * L' (Stan's inv_wishart_cholesky), normalised, with the Jacobian of L → L L'", Example: "param L: cholesky_factor_cov[K] ~ InvWishartCholesky(K + 2, L_S)"},
+}
+
+// carEdges is CAR's edge list argument name: int node ids, known when the
+// model compiles, as the degrees and eigenvalues come from them.
+func carEdges(name string) Param {
+	return Param{Name: name, Support: dist.Count, Ranks: Vector, Int: true,
+		Data: "the graph's degrees and eigenvalues are computed once, when the model compiles"}
 }
 
 // trialsMultinomial is Multinomial's number of trials n: optional, known

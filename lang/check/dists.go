@@ -309,6 +309,15 @@ func (c *checker) distShape(call *ast.CallExpr, d *stdlib.Dist, val Type, args [
 		c.multiGPShape(call, d, vs, args, valPos, valName)
 	case stdlib.DistGaussianDLM:
 		c.dlmShape(call, d, vs, args, valPos, valName)
+	case stdlib.DistCAR:
+		if vs.Rank() != 1 {
+			c.errorf(valPos, "%s models a vector [n], the field on the graph's n nodes; %s is %s", d.Name, valName, vs.describe())
+			return
+		}
+		if e1, e2 := args[2].Shape, args[3].Shape; compareDims(e1[0], e2[0]) == dimDiffer {
+			c.errorf(call.Args[3].Pos(), "%s argument 4 (node2): `%s` is %s but node1 `%s` is %s: edge k joins node1[k] and node2[k]",
+				d.Name, exprString(call.Args[3]), e2.String(), exprString(call.Args[2]), e1.String())
+		}
 	case stdlib.DistMvNormal, stdlib.DistMvNormalRows, stdlib.DistDirichlet:
 		minRank := 1
 		what := "a vector or matrix"

@@ -895,6 +895,9 @@ func (c *checker) predictive(call *ast.CallExpr) Type {
 		return c.mvPredictive(call, d, args, t)
 	case stdlib.DistWishart:
 		return c.wishartPredictive(call, d, args, t)
+	case stdlib.DistCAR:
+		c.errorf(call.Fun.NamePos, "%s has no replicate in gpp: it is a prior on a field param; an output of the field reports its draws", d.Name)
+		return invalid
 	case stdlib.DistGaussianDLM:
 		c.errorf(call.Fun.NamePos, "%s has no replicate in gpp (its arguments do not give the number of times T): to draw observations, write the states as a param (theta_0 ~ MvNormal(m0, C0), theta_t ~ MvNormal(G theta_{t-1}, W)) and the replicate as output y_rep ~ MvNormal(F' theta_t, V)", d.Name)
 		return invalid

@@ -117,6 +117,8 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 		l.add(l.b.Sum(l.mvNormalPrecRows(val, args[0], args[1], l.matSubject(d.Name, "precision matrix", call.Args[1]), pos), pos), pos)
 	case "GaussianDLMObs":
 		l.gaussianDLM(val, args, pos)
+	case "CAR":
+		l.car(call, val, args[0], args[1], pos)
 	case "MultiGP", "MultiGPCholesky":
 		l.multiGP(val, args[0], args[1], d.Name == "MultiGPCholesky", pos)
 	case "MultiStudentT", "MultiStudentTCholesky":
