@@ -269,6 +269,14 @@ var Univariates = []*Univariate{
 		Rand: func(p []float64, rng *rand.Rand) float64 { return VonMises{p[0], p[1]}.Rand(rng) },
 	},
 	{
+		Name: "WrappedCauchy", Params: []Param{{"mu", Real}, {"rho", Unit}},
+		Support: Real, Doc: "wrapped Cauchy on the circle with location mu and concentration rho in [0, 1)",
+		Kernel: func(x float64, p, dp []float64) (float64, float64) {
+			return WrappedCauchy{p[0], p[1]}.eval(x, dp)
+		},
+		Rand: func(p []float64, rng *rand.Rand) float64 { return WrappedCauchy{p[0], p[1]}.Rand(rng) },
+	},
+	{
 		Name: "SkewDoubleExponential", Params: []Param{{"mu", Real}, {"sigma", Positive}, {"tau", Unit}},
 		Support: Real, Doc: "skew double exponential (asymmetric Laplace) with location mu (its tau-quantile), scale sigma and skewness tau",
 		Kernel: func(x float64, p, dp []float64) (float64, float64) {

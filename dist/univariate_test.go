@@ -19,7 +19,7 @@ const (
 	chiSqMinP    = 1e-4  // chi-square goodness of fit of the discrete samplers
 	fdRelStep    = 1e-5  // finite-difference step, relative to max(1, |v|)
 	randPoints   = 6     // random evaluation points per family
-	univariateNo = 59    // families in the registry
+	univariateNo = 60    // families in the registry
 )
 
 // uniDist is the method set every scalar family shares.
@@ -298,6 +298,13 @@ var uniCases = []uniCase{
 		intParam: -1,
 	},
 	{
+		// no moments: Variance is the circular one (TestWrappedCauchyRand)
+		name: "WrappedCauchy", newDist: func(p []float64) uniDist { return WrappedCauchy{p[0], p[1]} },
+		params:   func(r *rand.Rand) []float64 { return []float64{unif(r, -3, 3), unif(r, 0, 0.97)} },
+		value:    func(p []float64, r *rand.Rand) float64 { return p[0] + unif(r, -3, 3) },
+		intParam: -1,
+	},
+	{
 		name: "SkewDoubleExponential", newDist: func(p []float64) uniDist { return SkewDoubleExponential{p[0], p[1], p[2]} },
 		params:  func(r *rand.Rand) []float64 { return []float64{unif(r, -3, 3), unif(r, 0.2, 3), unif(r, 0.05, 0.95)} },
 		value:   func(p []float64, r *rand.Rand) float64 { return p[0] + p[1]*unif(r, -8, 8) },
@@ -544,7 +551,7 @@ func TestRegistryMatchesCases(t *testing.T) {
 	want := []string{"Normal", "HalfNormal", "Cauchy", "HalfCauchy", "StudentT", "Laplace", "LogNormal",
 		"Exponential", "Gamma", "InvGamma", "Weibull", "Beta", "BetaProportion", "Uniform",
 		"Logistic", "Gumbel", "ChiSquare", "InvChiSquare", "ScaledInvChiSquare", "Rayleigh", "Pareto",
-		"ParetoType2", "Frechet", "GEV", "GeneralizedPareto", "LogLogistic", "SkewNormal", "ExpModNormal", "VonMises", "SkewDoubleExponential",
+		"ParetoType2", "Frechet", "GEV", "GeneralizedPareto", "LogLogistic", "SkewNormal", "ExpModNormal", "VonMises", "WrappedCauchy", "SkewDoubleExponential",
 		"Wald", "Kumaraswamy", "LogitNormal", "AsymmetricLaplace", "Moyal", "Rice", "Wiener", "Poisson", "PoissonLog", "Bernoulli",
 		"BernoulliLogit", "Binomial", "BinomialLogit", "BetaBinomial", "Hypergeometric", "BetaNegBinomial", "NegBinomial", "NegBinomialLog",
 		"ZeroInflatedPoisson", "ZeroInflatedNegBinomial", "HurdlePoisson", "HurdleNegBinomial",

@@ -98,9 +98,9 @@ const (
 	RowsDot                             // [n, m], [n, m] → [n]: the dot product of each row; [n], [n] → [n]
 	Sized                               // int n, ... → [n]: a vector whose length is argument 0
 	ColsDot                             // [n, m], [n, m] → [1, m]: the dot product of each column; [n], [n] → [1, 1]
-	HMM                                 // [N, K], [K, K], [K] → scalar: hmm_marginal
-	HMMStates                           // [N, K], [K, K], [K] → [N, K]: hmm_hidden_state_prob
-	HMMPath                             // [N, K], [K, K], [K] → int [N]: hmm_latent_rng, hmm_viterbi
+	HMM                                 // [N, K], [K, K] or [N − 1, K·K], [K] → scalar: hmm_marginal
+	HMMStates                           // [N, K], [K, K] or [N − 1, K·K], [K] → [N, K]: hmm_hidden_state_prob
+	HMMPath                             // [N, K], [K, K] or [N − 1, K·K], [K] → int [N]: hmm_latent_rng, hmm_viterbi
 	ODE                                 // f, y0 [D], t0, ts [T], ... → [T, D]: ode_rk45 (variadic; the checker types it)
 	Algebra                             // f, y_guess [D], ... → [D]: solve_newton (variadic; the checker types it)
 	ScaleSolve                          // scalar t, [n, n], [n] → [n]; t, [n, n], [n, m] → [n, m]
@@ -166,9 +166,9 @@ var shapeText = [...]string{
 	RowsDot:        "[n, m], [n, m] → [n]; [n], [n] → [n]",
 	Sized:          "int n, ... → [n]",
 	ColsDot:        "[n, m], [n, m] → [1, m]; [n], [n] → [1, 1]",
-	HMM:            "[N, K], [K, K], [K] → scalar; [N], [1, 1], [1] → scalar",
-	HMMStates:      "[N, K], [K, K], [K] → [N, K]; [N], [1, 1], [1] → [N, 1]",
-	HMMPath:        "[N, K], [K, K], [K] → [N]",
+	HMM:            "[N, K], [K, K] or [N − 1, K·K], [K] → scalar; [N], [1, 1], [1] → scalar",
+	HMMStates:      "[N, K], [K, K] or [N − 1, K·K], [K] → [N, K]; [N], [1, 1], [1] → [N, 1]",
+	HMMPath:        "[N, K], [K, K] or [N − 1, K·K], [K] → [N]",
 	ODE:            "y0 [D], ts [T] → [T, D]: row i is y(ts[i])",
 	Algebra:        "y_guess [D] → [D]: the root",
 	ScaleSolve:     "t scalar, [n, n], [n] → [n]; t scalar, [n, n], [n, m] → [n, m]",

@@ -126,7 +126,7 @@ func TestTable(t *testing.T) {
 	}
 	dists := strings.Fields(`Normal HalfNormal Cauchy HalfCauchy StudentT Laplace LogNormal Exponential Gamma
 		InvGamma Weibull Beta BetaProportion Uniform Logistic Gumbel ChiSquare InvChiSquare ScaledInvChiSquare Rayleigh
-		Pareto ParetoType2 Frechet GEV GeneralizedPareto LogLogistic SkewNormal ExpModNormal VonMises SkewDoubleExponential Wald Kumaraswamy LogitNormal AsymmetricLaplace Moyal Rice Wiener Poisson PoissonLog Bernoulli BernoulliLogit Binomial BinomialLogit BetaBinomial Hypergeometric BetaNegBinomial NegBinomial NegBinomialLog
+		Pareto ParetoType2 Frechet GEV GeneralizedPareto LogLogistic SkewNormal ExpModNormal VonMises WrappedCauchy SkewDoubleExponential Wald Kumaraswamy LogitNormal AsymmetricLaplace Moyal Rice Wiener Poisson PoissonLog Bernoulli BernoulliLogit Binomial BinomialLogit BetaBinomial Hypergeometric BetaNegBinomial NegBinomial NegBinomialLog
 		ZeroInflatedPoisson ZeroInflatedNegBinomial HurdlePoisson HurdleNegBinomial ZeroInflatedBinomial HurdleGamma HurdleLogNormal
 		Geometric DiscreteUniform Skellam DiscreteWeibull
 		MvNormal MvNormalRows MvNormalCholesky MvNormalPrec CAR MultiStudentT MultiStudentTCholesky MultiGP MultiGPCholesky GaussianDLMObs Dirichlet Categorical CategoricalLogit Multinomial MultinomialLogit DirichletMultinomial PoissonBinomial OrderedLogistic OrderedProbit LKJCorrCholesky LKJCorr Wishart InvWishart WishartCholesky InvWishartCholesky`)

@@ -37,7 +37,10 @@ const hmmTol = 1e-8
 // Markov model: logOmega [N, K] holds the log emission density of
 // observation t under state k in row t, gamma [K, K] the transition
 // matrix (each row a simplex: row i is the distribution of the state after
-// state i) and rho [K] the initial state's distribution.
+// state i), or [N − 1, K·K] one per step (row t the row-major matrix from
+// step t to t + 1, for transitions that depend on covariates), and rho [K]
+// the initial state's distribution. With one per step, Γ in the recursions
+// below is step t's.
 func (b *Builder) HMMMarginal(logOmega, gamma, rho ID, pos ast.Pos) ID {
 	return b.hmm(OpHMMMarginal, logOmega, gamma, rho, pos)
 }
@@ -83,13 +86,24 @@ func hmmShapeError(name string, so, sg, sr Shape) string {
 	if sg.Rank == 2 && sg.Rows == sg.Cols && sg.Rows == so.Rows && so.Rows != so.Cols {
 		return fmt.Sprintf("%s: log_omega is %s and Gamma %s: log_omega has a row per observation and a column per state, the transpose of Stan's [K, N] (transpose it with ')", name, so, sg)
 	}
-	if sg.Rank != 2 || sg.Rows != k || sg.Cols != k {
-		return fmt.Sprintf("%s: Gamma must be [%d, %d], one row and column per column of log_omega, got %s", name, k, k, sg)
+	if sg.Rank != 2 || (sg.Rows != k || sg.Cols != k) && (so.Rows < 1 || sg.Rows != so.Rows-1 || sg.Cols != k*k) {
+		return fmt.Sprintf("%s: Gamma must be [%d, %d], one row and column per column of log_omega, or [%d, %d] (time-varying: row t the transition matrix from step t to t + 1, row-major), got %s", name, k, k, max(so.Rows-1, 0), k*k, sg)
 	}
 	if sr.Len() != k || sr.Rank == 2 && sr.Cols != 1 && sr.Rows != 1 {
 		return fmt.Sprintf("%s: rho must be a vector [%d], got %s", name, k, sr)
 	}
 	return ""
+}
+
+// hmmGammaAt returns the K×K transition matrix (row-major) into step t ≥ 1
+// from gamma: gamma itself when it is one [K, K], else row t − 1 of a
+// time-varying gamma [N − 1, K·K]. A [K, K] and an [N − 1, K·K] of N = 2
+// are the same numbers.
+func hmmGammaAt(gamma []float64, k, t int) []float64 {
+	if len(gamma) == k*k {
+		return gamma
+	}
+	return gamma[(t-1)*k*k : t*k*k]
 }
 
 // hmmScratch splits an OpHMMMarginal node's scratch.
@@ -112,16 +126,18 @@ const (
 	hmmKnownRho
 )
 
-// hmmCheck returns the index of the first entry of Gamma (or, past K², of
-// rho) that is negative or NaN or that ends a row not summing to 1, or −1,
-// skipping the arguments that known marks (hmmKnownGamma, hmmKnownRho).
+// hmmCheck returns the index of the first entry of Gamma (or, past
+// Gamma's length, of rho) that is negative or NaN or that ends a row (a
+// K-block of a time-varying Gamma's row) not summing to 1, or −1, skipping
+// the arguments that known marks (hmmKnownGamma, hmmKnownRho).
 func hmmCheck(gamma, rho []float64, k, known int) int {
-	for i := 0; i <= k; i++ {
-		if i < k && known&hmmKnownGamma != 0 || i == k && known&hmmKnownRho != 0 {
+	rows := len(gamma) / k
+	for i := 0; i <= rows; i++ {
+		if i < rows && known&hmmKnownGamma != 0 || i == rows && known&hmmKnownRho != 0 {
 			continue
 		}
-		row, off := rho, k*k
-		if i < k {
+		row, off := rho, len(gamma)
+		if i < rows {
 			row, off = gamma[i*k:i*k+k], i*k
 		}
 		s := 0.0
@@ -211,12 +227,13 @@ func hmmForward(lo, gamma, rho []float64, k int, ahat, w, m, c []float64) float6
 		if t == 0 {
 			copy(at, rho)
 		} else {
+			g := hmmGammaAt(gamma, k, t)
 			clear(at)
 			for i, a := range ahat[(t-1)*k : t*k] {
 				if a == 0 {
 					continue
 				}
-				for j, gij := range gamma[i*k : i*k+k] {
+				for j, gij := range g[i*k : i*k+k] {
 					at[j] += a * gij
 				}
 			}
@@ -272,9 +289,10 @@ func (p *Program) evalHMMStateProb(n *node) bool {
 		for j, wj := range w[t*k : t*k+k] {
 			wb[j] = wj * beta[j] / c[t]
 		}
+		gt := hmmGammaAt(gv, k, t)
 		for i := range beta {
 			s := 0.0
-			for j, v := range gv[i*k : i*k+k] {
+			for j, v := range gt[i*k : i*k+k] {
 				s += v * wb[j]
 			}
 			beta[i] = s
@@ -324,20 +342,22 @@ func (p *Program) gradHMM(n *node, g float64) {
 		}
 		prev := ahat[(t-1)*k : t*k]
 		if ag != nil {
+			agt := hmmGammaAt(ag, k, t)
 			for i, a := range prev {
 				if a == 0 {
 					continue
 				}
-				row := ag[i*k : i*k+k]
+				row := agt[i*k : i*k+k]
 				for j, v := range wb {
 					row[j] += g * a * v
 				}
 			}
 		}
-		// β̂_{t−1} = Γ wb
+		// β̂_{t−1} = Γ_t wb
+		gt := hmmGammaAt(gv, k, t)
 		for i := range beta {
 			s := 0.0
-			for j, v := range gv[i*k : i*k+k] {
+			for j, v := range gt[i*k : i*k+k] {
 				s += v * wb[j]
 			}
 			beta[i] = s
@@ -352,9 +372,10 @@ func (p *Program) hmmError(n *node) error {
 	k := p.arg(n, 0).shape.Cols
 	g, r := p.arg(n, 1), p.arg(n, 2)
 	msg, badSum := hmmArgWhy(n.op.String(), p.v(g), p.v(r), k, p.fail)
-	arg, e, what := n.args[1], p.fail, fmt.Sprintf("Gamma[%d, %d]", p.fail/k, p.fail%k)
-	if p.fail >= k*k {
-		arg, e, what = n.args[2], p.fail-k*k, fmt.Sprintf("rho[%d]", p.fail-k*k)
+	cols := g.shape.Cols
+	arg, e, what := n.args[1], p.fail, fmt.Sprintf("Gamma[%d, %d]", p.fail/cols, p.fail%cols)
+	if ng := g.n; p.fail >= ng {
+		arg, e, what = n.args[2], p.fail-ng, fmt.Sprintf("rho[%d]", p.fail-ng)
 	}
 	if note, ok := p.cellNoteOf(arg, e); ok {
 		msg += "; " + what + " is " + note
@@ -376,14 +397,20 @@ func NoStartHelps(err error) bool {
 	return DataOnly(err) || err != nil && strings.Contains(err.Error(), HMMSumNote)
 }
 
-// hmmArgWhy says why entry i of Gamma (rho's past K², as hmmCheck
-// returns them) makes it or rho not stochastic, for the function name,
-// and whether the entry's row sums to other than 1 (the entry is >= 0).
+// hmmArgWhy says why entry i of Gamma (rho's past Gamma's length, as
+// hmmCheck returns them) makes it or rho not stochastic, for the function
+// name, and whether the entry's row sums to other than 1 (the entry is
+// >= 0). A time-varying Gamma [N − 1, K·K] names its row t and the K-block
+// of the state the step leaves.
 func hmmArgWhy(name string, gv, rv []float64, k, i int) (why string, badSum bool) {
-	what, row, el := "Gamma", gv, fmt.Sprintf("[%d, %d]", i/k, i%k)
-	if i >= k*k {
-		what, row, el = "rho", rv, fmt.Sprintf("[%d]", i-k*k)
-		i -= k * k
+	cols := k
+	if len(gv) != k*k {
+		cols = k * k
+	}
+	what, row, el := "Gamma", gv, fmt.Sprintf("[%d, %d]", i/cols, i%cols)
+	if i >= len(gv) {
+		what, row, el = "rho", rv, fmt.Sprintf("[%d]", i-len(gv))
+		i -= len(gv)
 	} else {
 		row = gv[i/k*k : i/k*k+k]
 	}
@@ -396,6 +423,10 @@ func hmmArgWhy(name string, gv, rv []float64, k, i int) (why string, badSum bool
 	}
 	if what == "rho" {
 		return fmt.Sprintf("%s: rho sums to %.17g, not 1: it is the first state's distribution, a simplex", name, s), true
+	}
+	if cols != k {
+		t, from := i/cols, i%cols/k
+		return fmt.Sprintf("%s: row %d of the time-varying Gamma, its entries %d..%d (the transition from state %d at step %d to step %d), sums to %.17g, not 1: each block of K entries is the distribution of the next state, a simplex", name, t, from*k, from*k+k-1, from, t, t+1, s), true
 	}
 	return fmt.Sprintf("%s: row %d of Gamma sums to %.17g, not 1: row i is the distribution of the state after state i, a simplex (a matrix whose columns sum to 1 is the transpose of Stan's and gpp's Gamma)", name, i/k, s), true
 }

@@ -253,7 +253,7 @@ func TestHMMMarginalShapes(t *testing.T) {
 		want           string
 	}{
 		{Matrix(2, 5), Matrix(2, 2), Vector(2), "log_omega is [2, 5] and Gamma [2, 2]: log_omega has a row per observation and a column per state, the transpose of Stan's [K, N]"},
-		{Matrix(5, 2), Matrix(3, 3), Vector(2), "Gamma must be [2, 2], one row and column per column of log_omega, got [3, 3]"},
+		{Matrix(5, 2), Matrix(3, 3), Vector(2), "Gamma must be [2, 2], one row and column per column of log_omega, or [4, 4] (time-varying: row t the transition matrix from step t to t + 1, row-major), got [3, 3]"},
 		{Matrix(5, 2), Matrix(2, 2), Vector(3), "rho must be a vector [2], got [3]"},
 		{Vector(5), Matrix(2, 2), Vector(2), "log_omega must be a matrix [N, K], got [5]"},
 		{Matrix(5, 0), Matrix(0, 0), Vector(0), "log_omega [5, 0] has no states"},

@@ -61,8 +61,9 @@ func (p *Program) drawHMMLatent(n *node, z []float64) {
 	z[rows-1] = float64(next)
 	for t := rows - 2; t >= 0; t-- {
 		tot := 0.0
+		gt := hmmGammaAt(gv, k, t+1)
 		for i, a := range ahat[t*k : t*k+k] {
-			row[i] = a * gv[i*k+next]
+			row[i] = a * gt[i*k+next]
 			tot += row[i]
 		}
 		// tot > 0: state next at t+1 had positive filtered mass, so some

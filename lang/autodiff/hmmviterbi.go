@@ -48,13 +48,21 @@ func (p *Program) evalHMMViterbi(n *node) bool {
 	}
 	s := p.s(n)
 	back, lg, delta, next := s[:rows*k], s[rows*k:rows*k+k*k], s[rows*k+k*k:rows*k+k*k+k], s[rows*k+k*k+k:]
-	for i, v := range gv {
-		lg[i] = math.Log(v)
+	tv := len(gv) != k*k // time-varying: log Γ_t at each step
+	if !tv {
+		for i, v := range gv {
+			lg[i] = math.Log(v)
+		}
 	}
 	for j := range delta {
 		delta[j] = math.Log(rv[j]) + lo[j]
 	}
 	for t := 1; t < rows; t++ {
+		if tv {
+			for i, v := range hmmGammaAt(gv, k, t) {
+				lg[i] = math.Log(v)
+			}
+		}
 		for j := range next {
 			best, arg := math.Inf(-1), 0
 			for i, d := range delta {

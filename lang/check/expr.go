@@ -1663,7 +1663,7 @@ func filterPhiTooLong(p, t Dim) bool {
 // hmmShape checks the shapes of hmm_marginal, hmm_hidden_state_prob,
 // hmm_latent_rng and hmm_viterbi:
 // log_omega [N, K] (a row per observation, the transpose of Stan's),
-// Gamma [K, K] and rho [K]. A vector [N] is the log_omega [N, 1] of one
+// Gamma [K, K] or, time-varying, [N − 1, K·K] (hmmTimeVarying) and rho [K]. A vector [N] is the log_omega [N, 1] of one
 // state: logpdf(y, Normal(mu', sigma)) of a mu [1] is one (§5, rule 4).
 func (c *checker) hmmShape(e *ast.CallExpr, args []Type) bool {
 	so, sg, sr := args[0].Shape, args[1].Shape, args[2].Shape
@@ -1672,8 +1672,17 @@ func (c *checker) hmmShape(e *ast.CallExpr, args []Type) bool {
 		so = Shape{so[0], one}
 	}
 	k := so[1]
+	square := compareDims(sg[0], sg[1]) != dimDiffer && compareDims(k, sg[1]) != dimDiffer
+	if tv := hmmTimeVarying(so, sg); tv == dimEqual || tv == dimDeferred && !square && compareDims(sg[0], sg[1]) != dimEqual {
+		// one transition matrix per step, row-major: rho has K elements
+		if compareDims(sr[0], k) == dimDiffer {
+			c.errorf(e.Args[2].Pos(), "%s: `%s` is %s but log_omega has %s states: rho needs one element per state", e.Fun.Name, exprString(e.Args[2]), sr.String(), k.String())
+			return false
+		}
+		return c.hmmParamSimplex(e, args)
+	}
 	if compareDims(sg[0], sg[1]) == dimDiffer {
-		c.errorf(e.Args[1].Pos(), "%s expects a square Gamma [K, K]; `%s` is %s", e.Fun.Name, exprString(e.Args[1]), sg.String())
+		c.errorf(e.Args[1].Pos(), "%s expects a square Gamma [K, K], or [N - 1, K*K] for one transition matrix per step (row t, row-major, the step from t to t + 1); `%s` is %s", e.Fun.Name, exprString(e.Args[1]), sg.String())
 		return false
 	}
 	g := moreInformative(sg[0], sg[1])
@@ -1695,6 +1704,30 @@ func (c *checker) hmmShape(e *ast.CallExpr, args []Type) bool {
 		return false
 	}
 	return c.hmmParamSimplex(e, args)
+}
+
+// hmmTimeVarying says whether Gamma sg may be the time-varying
+// [N − 1, K·K] of log_omega so [N, K]: row t the row-major transition
+// matrix from step t to t + 1. dimEqual when it certainly is (the sizes
+// known: its columns K² with K > 1, its rows N − 1), dimDiffer when it
+// certainly is not, dimDeferred when the data decide.
+func hmmTimeVarying(so, sg Shape) dimRel {
+	k, n := so[1], so[0]
+	kk, rows := Dim{N: -1, Name: k.String() + "*" + k.String(), Derived: true}, Dim{N: -1, Name: n.String() + " - 1", Derived: true}
+	if k.Known() {
+		kk = knownDim(k.N * k.N)
+	}
+	if n.Known() && n.N >= 1 {
+		rows = knownDim(n.N - 1)
+	}
+	rc, cc := compareDims(sg[0], rows), compareDims(sg[1], kk)
+	switch {
+	case rc == dimDiffer || cc == dimDiffer:
+		return dimDiffer
+	case rc == dimEqual && cc == dimEqual && k.N > 1:
+		return dimEqual
+	}
+	return dimDeferred
 }
 
 // hmmParamSimplex refuses a param passed as the HMM's Gamma or rho whose
