@@ -165,29 +165,19 @@ func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r 
 		bad, min = hb, curvRatio
 	}
 	group, n, left := curvGroup(cc, bad, min)
-	var cands []string
-	if group != nil {
-		cands = append(cands, strings.Join(group, "+"))
-	}
-	// --fullrank all, every param joint (Stan's fullrank), within
-	// sgvb.MaxFullRank elements however many have gamma factors: the ELBO
-	// decides, and where a group holds too many gamma elements to be
-	// named it may still win (a claims triangle's 45 missing cells: all
-	// +9.4 nats, the reserve's sd as NUTS's; GPFA's 88 lose 11–19).
-	if cc.triesAll(group) {
-		cands = append(cands, "all")
-	}
-	// past it, with no group within the limits, every param in a low-rank
-	// joint factor (autoLowRank): a psycholinguist's crossed random
-	// effects, 117 elements, gained 7.4 nats (triesLowRank)
-	if cc.triesLowRank(group) {
-		cands = append(cands, lowRankFlag)
-	}
+	cands, pair, pn, pleft := autoGroupCands(cc, bad, group)
 	first := "" // the banded refit, the larger cure (walkFirst), tried first
 	if walk != "" {
 		first = fmt.Sprintf("--fullrank %s (which holds the chain the hint below names), then with ", walk)
 	}
 	switch {
+	case group == nil && pair != nil:
+		more := ""
+		if len(cands) > 1 {
+			more = ", then with --fullrank " + cands[1]
+		}
+		con.info("--fullrank auto: %s's sd is about %s× too small by the curvature, and no joint factor of at most %d elements (%d of gamma factors) brings every sd under %.1f×; refitting with %s--fullrank %s (%d elements, the pair the curvature names; by it, their sds are left at most %.1f× too small)%s",
+			cc.names[bad[0]], ratioText(cc.c.Ratio[bad[0]]), sgvb.MaxFullRank, curvMaxGamma, min, first, cands[0], pn, pleft, more)
 	case len(cands) == 0 && walk == "":
 		con.note(head+"no joint factor of at most %d elements (%d of gamma factors) repairs the sds the curvature check finds too small, so the mean-field fit is kept (the hint below)", sgvb.MaxFullRank, curvMaxGamma)
 		cc.autoNone = true
@@ -216,6 +206,36 @@ func autoFullRankFit(ctx context.Context, cfg *fitConfig, l *pipeline.Loaded, r 
 	// the mean-field hint, naming the group to try
 	cc.autoLost = lost
 	return r, s, cc
+}
+
+// autoGroupCands returns the joint factors --fullrank auto refits with,
+// in order, where the curvature check finds the elements bad too small:
+// group (curvGroup's, nil for none within the limits); else the pair the
+// curvature names where it mends the worst (pairGroup, with its size and
+// the ratio it leaves); then --fullrank all or, past sgvb.MaxFullRank,
+// --fullrank all --rank autoLowRank.
+func autoGroupCands(cc *curvCheck, bad []int, group []string) (cands, pair []string, pn int, pleft float64) {
+	if group != nil {
+		cands = append(cands, strings.Join(group, "+"))
+	} else if pair, pn, pleft, _ = pairGroup(cc, bad); pair != nil {
+		// no group mends them all: the pair mends the worst
+		cands = append(cands, strings.Join(pair, "+"))
+	}
+	// --fullrank all, every param joint (Stan's fullrank), within
+	// sgvb.MaxFullRank elements however many have gamma factors: the ELBO
+	// decides, and where a group holds too many gamma elements to be
+	// named it may still win (a claims triangle's 45 missing cells: all
+	// +9.4 nats, the reserve's sd as NUTS's; GPFA's 88 lose 11–19).
+	if cc.triesAll(group) {
+		cands = append(cands, "all")
+	}
+	// past it, with no group within the limits, every param in a low-rank
+	// joint factor (autoLowRank): a psycholinguist's crossed random
+	// effects, 117 elements, gained 7.4 nats (triesLowRank)
+	if cc.triesLowRank(group) {
+		cands = append(cands, lowRankFlag)
+	}
+	return cands, pair, pn, pleft
 }
 
 // autoKGood is the Pareto k̂ below which a fit's reading is "good"

@@ -58,7 +58,7 @@ func TestCurvatureOrderedElements(t *testing.T) {
 	if !(want[1] >= curvRatio && want[2] < curvRatio) {
 		t.Fatalf("ratios %v: the test wants c[1]'s at least %g and c[2]'s below", want, curvRatio)
 	}
-	narrow, unchecked := narrowSds(s, r, nil, cc)
+	narrow, unchecked, _ := narrowSds(s, r, nil, cc)
 	if !narrow["a"] || !narrow["c[0]"] || !narrow["c[1]"] || narrow["c[2]"] || len(narrow) != 3 || unchecked != nil {
 		t.Errorf("marked %v, unchecked %v: want a, c[0] and c[1] marked *, nothing ?", narrow, unchecked)
 	}

@@ -1644,6 +1644,10 @@ type drawsHeader struct {
 	// unchecked names the elements whose sds a partial curvature check
 	// could not judge, which the table marks ? (narrowSds; nil: none).
 	unchecked map[string]bool
+	// mild names the elements whose sds the curvature check reads
+	// mildRatio to curvRatio times too small, which the table marks ~
+	// (narrowSds; nil: none).
+	mild map[string]bool
 	// heldOut is gpp predict's held-out lppd (heldOutLPPD), computed once
 	// for lppd.csv and the summary's held-out line (nil: none).
 	heldOut *heldOut

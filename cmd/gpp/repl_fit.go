@@ -436,8 +436,8 @@ func (r *repl) fitCmd(args []string) {
 	r.fits++
 	r.fit = &replFit{res: res, n: r.fits, seed: s.Seed, draws: cfg.outputDraws, made: r.fitOf(sets), levels: h.levels, sizes: h.sizes, columns: h.columns, axes: savedAxes(ds.vars)}
 	r.sample = nil // the queries answer from this fit, not an earlier :sample
-	narrow, unchecked := narrowSds(s, res, nil, curv)
-	printReplFit(r.out, cfg, res, h.evidence, ds, st, written, r.fits, start, narrow, unchecked)
+	narrow, unchecked, mild := narrowSds(s, res, nil, curv)
+	printReplFit(r.out, cfg, res, h.evidence, ds, st, written, r.fits, start, sdMarks{narrow, unchecked, mild})
 	if cfg.prof != nil {
 		printProfile(r.out, cfg.prof)
 	}
@@ -508,12 +508,12 @@ func (r *repl) dataHashes() []string {
 // printReplFit prints a fit's summary: gpp fit's table with the REPL's
 // 0-based element names in row-major order, then the diagnostics, with
 // where q started unless it was the default start: fit n's start line.
-func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ev *evidenceOutcome, ds *drawSet, st []stats, written []string, n int, start string, narrow, unchecked map[string]bool) {
+func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ev *evidenceOutcome, ds *drawSet, st []stats, written []string, n int, start string, marks sdMarks) {
 	pc := cfg.percentilesOf(st)
 	head := pc.hdiHead(pc.head([]string{"name", "family", "mean", "sd"}, "", "%"))
 	t := headedTable(head, 2)
 	var marked narrowTally // the sds marked too small (narrow)
-	queried := 0           // and unchecked
+	queried, mild := 0, 0  // and unchecked, and mildly too small
 	for _, v := range ds.vars {
 		col := make([]int, len(v.elems)) // row-major element → column
 		for j, k := range v.elems {
@@ -525,16 +525,16 @@ func printReplFit(w io.Writer, cfg *fitConfig, res *sgvb.Result, ev *evidenceOut
 				break
 			}
 			s := st[c]
-			t.row(markFinite(pc.hdiCells(pc.cells([]string{v.elemName(k), v.family, cfg.num(s.mean), sdCell(cfg.num(s.sd), &v, k, narrow, unchecked, &marked, &queried)}, c, cfg.num), s, cfg.num), 2, s)...)
+			t.row(markFinite(pc.hdiCells(pc.cells([]string{v.elemName(k), v.family, cfg.num(s.mean), sdCell(cfg.num(s.sd), &v, k, marks, &marked, &queried, &mild)}, c, cfg.num), s, cfg.num), 2, s)...)
 		}
 	}
 	t.print(w)
-	printMarkNotes(w, marked.shownParams+marked.shownOutputs, queried)
+	printMarkNotes(w, marked.shownParams+marked.shownOutputs, queried, mild)
 	fmt.Fprintln(w)
 	if start != "" {
 		fmt.Fprintf(w, "start        fit %d %s\n", n, start)
 	}
-	printFitStatus(w, cfg, res, nil, ev, ds, written, tallyNarrow(ds.vars, narrow, marked))
+	printFitStatus(w, cfg, res, nil, ev, ds, written, tallyNarrow(ds.vars, marks.narrow, marked))
 }
 
 // fitMeasure identifies a fit by its ELBO, or by its log joint at a MAP

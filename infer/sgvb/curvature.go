@@ -322,6 +322,17 @@ func leftOut(L *mat.SymDense) ([]bool, int) {
 	return left, wrong
 }
 
+// CurvatureOfPrecision returns the Curvature of a posterior whose
+// precision at the mode is L (its sds' ratios, partners and
+// GroupRatios), or ErrNotDefinite: for a caller, or a test, that holds
+// the precision rather than a fit.
+func CurvatureOfPrecision(L *mat.SymDense) (*Curvature, error) {
+	n, _ := L.Dims()
+	H := mat.NewSymDense(n, nil)
+	H.ScaleSym(-1, L)
+	return curvatureOf(H)
+}
+
 // curvatureOf returns the Curvature of the precision Λ = −H, or
 // ErrNotDefinite where Λ or its inverse has no Cholesky factor.
 func curvatureOf(H *mat.SymDense) (*Curvature, error) {
