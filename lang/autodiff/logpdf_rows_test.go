@@ -223,7 +223,7 @@ func TestLogPDFRowsErrors(t *testing.T) {
 		{"cutpoints out of order", []float64{1, 0}, func(b *Builder) ID {
 			y := b.Const([]float64{0, 2}, Vector(2), at(1, 1))
 			return b.Sum(b.OrderedLogPDF(y, b.Scalar(0, at(1, 1)), b.Input("c", Vector(2), at(1, 1)), true, at(3, 9)), at(3, 1))
-		}, "model.gpp:3:9: OrderedProbit: the cutpoints must be strictly increasing: c[1] = 0 is not above c[0] = 1"},
+		}, "model.gpp:3:9: OrderedProbit: the cutpoints must be strictly increasing: c[1] = 0 is not above c[0] = 1; declare the cutpoints ordered[2], a param kept increasing (a real vector is not)"},
 	} {
 		t.Run(c.name, func(t *testing.T) { wantPositioned(t, runOne(t, c.x, c.build), c.want) })
 	}

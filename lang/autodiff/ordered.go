@@ -280,6 +280,37 @@ func (p *Program) gradOrderedLogistic(n *node, gv []float64) {
 	}
 }
 
+// cutCountHint says, where the values of an ordinal ~ are integers from 0
+// up past the k cutpoints' last category k (and not 1-based, which
+// oneBasedAdvice explains), that k cutpoints give categories 0..k and how
+// many the largest value needs: a 9-point scale coded 0..8 against
+// ordered[7] (2026-12-02).
+func cutCountHint(vals []float64, k int) string {
+	top := -1.0
+	for _, v := range vals {
+		if v != math.Trunc(v) || v < 0 || math.IsInf(v, 0) {
+			return ""
+		}
+		top = max(top, v)
+	}
+	if top <= float64(k) || oneBasedAdvice(vals, k+1, "") != "" {
+		return ""
+	}
+	return fmt.Sprintf("; K cutpoints give K+1 categories 0..K, so these %d give 0..%d: declare the cutpoints ordered[%g] for categories 0..%g", k, k, top, top)
+}
+
+// orderedHint is the advice for cutpoints that are not increasing: a
+// real[8] param where ordered[8] was meant starts with every cutpoint at
+// its prior mean, all equal (2026-12-02).
+// rows: the cutpoints are a row per element.
+func orderedHint(k int, rows bool) string {
+	h := fmt.Sprintf("; declare the cutpoints ordered[%d], a param kept increasing (a real vector is not)", k)
+	if rows {
+		h += fmt.Sprintf(", or ordered[G, %d] for a row per group; rows built from them, as d * c', stay increasing for d > 0", k)
+	}
+	return h
+}
+
 // orderedError explains a failed or non-finite OrderedLogistic node.
 func (p *Program) orderedError(n *node, ok bool) error {
 	y, e, c := p.arg(n, 0), p.arg(n, 1), p.arg(n, 2)
@@ -288,16 +319,16 @@ func (p *Program) orderedError(n *node, ok bool) error {
 	k, cstep := cutRows(c.shape)
 	if !ok {
 		if p.fail >= 0 {
-			return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: value %g is not a category 0..%d", name, yv[p.fail], k), elemPart(y.shape, p.fail))+oneBasedAdvice(yv, k+1, name+"(eta, c)"))
+			return ast.Errorf(n.pos, "%s", msg(fmt.Sprintf("%s: value %g is not a category 0..%d", name, yv[p.fail], k), elemPart(y.shape, p.fail))+oneBasedAdvice(yv, k+1, name+"(eta, c)")+cutCountHint(yv, k))
 		}
 		j := -1 - p.fail
 		sa, sb := shortPair(cv[j], cv[j-1])
 		if cstep > 0 { // a row per element: name the row
 			r := j / k
-			return ast.Errorf(n.pos, "%s: the cutpoints must be strictly increasing in each row: c[%d, %d] = %s is not above c[%d, %d] = %s, the cutpoints of element %d",
-				name, r, j%k, sa, r, j%k-1, sb, r)
+			return ast.Errorf(n.pos, "%s: the cutpoints must be strictly increasing in each row: element %d's row of cutpoints has [%d] = %s, not above [%d] = %s%s",
+				name, r, j%k, sa, j%k-1, sb, orderedHint(k, true))
 		}
-		return ast.Errorf(n.pos, "%s: the cutpoints must be strictly increasing: c[%d] = %s is not above c[%d] = %s", name, j, sa, j-1, sb)
+		return ast.Errorf(n.pos, "%s: the cutpoints must be strictly increasing: c[%d] = %s is not above c[%d] = %s%s", name, j, sa, j-1, sb, orderedHint(k, false))
 	}
 	if i := firstBad(ev); i >= 0 {
 		return ast.Errorf(n.pos, "%s: eta must be finite (got %g%s)", name, ev[i], withComma(elemPart(e.shape, i)))

@@ -191,7 +191,7 @@ func TestOrderedLogisticErrors(t *testing.T) {
 		{"category too large", []float64{0, -1, 1}, func(b *Builder) ID {
 			y := b.Const([]float64{0, 3, 1}, Vector(3), at(1, 1))
 			return b.OrderedLogistic(y, b.Scalar(0, at(1, 1)), b.Input("c", Vector(2), at(1, 1)), false, at(4, 7))
-		}, "model.gpp:4:7: OrderedLogistic: value 3 is not a category 0..2 (element [1])"},
+		}, "model.gpp:4:7: OrderedLogistic: value 3 is not a category 0..2 (element [1]); K cutpoints give K+1 categories 0..K, so these 2 give 0..2: declare the cutpoints ordered[3] for categories 0..3"},
 		{"1-based categories", []float64{0, -1, 1}, func(b *Builder) ID {
 			y := b.Const([]float64{1, 3, 2, 3}, Vector(4), at(1, 1))
 			return b.OrderedLogistic(y, b.Scalar(0, at(1, 1)), b.Input("c", Vector(2), at(1, 1)), false, at(4, 7))
@@ -203,11 +203,11 @@ func TestOrderedLogisticErrors(t *testing.T) {
 		{"cutpoints not increasing", []float64{-1, 2, 2}, func(b *Builder) ID {
 			y := b.Const([]float64{0, 1}, Vector(2), at(1, 1))
 			return b.OrderedLogistic(y, b.Scalar(0, at(1, 1)), b.Input("c", Vector(3), at(1, 1)), false, at(5, 3))
-		}, "model.gpp:5:3: OrderedLogistic: the cutpoints must be strictly increasing: c[2] = 2 is not above c[1] = 2"},
+		}, "model.gpp:5:3: OrderedLogistic: the cutpoints must be strictly increasing: c[2] = 2 is not above c[1] = 2; declare the cutpoints ordered[3], a param kept increasing (a real vector is not)"},
 		{"grouped cutpoints not increasing", []float64{0, 1, 3, -1, 2, 2}, func(b *Builder) ID {
 			y := b.Const([]float64{0, 1}, Vector(2), at(1, 1))
 			return b.OrderedLogistic(y, b.Scalar(0, at(1, 1)), b.Input("c", Matrix(2, 3), at(1, 1)), false, at(5, 3))
-		}, "model.gpp:5:3: OrderedLogistic: the cutpoints must be strictly increasing in each row: c[1, 2] = 2 is not above c[1, 1] = 2, the cutpoints of element 1"},
+		}, "model.gpp:5:3: OrderedLogistic: the cutpoints must be strictly increasing in each row: element 1's row of cutpoints has [2] = 2, not above [1] = 2; declare the cutpoints ordered[3], a param kept increasing (a real vector is not), or ordered[G, 3] for a row per group; rows built from them, as d * c', stay increasing for d > 0"},
 		{"grouped cutpoints, a row per element", nil, func(b *Builder) ID {
 			y := b.Const([]float64{0, 1, 2}, Vector(3), at(1, 1))
 			return b.OrderedLogistic(y, b.Scalar(0, at(1, 1)), b.Input("c", Matrix(2, 3), at(1, 1)), true, at(6, 2))

@@ -410,11 +410,11 @@ func (p *Program) checkDataValues() error {
 				}
 			}
 		case OpOrderedLogistic:
-			k := p.arg(n, 2).n
+			k, _ := cutRows(p.arg(n, 2).shape) // cutpoints per row: a row's count
 			for j, x := range p.v(y) {
 				if catIndex(x, k+1) < 0 {
 					name := orderedName(n.i0 == 1)
-					hint := oneBasedAdvice(p.v(y), k+1, name+"(eta, c)")
+					hint := oneBasedAdvice(p.v(y), k+1, name+"(eta, c)") + cutCountHint(p.v(y), k)
 					if c, at, ok := p.cellOf(n.args[0], j); ok {
 						return ast.Errorf(at, "%s: value %g is not a category 0..%d, as %s at %s needs%s", c.name, x, k, name, n.pos, hint)
 					}

@@ -91,6 +91,7 @@ func (l *lowerer) density(call *ast.CallExpr, lhs ast.Node, v value, lat *check.
 		}
 		l.add(l.b.Sum(l.dirichletMultinomial(val, args[0], pos), pos), pos)
 	case "OrderedLogistic", "OrderedProbit":
+		l.ordinalBoundCheck(call, lhs, args[1])
 		l.ordinalEmptyNote(call, lhs, v, args[1])
 		if l.obsMask.node {
 			l.maskedDensity(l.b.OrderedLogPDF(val, args[0], args[1], d.Name == "OrderedProbit", pos), l.obsMask.id, pos)
