@@ -74,6 +74,11 @@ func nonCentredParams(file *ast.File, info *check.Info) []nonCentredParam {
 		if p.use == nil {
 			continue
 		}
+		if lat.Dims.Rank() == 0 && info.Types[p.scale].Shape.Rank() > 0 {
+			// a scalar that scales an array (sd_u * z_u[g], both
+			// Normal(0, 1)) is the array's scale, not an innovation
+			continue
+		}
 		b, bin := p.use.(*ast.BinaryExpr)
 		p.matrix = !bin || !scalingOp(b, info)
 		if t, ok := p.scale.(*ast.TransposeExpr); ok && p.matrix {

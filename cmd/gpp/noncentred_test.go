@@ -69,6 +69,11 @@ y ~ Normal(x, 0.2)
 		// gauge R&R's s_op * zb[op]: an element of z by a scalar scale
 		{"element of z", "data g: int[J]\nparam z: real[J] ~ Normal(0, 1)\ny ~ Normal(mu + tau * z[g], 1)\n",
 			"tau", "param z_c: real[J] ~ Normal(0, tau) in place of param z, and z_c[g] in place of tau * z[g]", "tau * z[g]"},
+		// a real scalar with the prior Normal(0, 1) that scales z is z's
+		// scale, not a second innovation scaled by z[g] (a trial's hint
+		// listed sd_u among them)
+		{"standard-normal scale", "data g: int[J]\nparam sd: real ~ Normal(0, 1)\nparam z: real[J] ~ Normal(0, 1)\ny ~ Normal(mu + sd * z[g], 1)\n",
+			"sd", "param z_c: real[J] ~ Normal(0, sd) in place of param z, and z_c[g] in place of sd * z[g]", "sd * z[g]"},
 		{"element of z by a vector", "data g: int[J]\nparam z: real[J] ~ Normal(0, 1)\ny ~ Normal(mu + s .* z[g], 1)\n", "", "", ""},
 		// a chain of scalings is one: its scale all factors but z
 		{"chain", "param z: real[J] ~ Normal(0, 1)\nlet a = mu * z * tau\ny ~ Normal(a, 1)\n",
