@@ -152,8 +152,12 @@ type looFit struct {
 	waic    bool
 	matched int  // observations moment matched (loo.csv's comment line)
 	kfold   bool // a gpp kfold's kfold.csv: elpd_kfold, and k̂ of its draws' terms
-	nuts    bool // a gpp sample's loo.csv: NUTS's draws, no q behind its k̂
-	joint   bool // a fit whose q has a joint factor (--fullrank, --rank, --band)
+	// group is the --group of a gpp kfold whose folds held out whole
+	// groups (kfold.json's group; "": one observation's fold, or LOO):
+	// its elpd is of a new group's observations (heldOutTask).
+	group string
+	nuts  bool // a gpp sample's loo.csv: NUTS's draws, no q behind its k̂
+	joint bool // a fit whose q has a joint factor (--fullrank, --rank, --band)
 	// conditional names the params with an element per observation that
 	// the fit's log_lik reads (loo.csv's looCondComment line;
 	// nil: none), which makes it too optimistic against a model that
@@ -372,6 +376,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	markCopies(ranks)
+	unrankTasks(ranks)
 	for _, f := range fits[1:] {
 		if differ, known := otherObservations(fits[0].observed, fits[0].covs, f.observed, f.covs); known {
 			if len(differ) > 0 {
@@ -448,6 +453,9 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	printComparison(stdout, ranks, *method)
 	for _, n := range copyNotes(ranks) {
+		errorf(stderr, "note: %s", n)
+	}
+	if n := taskNote(ranks); n != "" {
 		errorf(stderr, "note: %s", n)
 	}
 	if *csvOut != "" {
@@ -627,6 +635,7 @@ func readLOOFit(arg string, src sources) (*looFit, error) {
 		switch {
 		case own == kfoldFile:
 			f.model += " (K-fold)"
+			f.group = ff.Group
 		case ff.Method == "laplace": // as a sample's "(NUTS)": its q is not SGVB's
 			f.model += " (Laplace)"
 		case ff.Method == "pathfinder":
@@ -777,6 +786,8 @@ type fitMeta struct {
 	Method          string            `json:"method"`
 	Files           []string          `json:"files"`
 	FileSHA256      map[string]string `json:"files_sha256"`
+	// Group: kfold.json's group, the --group whose groups its folds held out.
+	Group string `json:"group,omitempty"`
 	// fit.json's q and its restarts': whether q has a joint factor
 	// (jointQ; omitted from kfold.json, which has none of them).
 	fitQMeta
@@ -1105,6 +1116,9 @@ func modelWeights(ranks []looRank, method string, seed uint64) ([]error, error) 
 	if len(kept) == 0 {
 		return warns, errors.New("no fit has an elpd at every observation")
 	}
+	if mixedTasks(ranks) {
+		return warns, nil // different prediction tasks: taskNote says so
+	}
 	if len(kept) == 1 && hasCopies(ranks) {
 		return warns, nil // copies of one model: a lone weight 1 would read as decisive
 	}
@@ -1227,6 +1241,7 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 	qDoubt := false        // some of them are fits of q
 	unestimated := false   // some of them have a k̂ not estimated
 	weighed := weighReliable(ranks)
+	mixed := mixedTasks(ranks)
 	for _, r := range ranks {
 		label := r.fit.label
 		if len(r.fit.conditional) > 0 {
@@ -1236,6 +1251,9 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 		if pAboveN(r.p, r.nObserve) {
 			label += " !"
 			absurd = true
+		}
+		if mixed && heldOutTask(r.fit) != "" {
+			label += " #"
 		}
 		if r.unreliable() {
 			label += " ?"
@@ -1248,10 +1266,14 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 			unestimated = unestimated || r.noK > 0
 		}
 		weight := weightNum(r.weight)
-		if r.unreliable() || !weighed || r.copyOf != "" {
-			weight = "-" // withheld: the ? note, or copyNotes, says why
+		if r.unreliable() || !weighed || r.copyOf != "" || mixed {
+			weight = "-" // withheld: the ? note, copyNotes or the # note says why
 		}
-		cells := []string{label, num1(r.elpd), num1(r.se), num1(r.diff), num1(r.seDiff), weight, num1(r.p), strconv.Itoa(r.badK)}
+		diff, seDiff := num1(r.diff), num1(r.seDiff)
+		if math.IsNaN(r.diff) && heldOutTask(r.fit) != heldOutTask(ranks[0].fit) {
+			diff, seDiff = "-", "-" // unrankTasks: no preference across tasks
+		}
+		cells := []string{label, num1(r.elpd), num1(r.se), diff, seDiff, weight, num1(r.p), strconv.Itoa(r.badK)}
 		if withModel {
 			cells = slices.Insert(cells, 1, r.fit.model)
 		}
@@ -1283,6 +1305,11 @@ func printComparison(w io.Writer, ranks []looRank, method string) {
 	case "LOO and K-fold":
 		fmt.Fprint(w, "elpd and p are a LOO row's elpd_loo and p_loo. A K-fold row (gpp kfold) gives\n"+
 			"elpd_kfold and p_kfold, its k̂ that of each held-out observation's estimate.\n")
+	}
+	if mixed {
+		fmt.Fprint(w, "# held out whole groups (gpp kfold --group): the elpd of a new group's\n"+
+			"observations, not of a new observation of a known group as a LOO row's: no\n"+
+			"weights, and no elpd_diff between rows of different tasks (note below).\n")
 	}
 	if conditional {
 		fmt.Fprint(w, "* log_lik reads a param with an element per observation (loo.csv's\n"+

@@ -149,3 +149,58 @@ func TestKfoldWarningCounts(t *testing.T) {
 		}
 	}
 }
+
+// kfoldMetaRows is kfoldRows with a kfold.json of the model named by
+// dir's base whose folds held out the groups of group ("": none).
+func kfoldMetaRows(t *testing.T, dir string, elpd, k []float64, group string) string {
+	t.Helper()
+	kfoldRows(t, dir, elpd, k)
+	g := ""
+	if group != "" {
+		g = `, "group": "` + group + `"`
+	}
+	writeFile(t, dir, kfoldMetaFile, `{"format": "`+kfoldFormat+`", "model": "`+filepath.Base(dir)+`.gpp", "data": ["d.csv"], "method": "gamma", "files": ["kfold.csv", "kfold.json"]`+g+`}`)
+	return dir
+}
+
+// gpp compare gives no weights and no elpd_diff between a K-fold that
+// held out whole groups (kfold.json's group) and a LOO or an ungrouped
+// K-fold, which estimate another prediction task, and marks its row and
+// says so; two K-folds by the same --group stay a comparison.
+func TestCompareGroupedKfoldTask(t *testing.T) {
+	d := t.TempDir()
+	elpd := []float64{-1, -2, -1.5, -0.7}
+	k := []float64{0.1, 0.2, 0.3, 0.1}
+	g := kfoldMetaRows(t, filepath.Join(d, "g"), []float64{-3, -4, -3.5, -2}, k, "site")
+	g2 := kfoldMetaRows(t, filepath.Join(d, "g2"), []float64{-3.2, -4.1, -3.4, -2.5}, k, "site")
+	r := kfoldMetaRows(t, filepath.Join(d, "r"), []float64{-3.1, -4.2, -3.3, -2.4}, k, "region")
+	plain := kfoldMetaRows(t, filepath.Join(d, "plain"), elpd, k, "")
+	l := looRows(t, filepath.Join(d, "l"), []float64{-1.1, -2, -1.4, -0.8}, []float64{0.1, 0.1, 0.1, 0.1}, k)
+	for _, c := range []struct {
+		name  string
+		fits  []string
+		mixed bool
+	}{
+		{"grouped and LOO", []string{g, l}, true},
+		{"grouped and plain K-fold", []string{plain, g}, true},
+		{"other groups", []string{g, r}, true},
+		{"same group", []string{g, g2}, false},
+		{"plain K-fold and LOO", []string{plain, l}, false},
+	} {
+		code, stdout, stderr := runSafe(t, append([]string{"compare"}, c.fits...)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.name, code, stderr)
+		}
+		rows := strings.Split(stdout, "\n")[3:5]
+		weight := func(row string) string { f := strings.Fields(row); return f[len(f)-3] }
+		weighed := weight(rows[0]) != "-" && weight(rows[1]) != "-"
+		noted := strings.Contains(stderr, "different prediction tasks")
+		marked := strings.Contains(stdout, " # ")
+		if c.mixed && (weighed || !noted || !marked || !strings.Contains(rows[1], "      -        -")) {
+			t.Errorf("%s: want no weights nor elpd_diff across tasks, a # row and a note:\n%s\n%s", c.name, stdout, stderr)
+		}
+		if !c.mixed && (!weighed || noted || marked) {
+			t.Errorf("%s: one task: want weights and no task note:\n%s\n%s", c.name, stdout, stderr)
+		}
+	}
+}

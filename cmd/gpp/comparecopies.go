@@ -12,7 +12,7 @@ import (
 // one kind of estimate (LOO, K-fold or WAIC): their elpd differ only by
 // how well each approximates the one posterior.
 func sameModelData(a, b *looFit) bool {
-	if a.kfold != b.kfold || a.waic != b.waic || a.model == "" || b.model == "" || a.data == nil || b.data == nil {
+	if a.kfold != b.kfold || a.waic != b.waic || a.group != b.group || a.model == "" || b.model == "" || a.data == nil || b.data == nil {
 		return false
 	}
 	same := baseModel(a.model) == baseModel(b.model)

@@ -70,7 +70,7 @@ func plotComparison(w io.Writer, ranks []looRank) error {
 		if isFinite(r.p) {
 			lpds = append(lpds, plotter.XY{X: r.elpd + r.p, Y: y})
 		}
-		if i > 0 {
+		if i > 0 && isFinite(r.seDiff) { // NaN: another task's (unrankTasks)
 			diffs = append(diffs, plotter.XY{X: r.elpd, Y: y - 0.25})
 			dLo, dHi = append(dLo, r.elpd-r.seDiff), append(dHi, r.elpd+r.seDiff)
 		}

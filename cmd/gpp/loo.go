@@ -578,6 +578,22 @@ func looPWarning(ds *drawSet, dim int, fitK, fitESS float64, joint bool, jointFl
 	return w
 }
 
+// pLOOMarginRel is how far p_loo must exceed the model's p for
+// looPReading to read p_loo > p: by more than this share of p. A
+// road-safety trial's proportional-odds fit of its own simulation (p = 7,
+// n = 3000) had p_loo 7.25 ± 0.25 and NUTS 7.03: p_loo ≈ p is what a
+// right model with weak priors and many observations gives. p_loo's
+// standard error is no margin: it is largest where one observation
+// carries p_loo (TestLOODominantObservation's count of 10⁶: p_loo 25.6
+// for p = 2, se about 25), the case the reading is most for.
+const pLOOMarginRel = 0.05
+
+// pLOOAboveDim reports whether lo's p_loo exceeds dim parameters by more
+// than pLOOMarginRel of dim.
+func pLOOAboveDim(lo *sgvb.LOO, dim int) bool {
+	return dim > 0 && lo.P-float64(dim) > pLOOMarginRel*float64(dim)
+}
+
 // looPReading is looPWarning's reading of p_loo, less the observations
 // that carry most of it.
 func looPReading(ds *drawSet, dim int, fitK, fitESS float64, joint bool, jointFlag string) string {
@@ -590,14 +606,14 @@ func looPReading(ds *drawSet, dim int, fitK, fitESS float64, joint bool, jointFl
 	case pAboveN(lo.P, n):
 		return fmt.Sprintf("p_loo = %.3g is more than the %d observations of log_lik: elpd_loo (%.4g) is unreliable and the model badly misspecified (the loo package's check, p_loo > N), or it observes no data (no ~ on log_lik's data: the fit is of the prior); check the model, and its predictive checks (--plots)",
 			lo.P, n, lo.ELPD)
-	case dim > 0 && lo.P > float64(dim) && lo.BadK() > 0 && (qMisses(lo, fitK, fitESS) || qTail(lo)):
+	case pLOOAboveDim(lo, dim) && lo.BadK() > 0 && (qMisses(lo, fitK, fitESS) || qTail(lo)):
 		refit := "refit with " + jointFlag + " first"
 		if joint {
 			refit = "check q first (gpp sample draws the posterior itself; --against compares it with this fit)"
 		}
 		return fmt.Sprintf("p_loo = %.3g is more than the model's %d parameters, with Pareto k̂ above 0.7 for %d of %d observations, but p_loo is estimated from q's draws, and q misses part of the posterior (k̂ %s on the draws' own weights, %s on the fit's final draws): %s; the loo package's check (p_loo > p: a model likely badly misspecified) reads draws of the posterior, so heed it only once q's k̂ is below 0.7",
 			lo.P, dim, lo.BadK(), n, num3(lo.QK), num3(fitK), refit)
-	case dim > 0 && lo.P > float64(dim) && lo.BadK() > 0 && (looUnreliable(lo.BadK(), n) || dim*pFewN > n):
+	case pLOOAboveDim(lo, dim) && lo.BadK() > 0 && (looUnreliable(lo.BadK(), n) || dim*pFewN > n):
 		var why []string
 		if looUnreliable(lo.BadK(), n) {
 			why = append(why, "p_loo comes from the same PSIS weights as elpd_loo, so with that many observations flagged it is unreliable too")
@@ -607,7 +623,7 @@ func looPReading(ds *drawSet, dim int, fitK, fitESS float64, joint bool, jointFl
 		}
 		return fmt.Sprintf("p_loo = %.3g is more than the model's %d parameters, with Pareto k̂ above 0.7 for %d of %d observations (%s %%): the loo package reads p_loo > p as a likely badly misspecified model, but %s; elpd_loo is unreliable: K-fold cross-validation (gpp kfold) estimates it without PSIS, and the predictive checks (--plots) say whether the likelihood misses the data",
 			lo.P, dim, lo.BadK(), n, shareText(lo.BadK(), n), strings.Join(why, ", and "))
-	case dim > 0 && lo.P > float64(dim) && lo.BadK() > 0:
+	case pLOOAboveDim(lo, dim) && lo.BadK() > 0:
 		return fmt.Sprintf("p_loo = %.3g is more than the model's %d parameters, with Pareto k̂ above 0.7 for %d of %d observations: the model is likely badly misspecified (the loo package's check, p_loo > p) and elpd_loo unreliable; check its predictive checks (--plots), or a likelihood with wider tails (overdispersed)",
 			lo.P, dim, lo.BadK(), n)
 	}

@@ -103,11 +103,57 @@ func TestLOOPWarning(t *testing.T) {
 			t.Errorf("%d of %d flagged: %q, the weights' doubt %v", tc.bad, tc.n, got, many)
 		}
 	}
+	// p_loo above p by no more than 5 % of p (pLOOAboveDim): the trial's
+	// ordinal model, p 7, n 3000, p_loo 7.25 ± 0.25 with 7 flagged, gives
+	// no warning; 8.5 does, and so does an excess past 5 % of p, whatever
+	// p_loo's se (large where few observations carry it)
+	for _, tc := range []struct {
+		terms []float64
+		dim   int
+		warn  bool
+	}{
+		{spread(3000, 7.25, 0.25), 7, false},
+		{spread(3000, 8.5, 0.25), 7, true},
+		{spread(3000, 7.4, 0.05), 7, true},
+		{spread(3000, 7.3, 0.05), 7, false},      // within 5 % of p
+		{[]float64{0.2, 1.5, 0.3, 1.5}, 3, true}, // 3.5 ± 1.4
+		{[]float64{0.8, 0.9, 0.9, 0.9}, 3, true}, // 3.5 ± 0.1
+	} {
+		lo := &sgvb.LOO{ELPD: -10, QK: math.NaN()}
+		for i, p := range tc.terms {
+			lo.P += p
+			k := 0.2
+			if i < 7 {
+				k = 0.71
+			}
+			lo.Points = append(lo.Points, sgvb.LOOPoint{P: p, K: k})
+		}
+		got := looPWarning(&drawSet{loo: lo}, tc.dim, math.NaN(), math.NaN(), false, "--fullrank all")
+		if tc.warn != strings.Contains(got, "likely badly misspecified") {
+			t.Errorf("p_loo %.3g of %d terms, %d params: %q, want a warning %v", lo.P, len(tc.terms), tc.dim, got, tc.warn)
+		}
+	}
 	ds := loo(100, 0.9)
 	ds.looCond = []looCondParam{{name: "z"}}
 	if w := looPWarning(ds, 3, math.NaN(), math.NaN(), false, "--fullrank all"); w != "" {
 		t.Errorf("conditional log_lik: %q", w)
 	}
+}
+
+// spread returns n terms summing to total whose sum's standard error
+// (sgvb.SumSE) is se: alternately above and below their mean.
+func spread(n int, total, se float64) []float64 {
+	d := se * math.Sqrt(float64(n-1)) / float64(n)
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = total / float64(n)
+		if i%2 == 0 {
+			v[i] += d
+		} else {
+			v[i] -= d
+		}
+	}
+	return v
 }
 
 // TestFitWarnsUnobserved: the trial's 4PL with its ~ lines lost
