@@ -22,8 +22,13 @@ import (
 type walkParam struct {
 	lat  *check.Latent
 	stmt *ast.TildeStmt // the first ~ that makes the chain
-	band int            // the largest lag over the param's chain statements
-	walk bool           // the statement's location is the lagged element itself
+	// band is the bandwidth in row-major order that holds the chain: its
+	// largest lag over the param's chain statements, times the width of
+	// a row for a chain along a matrix's first axis (rows)
+	band int
+	lag  int  // the largest lag in steps of the chain
+	rows int  // for a chain along a matrix's first axis, the row's width; 0 otherwise
+	walk bool // the statement's location is the lagged element itself
 	// data, for a chain over data with missing cells: the data's name
 	// (lat is then its NAME_missing latent, whose elements, the missing
 	// cells in order, a banded factor ties as it does a param's)
@@ -43,6 +48,11 @@ type walkParam struct {
 	// step is the statement's step sd where it is a param (sigma_k in
 	// k[1:] ~ Normal(k[:T-1] + drift, sigma_k)), "" otherwise
 	step string
+	// linear says that every ~ that reads the param (directly or through
+	// lets) is a Normal whose value and location are linear in it and
+	// whose scale does not read it: a linear-Gaussian state space, whose
+	// states GaussianDLMObs integrates out
+	linear bool
 }
 
 // walkParams returns the params of file that a ~ statement makes a
@@ -60,14 +70,15 @@ func walkParams(file *ast.File, info *check.Info, missing map[string]bool) []wal
 			if info.UserDensities[s.Dist] != nil {
 				continue
 			}
-			lag, walk := chainLag(s, lat, info)
+			lag, rows, walk := chainLag(s, lat, info)
 			if lag == 0 {
 				continue
 			}
 			if p.stmt == nil {
 				p.stmt, p.walk, p.step = s, walk, stepParam(s, info)
 			}
-			p.band = max(p.band, lag)
+			p.lag, p.rows = max(p.lag, lag), max(p.rows, rows)
+			p.band = max(p.band, lag*max(rows, 1))
 		}
 		return p, p.stmt != nil && p.band <= sgvb.MaxBand
 	}
@@ -75,8 +86,9 @@ func walkParams(file *ast.File, info *check.Info, missing map[string]bool) []wal
 		if lat.Dims.Rank() < 1 || lat.Dims.Rank() > 2 || lat.Support.IsOrdered() || sgvb.CheckFullRank(lat.Support, 1) != nil {
 			continue
 		}
-		if p, ok := chain(lat, lat.Tildes); ok {
+		if p, ok := chain(lat, withLetTildes(file, info, lat)); ok {
 			p.coords = lat.Support.IsCoords()
+			p.linear = linearGaussian(file, info, lat)
 			out = append(out, p)
 		}
 	}
@@ -104,6 +116,95 @@ func walkParams(file *ast.File, info *check.Info, missing map[string]bool) []wal
 		}
 	}
 	return out
+}
+
+// withLetTildes returns lat's ~ statements and those on a part of a let
+// that reads lat (the velocities v = x[1:] - x[:T-1], v[1:] ~ Normal(beta
+// * v[:T-2], s)), in source order.
+func withLetTildes(file *ast.File, info *check.Info, lat *check.Latent) []*ast.TildeStmt {
+	out := slices.Clone(lat.Tildes)
+	r := chainReader{lat: lat, info: info}
+	added := false
+	ast.Inspect(file, func(n ast.Node) bool {
+		if s, ok := n.(*ast.TildeStmt); ok {
+			if ix, ok := ast.Unparen(s.LHS).(*ast.IndexExpr); ok && r.letOf(ix.X) != nil {
+				out, added = append(out, s), true
+			}
+		}
+		return true
+	})
+	if added {
+		slices.SortStableFunc(out, func(a, b *ast.TildeStmt) int {
+			pa, pb := a.Pos(), b.Pos()
+			if pa.Line != pb.Line {
+				return pa.Line - pb.Line
+			}
+			return pa.Col - pb.Col
+		})
+	}
+	return out
+}
+
+// linearGaussian reports whether every ~ of file that reads lat
+// (directly or through lets) is a Normal whose value and location are
+// linear in lat and whose scale does not read it, and no target
+// statement reads it.
+func linearGaussian(file *ast.File, info *check.Info, lat *check.Latent) bool {
+	reads := func(e ast.Expr) bool { return readsLatent(e, lat, info, chainLetDepth) }
+	ok := true
+	ast.Inspect(file, func(n ast.Node) bool {
+		if !ok {
+			return false
+		}
+		switch s := n.(type) {
+		case *ast.TildeStmt:
+			if !reads(s.LHS) && !slices.ContainsFunc(s.Dist.Args, reads) {
+				return true
+			}
+			ok = s.Dist.Fun.Name == "Normal" && len(s.Dist.Args) == 2 && info.UserDensities[s.Dist] == nil &&
+				linearIn(s.LHS, lat, info, chainLetDepth) && linearIn(s.Dist.Args[0], lat, info, chainLetDepth) && !reads(s.Dist.Args[1])
+		case *ast.TargetStmt:
+			ok = !reads(s.Value)
+		}
+		return true
+	})
+	return ok
+}
+
+// linearIn reports whether e is linear in lat: sums, differences,
+// negations, products and quotients by terms that do not read it, parts
+// of it and lets linear in it.
+func linearIn(e ast.Expr, lat *check.Latent, info *check.Info, depth int) bool {
+	if !readsLatent(e, lat, info, depth) {
+		return true
+	}
+	lin := func(e ast.Expr) bool { return linearIn(e, lat, info, depth) }
+	free := func(e ast.Expr) bool { return !readsLatent(e, lat, info, depth) }
+	switch e := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		if info.Uses[e] == lat.Symbol {
+			return true
+		}
+		if sym := info.Uses[e]; sym != nil && sym.Kind == check.Let && depth > 0 {
+			if let, ok := sym.Decl.(*ast.LetStmt); ok {
+				return linearIn(let.Value, lat, info, depth-1)
+			}
+		}
+	case *ast.IndexExpr:
+		return lin(e.X) && !slices.ContainsFunc(e.Indices, func(x ast.Expr) bool { return !free(x) })
+	case *ast.UnaryExpr:
+		return e.Op == ast.Neg && lin(e.X)
+	case *ast.BinaryExpr:
+		switch e.Op {
+		case ast.Add, ast.Sub:
+			return lin(e.X) && lin(e.Y)
+		case ast.Mul, ast.EMul:
+			return free(e.X) && lin(e.Y) || lin(e.X) && free(e.Y)
+		case ast.Div:
+			return lin(e.X) && free(e.Y)
+		}
+	}
+	return false
 }
 
 // stepParam returns the name of the param that is the step sd of chain
@@ -142,61 +243,219 @@ func missingLatents(m *compile.Model) map[string]bool {
 	return out
 }
 
-// chainLag returns the largest lag by which the arguments of s read lat
-// when s is a ~ on a shifted part of lat along its last axis and every
-// use of lat in its distribution's arguments is the same part shifted
-// back (x[k:] and x[j:] with j < k, or x[..., t+k] and x[..., t+j] for a
-// loop variable t, the other indices the same); 0 when s is no such
-// statement. walk says that the distribution's first argument is the
-// lagged part alone (a random walk, not an AR chain).
-func chainLag(s *ast.TildeStmt, lat *check.Latent, info *check.Info) (lag int, walk bool) {
-	lhs, ok := ast.Unparen(s.LHS).(*ast.IndexExpr)
-	if !ok || !refersTo(lhs.X, lat, info) || len(lhs.Indices) != lat.Dims.Rank() {
-		return 0, false
-	}
-	n := len(lhs.Indices)
-	for _, ix := range lhs.Indices[:n-1] {
-		if mentionsLatent(ix, lat, info) {
-			return 0, false
+// chainLag returns the largest lag by which s reads lat along a chain:
+// s is a ~ on a shifted part of lat, or of a let linear in such parts
+// (the velocities v = x[1:] - x[:T-1] of a movement model), whose
+// distribution's arguments read lat only in parts shifted back (x[k:]
+// and x[j:] with j < k, x[..., t+k] and x[..., t+j] for a loop variable
+// t, the other indices the same), directly or through such lets; the lag
+// is the span of the offsets the statement reads (v[1:] ~ Normal(beta *
+// v[:T-2], s) reads x at offsets 0 to 2: an AR(2) chain of x). The chain
+// runs along lat's last axis, or along the first axis of a matrix of
+// known width (rows as time steps: x: real[T, 2], x[1:] ~ Normal(x[:T-1],
+// s)), then rows says the width (0 otherwise), the band in row-major
+// order being lag·rows. 0 when s is no such statement. walk says that
+// the distribution's first argument is the lagged part of lat alone (a
+// random walk, not an AR chain).
+func chainLag(s *ast.TildeStmt, lat *check.Latent, info *check.Info) (lag, rows int, walk bool) {
+	lag = chainSpan(s, lat, info, lat.Dims.Rank()-1)
+	if lag == 0 && lat.Dims.Rank() == 2 && lat.Dims[1].Known() && lat.Dims[1].N > 1 {
+		if lag = chainSpan(s, lat, info, 0); lag > 0 {
+			rows = lat.Dims[1].N
 		}
 	}
-	base, k, ok := chainIndex(lhs.Indices[n-1], info)
-	if !ok {
-		return 0, false
-	}
-	bad := false
-	ast.Inspect(s.Dist, func(nd ast.Node) bool {
-		if bad {
-			return false
-		}
-		switch e := nd.(type) {
-		case *ast.IndexExpr:
-			if !refersTo(e.X, lat, info) {
-				return true
-			}
-			b, j, ok := chainIndex(e.Indices[len(e.Indices)-1], info)
-			if len(e.Indices) != n || !ok || b != base || j >= k || !sameIndices(e.Indices[:n-1], lhs.Indices[:n-1]) {
-				bad = true
-				return false
-			}
-			lag = max(lag, k-j)
-			return false
-		case *ast.Ident:
-			if info.Uses[e] == lat.Symbol { // a use of lat that is not a lagged part of it
-				bad = true
-			}
-		}
-		return true
-	})
-	if bad || lag == 0 {
-		return 0, false
+	if lag == 0 {
+		return 0, 0, false
 	}
 	if len(s.Dist.Args) > 0 {
 		if loc, ok := ast.Unparen(s.Dist.Args[0]).(*ast.IndexExpr); ok && refersTo(loc.X, lat, info) {
 			walk = true
 		}
 	}
-	return lag, walk
+	return lag, rows, walk
+}
+
+// chainSpan returns the span of the offsets along axis (0 or lat's last)
+// at which s reads lat, where s is a chain statement along that axis
+// (chainLag), else 0.
+func chainSpan(s *ast.TildeStmt, lat *check.Latent, info *check.Info, axis int) int {
+	lhs := chainReader{lat: lat, info: info, axis: axis}
+	if !lhs.part(s.LHS) {
+		return 0
+	}
+	lhs.read(s.LHS, nil, 0, 0)
+	rhs := chainReader{lat: lat, info: info, axis: axis, others: lhs.others, othersSet: true}
+	rhs.read(s.Dist, nil, 0, 0)
+	if lhs.bad || rhs.bad || len(lhs.offs) == 0 || (len(rhs.offs) > 0 && (rhs.base != lhs.base || slices.Max(rhs.offs) >= slices.Max(lhs.offs))) {
+		return 0
+	}
+	all := append(slices.Clone(lhs.offs), rhs.offs...)
+	return slices.Max(all) - slices.Min(all)
+}
+
+// chainReader collects the offsets along axis at which an expression
+// reads lat, directly or through lets, all relative to one loop variable
+// (base) or to none (slices), with the same other indices (others, their
+// text); bad says that it reads lat otherwise.
+type chainReader struct {
+	lat       *check.Latent
+	info      *check.Info
+	axis      int
+	base      *check.Symbol
+	baseSet   bool
+	others    string
+	othersSet bool
+	offs      []int
+	bad       bool
+}
+
+// chainLetDepth bounds the lets a chain is followed through.
+const chainLetDepth = 8
+
+// part reports whether e is a part of lat or of a let that reads lat.
+func (r *chainReader) part(e ast.Expr) bool {
+	ix, ok := ast.Unparen(e).(*ast.IndexExpr)
+	return ok && (refersTo(ix.X, r.lat, r.info) || r.letOf(ix.X) != nil)
+}
+
+// letOf returns the let that e names where its value reads lat (through
+// other lets too), else nil.
+func (r *chainReader) letOf(e ast.Expr) *ast.LetStmt {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	if !ok {
+		return nil
+	}
+	sym := r.info.Uses[id]
+	if sym == nil || sym.Kind != check.Let || sym.Fn != nil {
+		return nil
+	}
+	let, ok := sym.Decl.(*ast.LetStmt)
+	if !ok || !readsLatent(let.Value, r.lat, r.info, chainLetDepth) {
+		return nil
+	}
+	return let
+}
+
+// read walks e, whose parts of lat lie shift along the axis from where
+// they are written, relative to loop variable base (nil: none).
+func (r *chainReader) read(e ast.Node, base *check.Symbol, shift, depth int) {
+	ast.Inspect(e, func(nd ast.Node) bool {
+		if r.bad {
+			return false
+		}
+		switch e := nd.(type) {
+		case *ast.IndexExpr:
+			let := r.letOf(e.X)
+			if !refersTo(e.X, r.lat, r.info) && let == nil {
+				return true
+			}
+			r.index(e.Indices, let, base, shift, depth)
+			return false
+		case *ast.Ident:
+			if r.info.Uses[e] == r.lat.Symbol { // a use of lat that is not a lagged part of it
+				r.bad = true
+			} else if let := r.letOf(e); let != nil { // a whole let: its own parts as they are
+				r.follow(let, base, shift, depth)
+			}
+		}
+		return true
+	})
+}
+
+// follow reads the value of let at shift.
+func (r *chainReader) follow(let *ast.LetStmt, base *check.Symbol, shift, depth int) {
+	if depth >= chainLetDepth {
+		r.bad = true
+		return
+	}
+	r.read(let.Value, base, shift, depth+1)
+}
+
+// index reads the indices of a part of lat (let nil) or of let.
+func (r *chainReader) index(ix []ast.Expr, let *ast.LetStmt, base *check.Symbol, shift, depth int) {
+	rank := r.lat.Dims.Rank()
+	var at ast.Expr
+	var others []ast.Expr
+	switch {
+	case r.axis == rank-1 && len(ix) == rank:
+		at, others = ix[rank-1], ix[:rank-1]
+	case r.axis == 0 && rank == 2 && (len(ix) == 1 || len(ix) == 2 && fullSlice(ix[1])):
+		at = ix[0]
+	default:
+		r.bad = true
+		return
+	}
+	for _, o := range others {
+		// inside a let, or of one, the other indices must be whole (:),
+		// so that they compose
+		if mentionsLatent(o, r.lat, r.info) || (let != nil || depth > 0) && !fullSlice(o) {
+			r.bad = true
+			return
+		}
+	}
+	if o := formatIndices(others); !r.othersSet {
+		r.others, r.othersSet = o, true
+	} else if o != r.others && depth == 0 {
+		r.bad = true
+		return
+	}
+	b, k, ok := chainIndex(at, r.info)
+	if !ok || b != nil && base != nil {
+		r.bad = true
+		return
+	}
+	if b == nil {
+		b = base
+	}
+	if let != nil {
+		r.follow(let, b, shift+k, depth)
+		return
+	}
+	if !r.baseSet {
+		r.base, r.baseSet = b, true
+	} else if b != r.base {
+		r.bad = true
+		return
+	}
+	r.offs = append(r.offs, shift+k)
+}
+
+// fullSlice reports whether e is a whole axis, `:`.
+func fullSlice(e ast.Expr) bool {
+	s, ok := ast.Unparen(e).(*ast.SliceExpr)
+	return ok && s.Lo == nil && s.Hi == nil
+}
+
+// formatIndices returns the text of a list of indices.
+func formatIndices(ix []ast.Expr) string {
+	parts := make([]string, len(ix))
+	for i, e := range ix {
+		parts[i] = ast.FormatExpr(e)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// readsLatent reports whether e uses lat, directly or through lets (at
+// most depth deep).
+func readsLatent(e ast.Expr, lat *check.Latent, info *check.Info, depth int) bool {
+	found := false
+	ast.Inspect(e, func(nd ast.Node) bool {
+		id, ok := nd.(*ast.Ident)
+		if !ok || found {
+			return !found
+		}
+		sym := info.Uses[id]
+		switch {
+		case sym == lat.Symbol:
+			found = true
+		case sym != nil && sym.Kind == check.Let && depth > 0:
+			if let, ok := sym.Decl.(*ast.LetStmt); ok && readsLatent(let.Value, lat, info, depth-1) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // chainIndex reads an index along a chain: a slice lo: (lo: a constant
@@ -365,9 +624,12 @@ func walkHints(walks []walkParam) []string {
 	var hints []string
 	for _, p := range walks {
 		name := p.lat.Name
-		kind := fmt.Sprintf("an AR(%d) chain", p.band)
-		if p.band == 1 && p.walk {
+		kind := fmt.Sprintf("an AR(%d) chain", p.lag)
+		if p.lag == 1 && p.walk {
 			kind = "a random walk"
+		}
+		if p.rows > 0 {
+			kind += fmt.Sprintf(" along its rows (a band of %d × %d in row-major order)", p.lag, p.rows)
 		}
 		pos := p.stmt.Pos()
 		where := fmt.Sprintf("%s at %d:%d makes", ast.FormatStmt(p.stmt), pos.Line, pos.Col)
@@ -384,9 +646,13 @@ func walkHints(walks []walkParam) []string {
 				"(or %s --init with this fit's --out directory): keep the fit with the higher ELBO (docs/inference.md, Banded-precision factors)",
 				where, name, kind, walkHarm(p), name, p.lat.Support, name, walkCure(p)))
 		default:
+			dlm := ""
+			if p.linear {
+				dlm = fmt.Sprintf("; every ~ on %s is a Normal linear in it, a linear-Gaussian state space, where GaussianDLMObs integrates the states out by the Kalman filter (docs/language.md, GaussianDLMObs)", name)
+			}
 			hints = append(hints, fmt.Sprintf("%s %s %s, whose neighbouring elements this q cannot tie together as the posterior does: %s; "+
-				"%s holds the chain (a banded-precision normal): keep the fit with the higher ELBO (docs/inference.md, Banded-precision factors)",
-				where, name, kind, walkHarm(p), walkCure(p)))
+				"%s holds the chain (a banded-precision normal): keep the fit with the higher ELBO (docs/inference.md, Banded-precision factors)%s",
+				where, name, kind, walkHarm(p), walkCure(p), dlm))
 		}
 	}
 	return hints

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,9 +24,12 @@ param rho: real ~ Normal(0, 1)
 // TestWalkParams: a ~ on a shifted part of a param whose distribution
 // reads the same part shifted back is a chain, with its largest lag as
 // the band (slices, a matrix's rows, loops, AR coefficients, a centred
-// SV's location); a ~ without the lagged part, one that reads the param
-// otherwise, a chain along a matrix's first axis, backwards or of a
-// ordered param, which no banded factor takes, is not.
+// SV's location, a matrix's first axis of known width with the band
+// lag × width, a let of differences with the span of the offsets it
+// reads); a ~ without the lagged part, one that reads the param
+// otherwise (a let too), a chain along a matrix's first axis of unknown
+// width, backwards or of a ordered param, which no banded factor takes,
+// is not.
 func TestWalkParams(t *testing.T) {
 	for _, c := range []struct {
 		name, src string
@@ -50,6 +54,12 @@ func TestWalkParams(t *testing.T) {
 		{"other row", "param x: real[R, T]\nfor r in 1:R {\n  for t in 1:T {\n    x[r, t] ~ Normal(x[r-1, t-1], s)\n  }\n}\n", ""},
 		{"loop backwards", "param x: real[T]\nfor t in 1:T {\n  x[T - t] ~ Normal(x[T - t + 1], s)\n}\n", ""},
 		{"ordered", "param x: ordered[T]\nx[1:] ~ Normal(x[:T-1], s)\n", ""},
+		{"first axis of a known width", "param x: real[T, 2]\nx[1:] ~ Normal(x[:T-1], s)\n", "x 2 true 7:1"},
+		{"first axis, whole rows", "param x: real[T, 3]\nx[2:, :] ~ Normal(rho * x[1:T-1, :], s)\n", "x 3 false 7:1"},
+		{"let of differences", "param x: real[T, 2]\nlet v = x[1:] - x[:T-1]\nv[1:] ~ Normal(rho * v[:T-2], s)\n", "x 4 false 8:1"},
+		{"let on the last axis", "param x: real[T]\nlet v = x[1:] - x[:T-1]\nv[1:] ~ Normal(rho * v[:T-2], s)\n", "x 2 false 8:1"},
+		{"let read otherwise", "param x: real[T]\nlet v = x[1:] - mean(x)\nv[1:] ~ Normal(rho * v[:T-2], s)\n", ""},
+		{"first axis, a row forward", "param x: real[T, 2]\nx[1:] ~ Normal(x[2:], s)\n", ""},
 	} {
 		file, info := checkedSrc(t, walkHead+c.src)
 		ps := walkParams(file, info, nil)
@@ -182,6 +192,44 @@ func TestFitWalkHint(t *testing.T) {
 	code, _, stderr = runSafe(t, "fit", "../../examples/sv.gpp", "../../examples/sv.csv", "--quiet", "--seed", "1", "--out", filepath.Join(dir, "sv"))
 	if code != 0 || !strings.Contains(stderr, "warning: Pareto k̂") || strings.Contains(stderr, "--band") {
 		t.Errorf("sv.gpp: exit %d, stderr\n%s", code, stderr)
+	}
+}
+
+// TestFitWalkHintRows: a correlated random walk with a row per time step
+// (x: real[N, 2], velocities as a let of differences, a movement
+// ecologist's trial) is an AR(2) chain along x's rows, which the hint
+// names with the band that holds it in row-major order (2 × 2) and, the
+// model being linear-Gaussian, GaussianDLMObs; the banded fit has no
+// such hint.
+func TestFitWalkHintRows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits a model")
+	}
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(3, 41))
+	const n = 120
+	yx, yy := make([]float64, n), make([]float64, n)
+	var px, py, vx, vy float64
+	for i := range n {
+		if i > 0 {
+			vx, vy = 0.7*vx+0.5*rng.NormFloat64(), 0.7*vy+0.5*rng.NormFloat64()
+			px, py = px+vx, py+vy
+		}
+		yx[i], yy[i] = px+0.3*rng.NormFloat64(), py+0.3*rng.NormFloat64()
+	}
+	data := writeJSON(t, dir, "crw.json", map[string]any{"yx": yx, "yy": yy})
+	model := writeFile(t, dir, "crw.gpp", "data yx: real[N]\ndata yy: real[N]\nparam beta: unit ~ Beta(2, 2)\nparam sigma: positive ~ HalfNormal(1)\n"+
+		"param tau: positive ~ HalfNormal(1)\nparam x: real[N, 2]\nlet Y = append_col(yx, yy)\nlet v = x[1:] - x[:N - 1]\n"+
+		"v[0] ~ Normal(0, sigma / sqrt(1 - square(beta)))\nv[1:] ~ Normal(beta * v[:N - 2], sigma)\nY ~ Normal(x, tau)\n")
+	const hint = "hint: v[1:] ~ Normal(beta * v[:N - 2], sigma) at 10:1 makes x an AR(2) chain along its rows (a band of 2 × 2 in row-major order)"
+	code, _, stderr := runSafe(t, "fit", model, data, "--quiet", "--seed", "1", "--out", filepath.Join(dir, "mf"))
+	at := strings.Index(stderr, hint)
+	if code != 0 || at < 0 || !strings.Contains(stderr[at:], "--fullrank x --band 4 holds the chain") || !strings.Contains(stderr[at:], "GaussianDLMObs integrates the states out") {
+		t.Errorf("mean-field: exit %d, stderr\n%s", code, stderr)
+	}
+	code, _, stderr = runSafe(t, "fit", model, data, "--quiet", "--seed", "1", "--fullrank", "x", "--band", "4", "--out", filepath.Join(dir, "band"))
+	if code != 0 || strings.Contains(stderr, "makes x an AR(2) chain") {
+		t.Errorf("banded: exit %d, stderr\n%s", code, stderr)
 	}
 }
 

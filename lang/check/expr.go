@@ -1679,7 +1679,7 @@ func (c *checker) hmmShape(e *ast.CallExpr, args []Type) bool {
 			c.errorf(e.Args[2].Pos(), "%s: `%s` is %s but log_omega has %s states: rho needs one element per state", e.Fun.Name, exprString(e.Args[2]), sr.String(), k.String())
 			return false
 		}
-		return c.hmmParamSimplex(e, args)
+		return c.hmmTimeVaryingParam(e, args, k) && c.hmmParamSimplex(e, args)
 	}
 	if compareDims(sg[0], sg[1]) == dimDiffer {
 		c.errorf(e.Args[1].Pos(), "%s expects a square Gamma [K, K], or [N - 1, K*K] for one transition matrix per step (row t, row-major, the step from t to t + 1); `%s` is %s", e.Fun.Name, exprString(e.Args[1]), sg.String())
@@ -1728,6 +1728,30 @@ func hmmTimeVarying(so, sg Shape) dimRel {
 		return dimEqual
 	}
 	return dimDeferred
+}
+
+// hmmTimeVaryingParam refuses a param passed whole as the time-varying
+// Gamma [N − 1, K·K] of K states: each K-block of a row must be a
+// simplex, which no declared support gives (a simplex[N - 1, K*K]'s rows
+// sum to 1 over the whole row, so its blocks do not, and the first
+// evaluation fails whatever the start); the blocks are built instead.
+func (c *checker) hmmTimeVaryingParam(e *ast.CallExpr, args []Type, k Dim) bool {
+	id, ok := ast.Unparen(e.Args[1]).(*ast.Ident)
+	if !ok {
+		return true
+	}
+	if sym := c.lookup(id.Name); sym == nil || sym.Kind != Param {
+		return true
+	}
+	what := "rows sum to 1 over the whole row, not per block"
+	if args[1].Support != dist.Simplex {
+		what = "rows need not be simplexes per block"
+	}
+	ks := k.String()
+	c.errorf(e.Args[1].Pos(), "%s: Gamma `%s` is a param declared %s%s, a time-varying Gamma [N - 1, K*K] whose %s (entries i*K .. i*K + K - 1 of row t are the distribution of the state at step t + 1 after state i at step t, each block a simplex), so no start (--init) helps: build it from one simplex per from-state side by side, "+
+		"params `g0, g1, ...: simplex[N - 1, %s]` (each row a simplex) and `let %s = append_col(g0, g1)` for 2 states (append_col(append_col(g0, g1), g2) for 3), or the softmax of each block's logits (language.md, Hidden Markov models: Time-varying transitions)",
+		e.Fun.Name, id.Name, args[1].Support, args[1].Shape.String(), what, ks, id.Name)
+	return false
 }
 
 // hmmParamSimplex refuses a param passed as the HMM's Gamma or rho whose
