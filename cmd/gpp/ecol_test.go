@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpplang/gpp/infer/sgvb"
 	"github.com/gpplang/gpp/lang/ast"
+	"github.com/gpplang/gpp/lang/autodiff"
 	"github.com/gpplang/gpp/lang/parser"
 )
 
@@ -109,7 +110,7 @@ target += sum(rowlogsumexp(lp))
 // check, gpp fit and gpp sample say no start helps, not --init; gpp fit
 // says so before fitting.
 func TestAllTermsZeroRow(t *testing.T) {
-	const want = "nmix_k13.gpp:14:15: rowlogsumexp: every term of row 43 is -Inf, so its log of a sum is -Inf; its last term is Binomial: log density is -Inf at value 14 (n 13, p 0.5, element [43, 13]); the value is y's at testdata/nmix_k13.json:1:611; the value is above the last term's upper end 13, as a count y above an abundance grid's bound K is; no value of the params makes a term of it finite"
+	const want = "nmix_k13.gpp:14:15: rowlogsumexp: every term of row 43 is -Inf, so its log of a sum is -Inf; its last term's Binomial log density is -Inf at value 14 (n 13, p 0.5, element [43, 13]); the value is y's at testdata/nmix_k13.json:1:611; the value is above the last term's upper end 13, as a count y above an abundance grid's bound K is; no value of the params makes a term of it finite"
 	code, _, stderr := runSafe(t, "check", "testdata/nmix_k13.gpp", "testdata/nmix_k13.json")
 	if code != exitError || !strings.Contains(stderr, want) || !strings.Contains(stderr, dataOnlyNote) || strings.Contains(stderr, startNote) {
 		t.Errorf("check: exit %d; stderr\n%s", code, stderr)
@@ -122,6 +123,25 @@ func TestAllTermsZeroRow(t *testing.T) {
 	code, _, stderr = runSafe(t, "sample", "testdata/nmix_k13.gpp", "testdata/nmix_k13.json", "--quiet", "--out", out+"-sample")
 	if code != exitError || !strings.Contains(stderr, dataOnlyNote) || strings.Contains(stderr, startNote) {
 		t.Errorf("sample: exit %d; stderr\n%s", code, stderr)
+	}
+}
+
+// TestHMMZeroStepRow: a zero step under Gamma, −Inf in every state of an
+// HMM's log_omega (user trial t77's mistake e7), is an error of the data
+// alone — Gamma's support excludes 0 whatever the params — worded "its
+// last term's log density is -Inf", and gpp fit stops before fitting, not
+// after 50 iterations with a non-finite log joint and a --init note.
+func TestHMMZeroStepRow(t *testing.T) {
+	const want = "hmm_zero_step.gpp:12:11: hmm_marginal: every state's log density in row 12 of log_omega is -Inf, so no path of states gives that observation a density; its last term's log density is -Inf: value 0 outside the support of Gamma (element [12, 1]); the value is step's at testdata/hmm_zero_step.csv:14:1; " + autodiff.NoTermNote
+	code, _, stderr := runSafe(t, "check", "testdata/hmm_zero_step.gpp", "testdata/hmm_zero_step.csv")
+	if code != exitError || !strings.Contains(stderr, want) || !strings.Contains(stderr, dataOnlyNote) {
+		t.Errorf("check: exit %d; stderr\n%s", code, stderr)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, stderr = runSafe(t, "fit", "testdata/hmm_zero_step.gpp", "testdata/hmm_zero_step.csv", "--quiet", "--out", out)
+	if code != exitError || !strings.Contains(stderr, want) || !strings.Contains(stderr, dataOnlyNote) ||
+		strings.Contains(stderr, "--init FILE") || strings.Contains(stderr, "stopped at iteration") {
+		t.Errorf("fit: exit %d; stderr\n%s", code, stderr)
 	}
 }
 

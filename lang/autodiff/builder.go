@@ -154,6 +154,9 @@ type Builder struct {
 	// ctxOf that of each node built in one.
 	ctx   string
 	ctxOf map[int32]string
+	// fnCtx is the part of ctx set by InFnBody: the user function calls
+	// whose body is being built, which a build error (fail) names.
+	fnCtx string
 	// subjects holds what a node's errors are about where the model
 	// wrote another name than the op's (Builder.Subject).
 	subjects map[int32]string
@@ -418,6 +421,15 @@ func (b *Builder) InCall(s string) (done func()) {
 	return func() { b.ctx = prev }
 }
 
+// InFnBody is InCall for the body of a user function inlined at a call:
+// an error building it (fail: a matrix product's sizes) names the call
+// too, where the body's position alone is shared by every call.
+func (b *Builder) InFnBody(s string) (done func()) {
+	prevCtx, prevFn := b.ctx, b.fnCtx
+	b.ctx, b.fnCtx = s+prevCtx, s+prevFn
+	return func() { b.ctx, b.fnCtx = prevCtx, prevFn }
+}
+
 // operands resolves ids; it reports false when one of them is a placeholder.
 func (b *Builder) operands(ids ...ID) ([]int32, bool) {
 	args := make([]int32, len(ids))
@@ -431,7 +443,19 @@ func (b *Builder) operands(ids ...ID) ([]int32, bool) {
 	return args, ok
 }
 
-// fail records an error and returns a placeholder.
+// elementwiseHint follows MatMul's error where x * y of shapes sx, sy
+// has no matrix product but x .* y broadcasts one onto the other (a row
+// [1, K] against each row of [N, K]): `.*` was meant. "" otherwise.
+func elementwiseHint(sx, sy Shape) string {
+	out, ok := broadcast(sx, sy)
+	if !ok || out != sx && out != sy {
+		return ""
+	}
+	return fmt.Sprintf("; `*` is a matrix product: `.*` multiplies elementwise, and %s .* %s is %s", sx, sy, out)
+}
+
+// fail records an error and returns a placeholder; within a user
+// function's body (InFnBody) the error names the call.
 func (b *Builder) fail(pos ast.Pos, format string, args ...any) ID {
 	b.fails++
 	if !b.failedAt[pos] {
@@ -439,7 +463,7 @@ func (b *Builder) fail(pos ast.Pos, format string, args ...any) ID {
 			b.failedAt = map[ast.Pos]bool{}
 		}
 		b.failedAt[pos] = true
-		b.errs.Add(pos, format, args...)
+		b.errs.Add(pos, "%s%s", fmt.Sprintf(format, args...), b.fnCtx)
 	}
 	return b.invalid(pos)
 }
@@ -867,7 +891,7 @@ func (b *Builder) MatMul(x, y ID, pos ast.Pos) ID {
 			// Stan's vector * vector is an error too; say what was meant.
 			return b.fail(pos, "matmul: inner dimensions do not match: %s * %s; `*` of two vectors is a matrix product: `.*` multiplies elementwise, dot_product(x, y) sums the products, and x * y' is their outer product", sx, sy)
 		}
-		return b.fail(pos, "matmul: inner dimensions do not match: %s * %s", sx, sy)
+		return b.fail(pos, "matmul: inner dimensions do not match: %s * %s%s", sx, sy, elementwiseHint(sx, sy))
 	}
 	out := Matrix(sx.Rows, sy.Cols)
 	if sy.Rank == 1 {

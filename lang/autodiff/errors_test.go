@@ -31,6 +31,9 @@ func TestShapeErrors(t *testing.T) {
 		{"matmul-vectors", func(b *Builder) ID {
 			return b.MatMul(b.Input("x", Vector(4), at(1, 1)), b.Input("y", Vector(4), at(1, 5)), at(3, 9))
 		}, "model.gpp:3:9: matmul: inner dimensions do not match: [4] * [4]; `*` of two vectors is a matrix product: `.*` multiplies elementwise, dot_product(x, y) sums the products, and x * y' is their outer product"},
+		{"matmul-row-elementwise", func(b *Builder) ID {
+			return b.MatMul(b.Input("r", Matrix(1, 2), at(1, 1)), b.Input("c", Matrix(600, 2), at(1, 5)), at(3, 11))
+		}, "model.gpp:3:11: matmul: inner dimensions do not match: [1, 2] * [600, 2]; `*` is a matrix product: `.*` multiplies elementwise, and [1, 2] .* [600, 2] is [600, 2]"},
 		{"chol", func(b *Builder) ID {
 			return b.Chol(b.Input("A", Matrix(2, 3), at(1, 1)), at(4, 2))
 		}, "model.gpp:4:2: chol: matrix must be a square matrix, got [2, 3]"},

@@ -80,20 +80,36 @@ func (p *Program) zeroRowError(i int32) error {
 		return ast.Errorf(rn.pos, "%s: %s is -Inf, %s; its last term is %s 0 of the data alone at %s (%s); %s",
 			rn.op, what, so, zn.op, zn.pos, p.nodeElemPart(zn, zn.shape, kz), NoTermNote)
 	}
-	why := "is -Inf"
+	why := " is -Inf"
 	if err, ok := p.densityErrorAt(zn, kz).(*ast.Error); ok && err != nil {
-		why = "is " + err.Msg
+		why = lastTermWhy(err.Msg, zn.dist.Name)
 	}
-	msg := fmt.Sprintf("%s: %s is -Inf, %s; its last term %s", rn.op, what, so, why)
+	msg := fmt.Sprintf("%s: %s is -Inf, %s; its last term%s", rn.op, what, so, why)
 	if alone, x, lo, hi := p.supportOfDataAlone(zn, kz); alone {
-		if x > hi {
+		switch {
+		case x > hi:
 			msg += "; " + fmt.Sprintf(aboveGridNote, g(hi))
-		} else {
+		case x < lo:
 			msg += "; " + fmt.Sprintf(belowNote, g(lo))
 		}
 		msg += "; " + NoTermNote
 	}
 	return ast.Errorf(rn.pos, "%s", msg)
+}
+
+// lastTermWhy words a logpdf's error msg (of family name) to follow "its
+// last term": "'s log density is -Inf: value 0 outside the support of
+// Gamma", "'s Binomial log density is -Inf at value 14 (…)", or " fails:
+// msg" for an error that is not of its log density.
+func lastTermWhy(msg, name string) string {
+	rest, named := strings.CutPrefix(msg, name+": ")
+	switch {
+	case !strings.HasPrefix(rest, "log "):
+		return " fails: " + msg
+	case named:
+		return "'s " + name + " " + rest
+	}
+	return "'s " + rest
 }
 
 // zeroRow returns, among node i and the nodes it reads whose values hold
@@ -199,8 +215,8 @@ func (p *Program) supportOfDataAlone(n *node, k int) (alone bool, x, lo, hi floa
 		return false, 0, 0, 0
 	}
 	lo, hi = n.dist.Ends(par)
-	if x >= lo && x <= hi {
-		return false, x, lo, hi
+	if _, in := n.dist.Support.Admits(x); in && x >= lo && x <= hi {
+		return false, x, lo, hi // inside: the family's Support admits x (not Gamma's 0, an open end Ends gives as closed) and the ends hold it
 	}
 	return p.endsFixed(n, par, make([]float64, len(par)), lo, hi), x, lo, hi
 }

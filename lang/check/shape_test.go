@@ -89,6 +89,7 @@ func TestMatmulTranspose(t *testing.T) {
 		{sh("N", "K"), sh("D", "K"), "error: inner sizes K and D differ"},
 		{sh("N", "3"), sh("K", "M"), "[N, M]"}, // deferred
 		{sh("N", "3"), sh("4", "M"), "error: inner sizes 3 and 4 differ"},
+		{sh("1", "2"), sh("6", "2"), "error: inner sizes 2 and 6 differ; `.*` multiplies elementwise: [1, 2] .* [6, 2] is [6, 2]"},
 	}
 	for _, tt := range tests {
 		s, msg := matmul(tt.a, tt.b)

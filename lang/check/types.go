@@ -268,8 +268,13 @@ func matmul(a, b Shape) (Shape, string) {
 	ar, ac := a.matrix()
 	br, bc := b.matrix()
 	if compareDims(ac, br) == dimDiffer {
-		return nil, "matrix product " + a.String() + " * " + b.String() + ": inner sizes " +
+		msg := "matrix product " + a.String() + " * " + b.String() + ": inner sizes " +
 			ac.String() + " and " + br.String() + " differ"
+		if r := broadcast(a, b); r.Err == "" && !r.BothStretch {
+			// a row against each row of a matrix: `.*` was meant
+			msg += "; `.*` multiplies elementwise: " + a.String() + " .* " + b.String() + " is " + r.Shape.String()
+		}
+		return nil, msg
 	}
 	if len(b) == 1 {
 		return Shape{ar}, ""

@@ -1367,7 +1367,7 @@ func (l *lowerer) inline(in *check.Inline) value {
 	}
 	nerr := len(l.errs)
 	ctx := fmt.Sprintf(" (in the call of %s at %s)", in.Fn.Name.Name, in.Call.Fun.NamePos)
-	done := l.b.InCall(ctx) // for the fit's errors in the body
+	done := l.b.InFnBody(ctx) // for the fit's and the builder's errors in the body
 	for _, b := range in.Binds[nargs:] {
 		l.env[b.Sym] = l.expr(b.Value)
 	}

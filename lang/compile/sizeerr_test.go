@@ -31,6 +31,26 @@ func TestMatMulSizeErrorWithData(t *testing.T) {
 	}
 }
 
+// TestMatMulInFnNamesCall: a row times a matrix in a user function's body,
+// sized by the data (a wrapped Cauchy's r * cos(th - mu), r a row [1, 2]:
+// user trial t77), is an error at the body's product that hints `.*` and
+// names the call it was inlined at, as errors outside a function do.
+func TestMatMulInFnNamesCall(t *testing.T) {
+	src := "data N: int\n" +
+		"fn f(th, r) = sum(r * cos(th))\n" +
+		"param r: unit[2] ~ Beta(1, 1)\n" +
+		"param th: real[N, 2] ~ Normal(0, 1)\n" +
+		"target += f(th, r')\n"
+	_, err := compileSrcErr(t, "m.gpp", src, map[string]string{"N": "6"})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	const want = "m.gpp:2:21: matmul: inner dimensions do not match: [1, 2] * [6, 2]; `*` is a matrix product: `.*` multiplies elementwise, and [1, 2] .* [6, 2] is [6, 2] (in the call of f at m.gpp:5:11)"
+	if msg := err.Error(); !strings.Contains(msg, want) {
+		t.Errorf("error %q, want %q", msg, want)
+	}
+}
+
 // TestMvNormalCovNotSquare: a covariance that is not square once the data
 // give its sizes is an error at the MvNormal that names it as the user
 // wrote it, not by the tape's op (gauss_rows_ss, a GP trial's slice
